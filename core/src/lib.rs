@@ -1,0 +1,16 @@
+//! `lowdown-core`: the pure logic of Lowdown.
+//!
+//! Everything here is deterministic and free of IO: bytes, time, file contents and
+//! configuration come in as parameters from the host (the npm proxy, the Python package,
+//! the WASM build, the server). Each operation lives in its own module.
+
+pub mod aggregate;
+pub mod classify;
+pub mod defaults;
+pub mod logdiff;
+pub mod record;
+pub mod redact;
+pub mod sample;
+pub mod schema_hash;
+pub mod target_label;
+pub mod telemetry;
