@@ -1,1 +1,35 @@
-//! Placeholder: being written.
+//! Python binding of `lowdown-core` (pyo3): the private module `prowl._native`.
+//!
+//! Each function is a thin wrapper: it converts Python values, calls the core, and converts
+//! the result (plain dicts and lists with the core's snake_case keys) or the error (see
+//! [`errors`]). Python names equal the Rust ones; classes are prefixed `Py` in Rust and
+//! exported without the prefix. No logic lives here.
+
+use lowdown_core::defaults;
+use pyo3::prelude::*;
+
+mod aggregate;
+mod classify;
+mod convert;
+mod errors;
+mod functions;
+mod logdiff;
+mod options;
+mod record;
+mod telemetry;
+
+/// The private native module behind the `prowl` package; the constants are the core's
+/// shared defaults (SPEC §2).
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("LowdownError", m.py().get_type::<errors::LowdownError>())?;
+    m.add("API_URL", defaults::API_URL)?;
+    m.add("API_URL_ENV", defaults::API_URL_ENV)?;
+    m.add("PROWL_API_URL_ENV", defaults::PROWL_API_URL_ENV)?;
+    m.add("HOME_ENV", defaults::HOME_ENV)?;
+    m.add("HOME_DIR_NAME", defaults::HOME_DIR_NAME)?;
+    m.add("NODE_ID_HEADER", defaults::NODE_ID_HEADER)?;
+    m.add("AGENT_KEY_HEADER", defaults::AGENT_KEY_HEADER)?;
+    functions::register(m)?;
+    Ok(())
+}

@@ -1,1 +1,131 @@
-//! Placeholder: being written.
+//! `classify`: the streaming MCP session state machine (SPEC §3.1).
+//!
+//! Feed it the bytes of an MCP stdio session as they arrive, from both directions, with
+//! the caller's clock; it frames lines, pairs requests with their responses and emits one
+//! [`Exchange`] per finished request, classified as SPEC §3.1 says. It also learns
+//! [`SessionFacts`]: the server's name and version, the protocol version, and the schema
+//! hash of the latest `tools/list`.
+//!
+//! # Decisions (SPEC §3.1 leaves these open)
+//!
+//! * **Pairing.** Requests are keyed by (direction, id). Ids compare as JavaScript would
+//!   see them after `JSON.parse`: `1` and `"1"` differ, `"a"` and `"\u0061"` are the same,
+//!   and so are `1`, `1.0` and `1e0` (a Node peer echoes all three as `1`).
+//!   [`Exchange::id`] keeps the request's id text as it was on the wire. A request that
+//!   reuses the id of one still pending replaces it (the first is dropped unreported).
+//! * **Request-layer failures.** JSON-RPC errors -32700, -32600, -32601 and -32602 are
+//!   `error_layer: request`; -32602 has `failure_type: invalid_arguments`, the others
+//!   `unknown`. The TypeScript SDK's quirk (an `isError: true` `tools/call` result whose
+//!   first text item starts `MCP error -32602` or `MCP error -32601`) is classified the
+//!   same way, with that code in `error_code`.
+//! * **Server-layer failures.** Every other error code is `error_layer: server`,
+//!   `failure_type: server_error`, except -32001 (the TypeScript SDK's request timeout),
+//!   which is `timeout`. An error without an integral code is a server error too.
+//! * **Cancellation.** `notifications/cancelled` naming a pending request of the same
+//!   direction ends it with `outcome: cancelled` and no failure fields; a response that
+//!   arrives later is ignored like any response with an unknown id.
+//! * **`input_required`** (2026-07-28): a result with `resultType: "input_required"` is
+//!   not an outcome. The request is forgotten without an exchange, because the client
+//!   retries it under a new id and that retry is what gets classified.
+//! * **Results and errors together**: when a response carries both, the error wins.
+//! * **`isError`** only means a tool failure on `tools/call`; any other method's result is
+//!   a success.
+//! * **End of session** ([`Classifier::close`]): unterminated last lines are framed, then
+//!   every pending request (both directions, oldest first) becomes
+//!   `failure / server_error / server`, timed at the close.
+//! * **Latency** is `now_ms - started_ms`, never negative.
+//! * **Facts.** `server_version` and `protocol_version` are published only when, with
+//!   control characters removed, they match `^[0-9A-Za-z.+_-]{1,32}$`
+//!   ([`crate::record::build::sanitize_server_version`]); `server_name` has control
+//!   characters removed and is kept when 1 to 128 characters long. A successful
+//!   `initialize` sets them from `serverInfo` and `protocolVersion`; a successful
+//!   `server/discover` from `_meta["io.modelcontextprotocol/serverInfo"]` (or `serverInfo`)
+//!   and `protocolVersion`. A successful first-page `tools/list` (no `cursor`) replaces the
+//!   hashes; a list that cannot be hashed leaves the previous ones.
+//! * **Ignored, never fatal**: lines that are not JSON (including invalid UTF-8 outside
+//!   strings), notifications other than cancellation, responses with unknown ids, batch
+//!   elements that are not objects. Invalid UTF-8 inside strings is read as U+FFFD, as a
+//!   Node peer reads it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::{ErrorLayer, FailureType, Outcome, RequestKind};
+
+mod framing;
+mod message;
+mod scan;
+mod session;
+mod text;
+
+pub use session::Classifier;
+
+/// Which way a message travelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From the MCP client to the server (the proxy's stdin side).
+    ClientToServer,
+    /// From the server to the client (the child's stdout side).
+    ServerToClient,
+}
+
+impl Direction {
+    /// The other direction (where responses to this direction's requests travel).
+    pub fn opposite(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+        }
+    }
+}
+
+/// One finished request and what it came to.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// Direction of the request (server→client requests are tracked but not recorded).
+    pub direction: Direction,
+    /// The request's id text as it was on the wire (`1` and `"1"` differ).
+    pub id: String,
+    /// The request's method.
+    pub method: String,
+    /// `params.name` of a `tools/call`.
+    pub tool_name: Option<String>,
+    /// `tool` for `tools/call`, else `protocol`.
+    pub request_kind: RequestKind,
+    /// What the request came to.
+    pub outcome: Outcome,
+    /// Why it failed, when it did.
+    pub failure_type: Option<FailureType>,
+    /// Where it failed, when it did.
+    pub error_layer: Option<ErrorLayer>,
+    /// The JSON-RPC error code, or -32602/-32601 from the TypeScript SDK `isError` quirk.
+    pub error_code: Option<i64>,
+    /// Caller's clock when the request line was complete.
+    pub started_ms: f64,
+    /// Milliseconds from request to response (never negative).
+    pub latency_ms: f64,
+    /// The response was a final result object with a `content` array (the only kind the
+    /// proxy's `--watch-log` appends to).
+    pub has_content: bool,
+}
+
+/// What the classifier has learnt about the session so far. Missing fields deserialize to
+/// their defaults (nothing learnt).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(default)]
+pub struct SessionFacts {
+    /// `serverInfo.name`, control characters removed (1–128 characters, else null).
+    pub server_name: Option<String>,
+    /// `serverInfo.version`, sanitised per SPEC §3.2 (null when unsafe).
+    pub server_version: Option<String>,
+    /// Negotiated protocol version, sanitised like the server version.
+    pub protocol_version: Option<String>,
+    /// SPEC §3.3 schema hash of the latest first-page `tools/list`.
+    pub schema_hash: Option<String>,
+    /// SPEC §3.3 description hash of the same list.
+    pub desc_hash: Option<String>,
+    /// That list had a `nextCursor` (only its first page was hashed).
+    pub tools_has_more: bool,
+    /// Number of tools on that first page.
+    pub tool_count: Option<usize>,
+}

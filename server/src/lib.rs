@@ -1,1 +1,25 @@
-//! Placeholder: being written.
+//! `lowdown-server`: the Lowdown HTTP API (SPEC §4-§5) over SQLite or PostgreSQL.
+//!
+//! [`app`] builds the router from an [`AppState`]; [`serve`] runs it with graceful
+//! shutdown. Business rules (validation, classification, summaries, weights, sampling)
+//! come from `lowdown-core`; this crate only stores and serves.
+
+// The OpenAPI document is one large `json!` literal.
+#![recursion_limit = "512"]
+
+pub mod clock;
+pub mod db;
+pub mod error;
+pub mod names;
+pub mod extract;
+pub mod openapi;
+pub mod ratelimit;
+pub mod routes;
+pub mod state;
+
+pub use routes::app;
+pub use state::AppState;
+pub mod config;
+pub mod serve;
+
+pub use serve::serve;

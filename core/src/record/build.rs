@@ -1,1 +1,86 @@
-//! Placeholder: being written.
+//! Building an [`InteractionRecord`] from a classified [`Exchange`] (SPEC §3.2).
+//!
+//! Only what the classifier extracted goes in: outcome, failure fields, latency, the tool
+//! name or method, and the session facts. Arguments, results and error messages never
+//! reach an [`Exchange`], so they cannot reach a record.
+
+use serde::{Deserialize, Serialize};
+
+use super::{InteractionRecord, Source, TargetType};
+use crate::classify::{Direction, Exchange, SessionFacts};
+
+/// Who records, for what, and how: everything a record needs besides the exchange.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RecordContext {
+    /// Who acted. @default `"anonymous"` (an empty actor also becomes `anonymous`).
+    pub actor: String,
+    /// The target label (`--target`, or SPEC §3.2's label from the command line).
+    pub target: String,
+    /// Where the data comes from. @default `organic` (`--test` means `synthetic`).
+    pub source: Source,
+    /// The recording node's id (`ld_<12 hex>`), if known.
+    pub node_id: Option<String>,
+    /// The recorder's package version.
+    pub recorder_version: Option<String>,
+}
+
+impl Default for RecordContext {
+    fn default() -> Self {
+        RecordContext {
+            actor: "anonymous".to_owned(),
+            target: String::new(),
+            source: Source::Organic,
+            node_id: None,
+            recorder_version: None,
+        }
+    }
+}
+
+/// The record for one exchange, or `None` for a server→client request (those are tracked
+/// but are not tool interactions). `record_id` comes from the host: the core has no
+/// randomness. `task_type` is the tool name for `tools/call` (the method when the name
+/// is missing), else the method. `server_version` and `protocol_version` are sanitised
+/// again here, so facts from any source are safe to publish.
+pub fn build_record(
+    exchange: &Exchange,
+    facts: &SessionFacts,
+    ctx: &RecordContext,
+    record_id: Option<String>,
+) -> Option<InteractionRecord> {
+    if exchange.direction == Direction::ServerToClient {
+        return None;
+    }
+    let task_type = match (&exchange.tool_name, exchange.method.as_str()) {
+        (Some(name), "tools/call") => name.clone(),
+        (_, method) => method.to_owned(),
+    };
+    Some(InteractionRecord {
+        record_id,
+        actor: if ctx.actor.is_empty() { "anonymous".to_owned() } else { ctx.actor.clone() },
+        target: ctx.target.clone(),
+        target_type: TargetType::Tool,
+        task_type,
+        outcome: exchange.outcome,
+        failure_type: exchange.failure_type,
+        error_layer: exchange.error_layer,
+        request_kind: exchange.request_kind,
+        latency_ms: Some(exchange.latency_ms),
+        source: ctx.source,
+        node_id: ctx.node_id.clone(),
+        server_version: facts.server_version.as_deref().and_then(sanitize_server_version),
+        schema_hash: facts.schema_hash.clone(),
+        recorder_version: ctx.recorder_version.clone(),
+        protocol_version: facts.protocol_version.as_deref().and_then(sanitize_server_version),
+    })
+}
+
+/// SPEC §3.2's published form of `serverInfo.version`: control characters removed, then
+/// kept only if it matches `^[0-9A-Za-z.+_-]{1,32}$`, else `None`. Anything else (spaces,
+/// prose, markup, prompt-injection text) is never published.
+pub fn sanitize_server_version(raw: &str) -> Option<String> {
+    let cleaned: String = raw.chars().filter(|c| !c.is_control()).collect();
+    let ok = (1..=32).contains(&cleaned.len())
+        && cleaned.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'_' | b'-'));
+    ok.then_some(cleaned)
+}

@@ -1,0 +1,120 @@
+"""Prowl: report what your agent's outbound calls did, on Lowdown's Rust core.
+
+Three lines make an httpx client report (host, method, status, latency and size, never
+paths, queries, headers or bodies) to a Lowdown API::
+
+    import httpx, prowl
+    client = prowl.observe(httpx.Client())
+    client.get("https://api.stripe.com/v1/charges")
+
+See the package README for the LangChain handler (:mod:`prowl.langchain`) and the
+Claude Code hook (``prowl-claude-hook``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Optional, TypeVar, Union, overload
+
+from . import config as _config
+from .sender import SENDER as _SENDER
+
+if TYPE_CHECKING:  # httpx is imported on first use, so the hook command starts fast
+    import httpx
+
+__all__ = ["observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("prowl")
+    except Exception:
+        return "0.0.0"
+
+
+#: The installed package version (sent as ``recorder_version`` on interaction records).
+__version__: str = _version()
+
+_C = TypeVar("_C", "httpx.Client", "httpx.AsyncClient")
+
+
+@overload
+def observe(client: _C) -> _C: ...
+@overload
+def observe(client: None = None) -> None: ...
+
+
+def observe(client: Optional[_C] = None) -> Optional[_C]:
+    """Report every request ``client`` makes; returns the same client.
+
+    With no argument, every ``httpx.Client`` and ``httpx.AsyncClient`` created afterwards
+    is observed. Idempotent. With ``PROWL_TELEMETRY=0`` nothing is wrapped.
+    Raises ``TypeError`` for anything that is not an httpx client.
+    """
+    from . import httpx_observe
+
+    if client is None:
+        httpx_observe.observe_new_clients()
+        return None
+    return httpx_observe.observe_client(client)
+
+
+def unobserve(client: Optional[Union["httpx.Client", "httpx.AsyncClient"]] = None) -> None:
+    """Stop reporting ``client``'s requests; with no argument, undo ``observe()``'s
+    instrumentation of new clients (clients already observed stay observed)."""
+    from . import httpx_observe
+
+    if client is None:
+        httpx_observe.stop_observing_new_clients()
+    else:
+        httpx_observe.unobserve_client(client)
+
+
+def is_observed(client: Union["httpx.Client", "httpx.AsyncClient"]) -> bool:
+    """Whether ``client``'s requests are being reported."""
+    from . import httpx_observe
+
+    return httpx_observe.is_observed(client)
+
+
+def flush(timeout: float = _config.EXIT_FLUSH_TIMEOUT_S) -> bool:
+    """Send everything queued now, waiting at most ``timeout`` seconds; True when the
+    queue is empty. Never raises for network trouble. Called for you at exit."""
+    return _SENDER.flush(timeout)
+
+
+def stats() -> Dict[str, int]:
+    """Counters since start (or fork): ``queued``, ``sent``, ``dropped`` (queue full),
+    ``failed`` (POST failed or refused), ``blocked`` (host refused by the privacy filter
+    or the allowlist), and ``pending`` (still queued)."""
+    out = dict(_SENDER.counts)
+    out["pending"] = _SENDER.pending()
+    return out
+
+
+def configure(
+    *,
+    api_url: Optional[str] = None,
+    agent_key: Optional[str] = None,
+    allowlist: Optional[str] = None,
+    allow_private: Optional[Union[bool, str]] = None,
+    enabled: Optional[bool] = None,
+    source: Optional[str] = None,
+    from_env: bool = True,
+) -> _config.Settings:
+    """Set what the environment would otherwise set; arguments left ``None`` keep their
+    value. With ``from_env=True`` (default) the environment is read again first.
+    ``source`` is ``organic`` (default), ``seeded`` or ``synthetic``. Returns the settings
+    now in force. Raises ``ValueError`` for an unknown ``source``."""
+    base = _config.Settings.from_env() if from_env else _config.current()
+    settings = base.with_overrides(
+        api_url=api_url,
+        agent_key=agent_key,
+        allowlist=allowlist,
+        allow_private=allow_private,
+        enabled=enabled,
+        source=source,
+    )
+    _config.set_current(settings)
+    return settings

@@ -1,0 +1,53 @@
+"""The one door to the Rust core (``prowl._native``).
+
+Every decision about what may leave the machine (host extraction, the private-host block,
+the allowlist, status classes, record validation) is made by the core; this module only
+adapts names and argument shapes, so a rename in the binding is a one-line fix here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from . import _native
+
+#: Default API base URL (SPEC §2), the core's constant.
+DEFAULT_API_URL: str = _native.API_URL
+#: Environment variable naming the API base URL (``LOWDOWN_API_URL``).
+API_URL_ENV: str = _native.API_URL_ENV
+#: Environment variable the Python clients read first (``PROWL_API_URL``).
+PROWL_API_URL_ENV: str = _native.PROWL_API_URL_ENV
+
+#: The core's error type for invalid records and malformed input.
+CoreError = _native.LowdownError
+
+
+def host_policy(allowlist: Optional[str], allow_private: Optional[str]) -> object:
+    """The core's host policy from the raw ``PROWL_TELEMETRY_ALLOWLIST`` and
+    ``PROWL_TELEMETRY_ALLOW_PRIVATE`` values (``None`` when unset); the core parses both."""
+    return _native.HostPolicy(allowlist, allow_private)
+
+
+def prepare_observation(
+    url: str,
+    method: str,
+    status: Optional[int],
+    latency_ms: float,
+    response_bytes: Optional[int],
+    source: str,
+    policy: object,
+) -> Optional[Dict[str, Any]]:
+    """The observation to send for one HTTP exchange, or ``None`` when the host must not
+    be reported (private, not allowlisted, or no host at all)."""
+    return _native.prepare_observation(url, method, status, latency_ms, response_bytes, source, policy)
+
+
+def host_from_url(url: str) -> Optional[str]:
+    """The normalised host of ``url`` as the core sees it (``None`` when it has none)."""
+    return _native.host_from_url(url)
+
+
+def validate_record(record: Dict[str, Any]) -> Dict[str, Any]:
+    """The interaction record as the API will accept it; raises :data:`CoreError` naming
+    the offending field otherwise."""
+    return _native.validate_record(record)

@@ -1,0 +1,99 @@
+"""Settings read from the environment (SPEC §2, §4), overridable with :func:`prowl.configure`.
+
+Read once and cached: the hot path of an observed request only reads an attribute.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Mapping, Optional
+
+from . import _core
+
+#: Default Lowdown API base URL when neither ``PROWL_API_URL`` nor ``LOWDOWN_API_URL`` is set.
+DEFAULT_API_URL = _core.DEFAULT_API_URL
+
+#: Seconds a single telemetry POST may take before it is abandoned (SPEC §4).
+SEND_TIMEOUT_S = 1.0
+
+#: Seconds the exit flush may take in total before the process is let go.
+EXIT_FLUSH_TIMEOUT_S = 2.0
+
+_SOURCES = ("organic", "seeded", "synthetic")
+
+
+def _truthy_off(value: Optional[str]) -> bool:
+    return value is not None and value.strip().lower() in ("0", "false", "off", "no")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the telemetry clients need to know, resolved once.
+
+    ``policy`` is the core's host policy (privacy block plus allowlist), built by the core
+    from the raw ``allowlist`` and ``allow_private`` values; it alone decides which hosts
+    are reported.
+    """
+
+    api_url: str
+    agent_key: Optional[str]
+    enabled: bool
+    allowlist: Optional[str]
+    allow_private: Optional[str]
+    source: str
+    policy: object
+
+    @classmethod
+    def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
+        """Read ``PROWL_API_URL`` (then ``LOWDOWN_API_URL``), ``PROWL_AGENT_KEY``,
+        ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST`` and ``PROWL_TELEMETRY_ALLOW_PRIVATE``."""
+        env = os.environ if env is None else env
+        api_url = (
+            env.get(_core.PROWL_API_URL_ENV) or env.get(_core.API_URL_ENV) or DEFAULT_API_URL
+        ).rstrip("/")
+        agent_key = env.get("PROWL_AGENT_KEY") or None
+        allowlist = env.get("PROWL_TELEMETRY_ALLOWLIST") or None
+        allow_private = env.get("PROWL_TELEMETRY_ALLOW_PRIVATE")
+        return cls(
+            api_url=api_url,
+            agent_key=agent_key,
+            enabled=not _truthy_off(env.get("PROWL_TELEMETRY")),
+            allowlist=allowlist,
+            allow_private=allow_private,
+            source="organic",
+            policy=_core.host_policy(allowlist, allow_private),
+        )
+
+    def with_overrides(self, **overrides: object) -> "Settings":
+        """A copy with the given fields replaced (``None`` leaves a field as it is).
+        ``allow_private`` may be a bool or the raw environment value."""
+        changes = {k: v for k, v in overrides.items() if v is not None}
+        if isinstance(changes.get("allow_private"), bool):
+            changes["allow_private"] = "1" if changes["allow_private"] else "0"
+        if "source" in changes and changes["source"] not in _SOURCES:
+            raise ValueError(f"source must be one of {', '.join(_SOURCES)}, got {changes['source']!r}")
+        if "api_url" in changes:
+            changes["api_url"] = str(changes["api_url"]).rstrip("/")
+        new = replace(self, **changes)  # type: ignore[arg-type]
+        if "allowlist" in changes or "allow_private" in changes:
+            new = replace(new, policy=_core.host_policy(new.allowlist, new.allow_private))
+        return new
+
+
+_current: Optional[Settings] = None
+
+
+def current() -> Settings:
+    """The settings in force, read from the environment on first use."""
+    global _current
+    s = _current
+    if s is None:
+        s = _current = Settings.from_env()
+    return s
+
+
+def set_current(settings: Settings) -> None:
+    """Replace the settings in force (used by :func:`prowl.configure`)."""
+    global _current
+    _current = settings

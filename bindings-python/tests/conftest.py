@@ -1,0 +1,157 @@
+"""Shared fixtures: a real upstream, a byte-capturing collector, a real lowdown-server, and
+prowl pointed at one of them with a clean queue."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Dict, Iterator, Optional
+
+import pytest
+
+import prowl
+from prowl.sender import SENDER
+
+from servers import Collector, Upstream, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+PROWL_ENV = (
+    "PROWL_API_URL",
+    "LOWDOWN_API_URL",
+    "PROWL_AGENT_KEY",
+    "PROWL_TELEMETRY",
+    "PROWL_TELEMETRY_ALLOWLIST",
+    "PROWL_TELEMETRY_ALLOW_PRIVATE",
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    server = Upstream()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    c = Collector()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """No PROWL_*/LOWDOWN_API_URL from the developer's shell leaks into a test."""
+    for k in PROWL_ENV:
+        monkeypatch.delenv(k, raising=False)
+    return monkeypatch
+
+
+def _point_at(url: str, monkeypatch: pytest.MonkeyPatch, allow_private: bool = True) -> None:
+    monkeypatch.setenv("PROWL_API_URL", url)
+    if allow_private:
+        monkeypatch.setenv("PROWL_TELEMETRY_ALLOW_PRIVATE", "1")
+    prowl.configure()
+    SENDER.reset()
+
+
+@pytest.fixture
+def telemetry(collector: Collector, clean_env: pytest.MonkeyPatch) -> Iterator[Collector]:
+    """prowl reporting to ``collector``, with loopback hosts allowed (the upstream is local)."""
+    _point_at(collector.url, clean_env)
+    yield collector
+    prowl.unobserve()
+    prowl.flush(1.0)
+    SENDER.reset()
+
+
+@pytest.fixture
+def telemetry_private_blocked(collector: Collector, clean_env: pytest.MonkeyPatch) -> Iterator[Collector]:
+    """prowl reporting to ``collector`` with the default privacy block in force."""
+    _point_at(collector.url, clean_env, allow_private=False)
+    yield collector
+    prowl.flush(1.0)
+    SENDER.reset()
+
+
+def server_binary() -> Path:
+    """The lowdown-server binary (`make test-prowl` builds it first)."""
+    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "lowdown-server"
+    assert binary.exists(), f"{binary} missing: run `cargo build -p lowdown-server` (make test-prowl does)"
+    return binary
+
+
+class LowdownServer:
+    """A real lowdown-server on a free loopback port with its own SQLite file."""
+
+    def __init__(self) -> None:
+        self.home = tempfile.mkdtemp(prefix="prowl-test-")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, LOWDOWN_HOME=self.home)
+        self.log = open(Path(self.home) / "server.log", "wb")
+        self.proc = subprocess.Popen(
+            [str(server_binary()), "--listen", f"127.0.0.1:{self.port}", "--db", str(Path(self.home) / "x.db")],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"lowdown-server exited: {Path(self.home, 'server.log').read_text()}")
+            try:
+                self.get("/healthz")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("lowdown-server did not become healthy in 30 s")
+
+    def get(self, path: str, headers: Optional[Dict[str, str]] = None) -> Any:
+        req = urllib.request.Request(self.url + path, headers=headers or {})
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return json.loads(resp.read() or b"null")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def lowdown_server() -> Iterator[LowdownServer]:
+    server = LowdownServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def to_lowdown(lowdown_server: LowdownServer, clean_env: pytest.MonkeyPatch) -> Iterator[LowdownServer]:
+    """prowl reporting to the real lowdown-server, loopback hosts allowed."""
+    _point_at(lowdown_server.url, clean_env)
+    yield lowdown_server
+    prowl.unobserve()
+    prowl.flush(1.0)
+    SENDER.reset()
+
+
+def hook_command() -> list:
+    """The installed ``prowl-claude-hook`` console script (next to this interpreter)."""
+    script = Path(sys.executable).with_name("prowl-claude-hook")
+    assert script.exists(), f"console script missing: {script} (is prowl installed in this venv?)"
+    return [str(script)]

@@ -1,0 +1,207 @@
+"""Real servers for the tests: the thing an agent calls, and a byte-capturing collector.
+
+``Upstream`` is a threaded ``http.server`` with a few routes (plain, status, streamed,
+redirect, slow, proxy). ``Collector`` is a raw-socket HTTP endpoint that keeps every byte it
+receives (for the privacy canaries) and can be told to never answer.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Optional
+from urllib.parse import parse_qs, urlsplit
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:  # keep pytest output clean
+        pass
+
+    def _send(self, status: int, body: bytes, headers: Optional[Dict[str, str]] = None) -> None:
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(length)
+        self._send(201, b'{"created":true}')
+
+    def do_GET(self) -> None:
+        if self.path.startswith("http://"):  # absolute form: we are being used as a proxy
+            self._send(200, b"via-proxy:" + urlsplit(self.path).netloc.encode())
+            return
+        url = urlsplit(self.path)
+        q = {k: v[0] for k, v in parse_qs(url.query).items()}
+        parts = url.path.strip("/").split("/")
+        route = parts[0]
+        if route == "status":
+            self._send(int(parts[1]), b"status body")
+        elif route == "redirect":
+            self._send(302, b"", {"Location": q["to"]})
+        elif route == "slow":
+            time.sleep(float(q.get("delay", "0.2")))
+            self._send(200, b"slow body")
+        elif route == "stream":
+            self._stream(int(q.get("chunks", "3")), float(q.get("delay", "0.05")), int(q.get("size", "1000")))
+        elif route == "bytes":
+            self._send(200, b"x" * int(q.get("n", "1000")))
+        else:
+            self._send(200, b"hello from upstream")
+
+    def _stream(self, chunks: int, delay: float, size: int) -> None:
+        self.send_response(200)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for _ in range(chunks):
+            time.sleep(delay)
+            self.wfile.write(b"%x\r\n%s\r\n" % (size, b"y" * size))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many concurrent async requests connect at once
+    daemon_threads = True
+
+
+class Upstream:
+    """A real HTTP server on 127.0.0.1 standing in for the API an agent calls."""
+
+    def __init__(self) -> None:
+        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Collector:
+    """A raw-socket HTTP server recording every byte it receives.
+
+    ``mode="ok"`` answers each request ``200 {"ok":true}``; ``mode="hang"`` reads and never
+    answers (a telemetry endpoint that never responds).
+    """
+
+    def __init__(self, mode: str = "ok") -> None:
+        self.mode = mode
+        self.raw = bytearray()
+        self.requests: List[Dict[str, Any]] = []
+        self._lock = threading.Condition()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(64)
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._closed = False
+        self._conns: List[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self._conns.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        buf = b""
+        try:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                with self._lock:
+                    self.raw.extend(data)
+                buf += data
+                while True:
+                    head_end = buf.find(b"\r\n\r\n")
+                    if head_end < 0:
+                        break
+                    head = buf[:head_end].decode("latin-1").split("\r\n")
+                    headers = {k.strip().lower(): v.strip() for k, v in (h.split(":", 1) for h in head[1:] if ":" in h)}
+                    length = int(headers.get("content-length", "0"))
+                    if len(buf) < head_end + 4 + length:
+                        break
+                    body = buf[head_end + 4 : head_end + 4 + length]
+                    buf = buf[head_end + 4 + length :]
+                    method, path = head[0].split(" ")[:2]
+                    with self._lock:
+                        self.requests.append({"method": method, "path": path, "headers": headers, "body": body})
+                        self._lock.notify_all()
+                    if self.mode == "ok":
+                        reply = b'{"ok":true}'
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
+        except OSError:
+            return
+
+    def items(self, path: str) -> List[Dict[str, Any]]:
+        """Every JSON item POSTed to ``path`` (arrays flattened), in arrival order."""
+        out: List[Dict[str, Any]] = []
+        with self._lock:
+            reqs = list(self.requests)
+        for r in reqs:
+            if r["path"] == path:
+                doc = json.loads(r["body"])
+                out.extend(doc if isinstance(doc, list) else [doc])
+        return out
+
+    def observations(self) -> List[Dict[str, Any]]:
+        """Every observation received on ``/v1/telemetry/observe``."""
+        return self.items("/v1/telemetry/observe")
+
+    def interactions(self) -> List[Dict[str, Any]]:
+        """Every interaction record received on ``/api/interactions``."""
+        return self.items("/api/interactions")
+
+    def wait_requests(self, n: int, timeout: float = 5.0) -> bool:
+        """Wait until ``n`` requests arrived."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while len(self.requests) < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._lock.wait(left)
+        return True
+
+    def raw_bytes(self) -> bytes:
+        """Everything received so far, byte for byte."""
+        with self._lock:
+            return bytes(self.raw)
+
+    def close(self) -> None:
+        self._closed = True
+        self._sock.close()
+        for c in self._conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dead_url() -> str:
+    """An http URL on 127.0.0.1 where nothing listens (connect is refused)."""
+    return f"http://127.0.0.1:{free_port()}"

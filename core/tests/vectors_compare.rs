@@ -1,0 +1,22 @@
+//! Golden vectors for `aggregate::compare` over summaries of the given counts.
+mod common;
+use lowdown_core::aggregate::{compare, summarize, SourceCounts};
+
+#[test]
+fn compare_vectors() {
+    common::check("compare.json", |input| {
+        let mut candidates = Vec::new();
+        for c in input["candidates"].as_array().unwrap() {
+            let counts: SourceCounts =
+                serde_json::from_value(c["counts"].clone()).map_err(|e| e.to_string())?;
+            candidates.push((c["target"].as_str().unwrap().to_owned(), summarize(&counts)));
+        }
+        match compare(&candidates) {
+            Ok(c) => Ok(serde_json::to_value(c).unwrap()),
+            Err(e) => Err(serde_json::to_value(&e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()),
+        }
+    });
+}

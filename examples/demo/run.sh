@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Lowdown end to end: build, start lowdown-server on SQLite in a temp LOWDOWN_HOME, run an
+# MCP session through lowdown-proxy against @modelcontextprotocol/server-everything, print
+# the reputation answer for it, stop the server.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+TARGET="npm:@modelcontextprotocol/server-everything"
+
+echo "== build"
+cargo build -q -p lowdown-server
+[ -f bindings-node/index.js ] || make --no-print-directory build-node-binding
+[ -d npm/node_modules/@modelcontextprotocol/server-everything ] || (cd npm && npm ci --no-audit --no-fund)
+
+export LOWDOWN_HOME="$(mktemp -d "${TMPDIR:-/tmp}/lowdown-demo.XXXXXX")"
+PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+export LOWDOWN_API_URL="http://127.0.0.1:$PORT"
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$LOWDOWN_HOME"
+}
+trap cleanup EXIT
+
+echo "== lowdown-server on $LOWDOWN_API_URL (SQLite in $LOWDOWN_HOME)"
+target/debug/lowdown-server --listen "127.0.0.1:$PORT" --db "$LOWDOWN_HOME/lowdown.db" 2>"$LOWDOWN_HOME/server.log" &
+SERVER_PID=$!
+for _ in $(seq 1 100); do
+  if node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "$LOWDOWN_API_URL/healthz"; then break; fi
+  sleep 0.1
+done
+
+echo "== MCP session through lowdown-proxy"
+node examples/demo/session.mjs "$TARGET"
+
+echo "== GET /api/reputation/$TARGET"
+# The proxy sends records in the background; give the last batch a moment to land.
+sleep 0.5
+node -e '
+  const [url, node] = process.argv.slice(1);
+  fetch(url, { headers: { "x-lowdown-node-id": node } })
+    .then((r) => r.json())
+    .then((j) => console.log(JSON.stringify(j, null, 2)));
+' "$LOWDOWN_API_URL/api/reputation/$(node -p 'encodeURIComponent(process.argv[1])' "$TARGET")" \
+  "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).node_id' "$LOWDOWN_HOME/node.json")"

@@ -1,0 +1,30 @@
+# lowdown-server: the HTTP API over SQLite and PostgreSQL.
+
+SETUP_TARGETS += setup-server
+BUILD_TARGETS += build-server
+TEST_TARGETS += test-server
+BENCH_TARGETS += bench-server
+
+.PHONY: setup-server build-server test-server bench-server pg-start pg-stop run-server
+
+setup-server: ## install PostgreSQL for the server tests when missing (apt) and start it
+	@server/scripts/pg-start.sh >/dev/null
+
+build-server: ## build lowdown-server
+	cargo build -p lowdown-server
+
+pg-start: ## start the test PostgreSQL on 127.0.0.1:55432 (prints its URL)
+	@server/scripts/pg-start.sh
+
+pg-stop: ## stop the test PostgreSQL
+	@server/scripts/pg-stop.sh
+
+test-server: ## server tests: every endpoint on SQLite AND on a real PostgreSQL (started here)
+	LOWDOWN_TEST_DATABASE_URL="$$(server/scripts/pg-start.sh)" cargo test -p lowdown-server
+
+bench-server: ## ingest records/s over HTTP (SQLite, PostgreSQL); reputation p50/p99 at 10k and 1M records
+	cargo build --release -p lowdown-server --bin lowdown-server-bench
+	LOWDOWN_BENCH_PG_URL="$$(server/scripts/pg-start.sh)" bench/server/run.sh
+
+run-server: ## run lowdown-server on 127.0.0.1:7077 (SQLite under LOWDOWN_HOME, default ~/.lowdown)
+	cargo run -p lowdown-server

@@ -1,0 +1,24 @@
+// Browser and edge entry: the `web` wasm-bindgen build. Browsers call `await init()`
+// (the .wasm is fetched beside this file); runtimes that forbid compiling from bytes
+// (Cloudflare Workers) import the module and call `initSync({ module })`.
+import wasmInit, { initSync as wasmInitSync, prepareObservation, hostPolicyFromEnv } from '../wasm/web/lowdown.js';
+import { makeObserve } from './observe.js';
+
+let ready = false;
+const core = { ready: () => ready, prepareObservation, hostPolicyFromEnv };
+
+/** Loads the WebAssembly core (fetching the .wasm next to this module unless given). */
+export async function init(input) {
+  await wasmInit(input === undefined ? undefined : { module_or_path: input });
+  ready = true;
+}
+
+/** Loads the WebAssembly core from an already compiled `WebAssembly.Module` (Workers). */
+export function initSync(input) {
+  wasmInitSync(input instanceof WebAssembly.Module ? { module: input } : input);
+  ready = true;
+}
+
+/** Wraps `fetch`; call `init()` or `initSync()` first, or calls are passed through unreported. */
+export const observe = makeObserve(core);
+export { DEFAULT_API_URL } from './observe.js';

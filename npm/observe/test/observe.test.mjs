@@ -1,0 +1,151 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { observe } from '../src/node.js';
+import { targetApi, collector } from './helpers.mjs';
+
+const CANARY = 'CANARY_c4a7f1_do_not_leak';
+let api;
+
+before(async () => { api = await targetApi(); });
+after(async () => { await api.close(); });
+
+test('a successful call is reported with host, method, status, latency and bytes', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+  const res = await f(`${api.url}/ok`);
+  assert.equal(await res.text(), 'hello world');
+  await f.lowdown.flush();
+  const [obs] = sink.observations();
+  assert.equal(obs.host, '127.0.0.1');
+  assert.equal(obs.method, 'GET');
+  assert.equal(obs.status, 200);
+  assert.equal(obs.response_bytes, 11);
+  assert.equal(obs.source, 'organic');
+  assert.ok(obs.latency_ms > 0 && obs.latency_ms < 5000, `latency ${obs.latency_ms}`);
+  assert.equal(sink.observations().length, 1);
+  await sink.close();
+});
+
+test('4xx, 429 and 5xx statuses are reported as they were', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+  for (const path of ['/missing', '/throttled', '/broken']) await (await f(`${api.url}${path}`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.deepEqual(sink.observations().map((o) => o.status), [404, 429, 500]);
+  await sink.close();
+});
+
+test('a network error is reported with status null and the original error rethrown', async () => {
+  const sink = await collector();
+  let thrown;
+  const raw = (...args) => fetch(...args).catch((err) => { thrown = err; throw err; });
+  const f = observe(raw, { apiUrl: sink.url, allowPrivate: true });
+  const closed = await targetApi();
+  await closed.close();
+  await assert.rejects(f(`${closed.url}/ok`), (err) => err === thrown);
+  await f.lowdown.flush();
+  const [obs] = sink.observations();
+  assert.equal(obs.status, null);
+  assert.equal(obs.response_bytes, null);
+  await sink.close();
+});
+
+test('the caller gets the very same Response, and a streaming body is untouched', async () => {
+  const sink = await collector();
+  let original;
+  const raw = async (...args) => (original = await fetch(...args));
+  const f = observe(raw, { apiUrl: sink.url, allowPrivate: true });
+  const res = await f(`${api.url}/stream`);
+  assert.equal(res, original);
+  assert.equal(res.bodyUsed, false);
+  assert.equal(await res.text(), 'chunk 0\nchunk 1\nchunk 2\nchunk 3\nchunk 4\n');
+  await f.lowdown.flush();
+  assert.equal(sink.observations()[0].response_bytes, null, 'no Content-Length: bytes unknown, body not read');
+  await sink.close();
+});
+
+test('only the host leaves the machine: path, query, headers and body never do', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+  const req = new Request(`${api.url}/ok/${CANARY}?token=${CANARY}#${CANARY}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CANARY}`, 'x-secret': CANARY },
+    body: `{"password":"${CANARY}"}`,
+  });
+  await (await f(req)).arrayBuffer();
+  await f(`http://user:${CANARY}@127.0.0.1:${api.port}/ok`).then((r) => r.arrayBuffer(), () => undefined);
+  await f.lowdown.flush();
+  assert.ok(sink.observations().length >= 1);
+  assert.equal(sink.observations()[0].method, 'POST');
+  assert.ok(!sink.allBytes().includes(CANARY), 'a canary reached the collector');
+  assert.ok(!sink.allBytes().includes('/ok'), 'a path reached the collector');
+  await sink.close();
+});
+
+test('private and loopback hosts are not reported unless allowed', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url });
+  await (await f(`${api.url}/ok`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.equal(sink.received.length, 0);
+  assert.equal(f.lowdown.stats.blocked, 1);
+  await sink.close();
+});
+
+test('an allowlist restricts reports to its hosts', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true, allowlist: ['example.com'] });
+  await (await f(`${api.url}/ok`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.equal(sink.received.length, 0);
+  await sink.close();
+});
+
+test('a telemetry endpoint that never answers costs the caller nothing', async () => {
+  const sink = await collector('hang');
+  const plainStart = performance.now();
+  await (await fetch(`${api.url}/ok`)).arrayBuffer();
+  const plain = performance.now() - plainStart;
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+  const times = [];
+  for (let i = 0; i < 60; i++) {
+    const t = performance.now();
+    await (await f(`${api.url}/ok`)).arrayBuffer();
+    times.push(performance.now() - t);
+  }
+  // 60 calls queue a full batch, so a delivery is already hanging while calls continue.
+  assert.ok(Math.max(...times) < 500 + plain * 10, `a call waited on telemetry: ${Math.max(...times)} ms`);
+  const t = performance.now();
+  await f.lowdown.flush();
+  assert.ok(performance.now() - t < 2500, 'flush is bounded by the send timeout');
+  assert.equal(f.lowdown.stats.failed, 60);
+  await sink.close();
+});
+
+test('workers: each delivery is handed to waitUntil', async () => {
+  const sink = await collector();
+  const kept = [];
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true, waitUntil: (p) => kept.push(p) });
+  await (await f(`${api.url}/ok`)).arrayBuffer();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(kept.length, 1);
+  await Promise.all(kept);
+  assert.equal(sink.observations().length, 1);
+  await sink.close();
+});
+
+test('agent key goes in X-Agent-Key; PROWL_TELEMETRY=0 returns fetch unchanged', async () => {
+  const sink = await collector();
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true, agentKey: 'ak_test123' });
+  await (await f(`${api.url}/ok`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.match(sink.received[0].headers, /x-agent-key\nak_test123/i);
+  assert.equal(observe(fetch, { enabled: false }), fetch);
+  await sink.close();
+});
+
+test('bad options are misuse and throw at once', () => {
+  assert.throws(() => observe('not a function'), TypeError);
+  assert.throws(() => observe(fetch, { source: 'made-up' }), /source must be one of/);
+  assert.throws(() => observe(fetch, { sampleRate: 2 }), /sampleRate/);
+});

@@ -1,0 +1,122 @@
+// `lowdown-proxy [options] -- <command> [args...]`: wires the options, the node identity,
+// the recorder, the watch-log and the relay together, and exits with the child's code.
+
+import { readFileSync } from 'node:fs';
+import { HELP, parseArgs, UsageError } from './args.js';
+import { runRelay } from './relay/relay.js';
+import { lowdownHome, loadNodeIdentity } from './record/home.js';
+import { Sender } from './record/sender.js';
+
+/** Default API base URL (SPEC §2). */
+export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
+/** Longest that pending deliveries may delay the proxy's exit. */
+export const EXIT_BUDGET_MS = 1000;
+
+/** This package's version (the `recorder_version` of every record). */
+export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+/**
+ * Runs the proxy and returns the exit code (the child's, or 2 for usage errors, 127/126
+ * when the command cannot be started).
+ * @param {string[]} argv arguments after the program name
+ * @param {Record<string, string|undefined>} [env]
+ * @returns {Promise<number>}
+ */
+export async function main(argv, env = process.env) {
+  const debugOn = env.LOWDOWN_DEBUG === '1';
+  const debug = debugOn ? (m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
+  let opts;
+  try {
+    opts = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`lowdown-proxy: ${err.message}\n`);
+    return 2;
+  }
+  if (opts.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (opts.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+
+  const recording = env.LOWDOWN_RECORD !== '0';
+  // The native core is loaded only when something needs it: --help, and a relay with
+  // recording off and no --watch-log, work without it.
+  let core = null;
+  if (recording || opts.watchLogs.length > 0) {
+    try {
+      core = await import('./core.js');
+    } catch (err) {
+      // Without the native core the relay still works; only recording and --watch-log stop.
+      debug(`native core unavailable, relaying only: ${err.message}`);
+      if (opts.watchLogs.length > 0) process.stderr.write(`lowdown-proxy: --watch-log disabled: the native core did not load (${err.message.split('\n')[0]})\n`);
+    }
+  }
+  const home = lowdownHome(env);
+  let sender = null;
+  let nodeId = null;
+  if (recording && core) {
+    try {
+      nodeId = loadNodeIdentity(home).node_id;
+      const apiUrl = opts.apiUrl ?? env.LOWDOWN_API_URL ?? DEFAULT_API_URL;
+      sender = new Sender({ apiUrl, home, nodeId, version: VERSION, debug });
+      sender.drainSpoolSoon();
+    } catch (err) {
+      // Recording is never worth breaking the relay for.
+      debug(`recording off: ${err.message}`);
+      sender = null;
+    }
+  }
+
+  let watch = null;
+  if (opts.watchLogs.length > 0 && core) {
+    const { LogWatcher } = await import('./watchlog/watcher.js');
+    try {
+      watch = new LogWatcher({ files: opts.watchLogs, pattern: opts.logPattern, env, debug });
+    } catch (err) {
+      process.stderr.write(`lowdown-proxy: --watch-log: ${err.message}\n`);
+      return 2;
+    }
+  }
+
+  const target = opts.target ?? (core ? safeLabel(core, [opts.command, ...opts.commandArgs], debug) : 'unknown');
+  const Session = core ? (await import('./session.js')).Session : null;
+  const session = !core ? PASS_THROUGH : new Session({
+    ctx: { actor: opts.actor ?? 'anonymous', target, source: opts.source, node_id: nodeId, recorder_version: VERSION },
+    onRecord: sender ? (r) => sender.add(r) : null,
+    watch,
+    debug,
+  });
+  debug(`target ${target}, recording ${sender ? 'on' : 'off'}`);
+
+  const result = await runRelay({ command: opts.command, args: opts.commandArgs, observer: session, debug });
+  if (!result.spawned) {
+    process.stderr.write(`lowdown-proxy: cannot start "${opts.command}": ${describeSpawnError(result.error)}\n`);
+    await sender?.shutdown(0);
+    return result.code;
+  }
+  session.close();
+  await sender?.shutdown(EXIT_BUDGET_MS);
+  return result.code;
+}
+
+/** The observer of a relay that neither records nor watches logs. */
+const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {}, close() {} };
+
+function safeLabel(core, argv, debug) {
+  try {
+    return core.targetLabel(argv) ?? 'unknown';
+  } catch (err) {
+    debug(`target label: ${err.message}`);
+    return 'unknown';
+  }
+}
+
+function describeSpawnError(error = '') {
+  if (error.startsWith('ENOENT')) return 'command not found (ENOENT); check the command and PATH';
+  if (error.startsWith('EACCES')) return 'permission denied (EACCES); is the file executable?';
+  return error;
+}

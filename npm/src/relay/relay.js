@@ -1,0 +1,191 @@
+// The byte relay: spawn the MCP server (no shell), pipe stdin/stdout both ways unchanged
+// and at once, inherit stderr, forward signals, and shut down the way SPEC §3 says.
+//
+// Observation is beside the relay: each chunk is written to its destination first and only
+// then shown to the observer. The one exception is the `--watch-log` mode, where the
+// observer asks to hold server→client bytes until their newline (see session.js).
+
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import fs from 'node:fs';
+import { resolveCommand } from './resolve.js';
+import { startWatchdog } from './watchdog.js';
+
+/** Signals forwarded to the child. */
+export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** After our stdin ends: how long the child may keep running before SIGTERM, then SIGKILL. */
+export const EOF_GRACE_MS = 2000;
+/** How long to wait for the child's stdout to drain after it exited (grandchildren may hold it). */
+const OUTPUT_DRAIN_MS = 2000;
+
+/**
+ * @typedef {object} Observer
+ * @property {boolean} holdsServerBytes true when server→client bytes must go through `fromServer`
+ * @property {(chunk: Buffer) => void} fromClient sees a client→server chunk after it was written
+ * @property {(chunk: Buffer) => (Buffer[] | void)} fromServer sees a server→client chunk; when
+ *   `holdsServerBytes`, returns what to write instead
+ * @property {() => Buffer[]} [flushServer] the held tail at EOF (when `holdsServerBytes`)
+ */
+
+/** Whether children get their own process group (POSIX only). */
+const GROUPS = process.platform !== 'win32';
+
+/** The exit status of a shell for a child that could not be started. */
+function spawnFailureCode(err) {
+  if (err.code === 'ENOENT') return 127;
+  if (err.code === 'EACCES' || err.code === 'EPERM') return 126;
+  return 1;
+}
+
+/**
+ * Runs `command args` as a relayed child until it exits.
+ * @param {object} p
+ * @param {string} p.command
+ * @param {string[]} p.args
+ * @param {Observer} p.observer
+ * @param {(msg: string) => void} p.debug
+ * @returns {Promise<{code: number, spawned: boolean, error?: string}>} the exit code to use
+ */
+export function runRelay({ command, args, observer, debug }) {
+  const input = process.stdin;
+  const output = process.stdout;
+  const resolved = resolveCommand(command, args, { exists: isFile });
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(resolved.file, resolved.args, {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        shell: false,
+        windowsHide: true,
+        // POSIX: the child leads its own process group, so the escalation and the watchdog
+        // reach what it started too (`npx` → npm → node server), never just the wrapper.
+        detached: GROUPS,
+        windowsVerbatimArguments: resolved.windowsVerbatimArguments,
+      });
+    } catch (err) {
+      resolve({ code: spawnFailureCode(err), spawned: false, error: `${err.code ?? 'error'}: ${err.message}` });
+      return;
+    }
+    let spawned = false;
+    let settled = false;
+    let watchdog = { stop() {} };
+    const timers = [];
+    const signalHandlers = new Map();
+
+    // Sends `sig` to the child's whole process group (POSIX), or to the child alone.
+    const killTree = (sig) => {
+      try {
+        if (GROUPS && child.pid) process.kill(-child.pid, sig);
+        else child.kill(sig);
+      } catch {
+        // nothing left to signal
+      }
+    };
+
+    const cleanup = () => {
+      for (const t of timers) clearTimeout(t);
+      for (const [sig, fn] of signalHandlers) process.off(sig, fn);
+      input.off('data', onInput);
+      input.off('end', onInputEnd);
+      input.pause();
+      watchdog.stop();
+    };
+
+    child.on('error', (err) => {
+      if (!spawned && !settled) {
+        settled = true;
+        cleanup();
+        resolve({ code: spawnFailureCode(err), spawned: false, error: `${err.code ?? 'error'}: ${err.message}` });
+      } else debug(`child error: ${err.message}`);
+    });
+    child.on('spawn', () => {
+      spawned = true;
+      watchdog = startWatchdog(child.pid);
+      debug(`spawned pid ${child.pid}: ${resolved.file}`);
+    });
+
+    for (const sig of FORWARDED_SIGNALS) {
+      const fn = () => {
+        debug(`forwarding ${sig}`);
+        try {
+          child.kill(sig);
+        } catch {
+          // child already gone
+        }
+      };
+      signalHandlers.set(sig, fn);
+      process.on(sig, fn);
+    }
+
+    // client → server
+    child.stdin.on('error', (err) => debug(`child stdin: ${err.code ?? err.message}`));
+    const onInput = (chunk) => {
+      if (!child.stdin.writable) return;
+      if (!child.stdin.write(chunk)) {
+        input.pause();
+        child.stdin.once('drain', () => input.resume());
+      }
+      observer.fromClient(chunk);
+    };
+    const onInputEnd = () => {
+      debug('stdin EOF: closing the child stdin');
+      child.stdin.end();
+      timers.push(
+        setTimeout(() => {
+          debug('child still running 2 s after EOF: SIGTERM');
+          killTree('SIGTERM');
+          timers.push(setTimeout(() => killTree('SIGKILL'), EOF_GRACE_MS).unref());
+        }, EOF_GRACE_MS).unref(),
+      );
+    };
+    input.on('data', onInput);
+    input.on('end', onInputEnd);
+    input.on('error', (err) => debug(`stdin: ${err.message}`));
+
+    // server → client
+    output.on('error', (err) => debug(`stdout: ${err.code ?? err.message}`));
+    const write = (buf) => {
+      if (!output.write(buf)) {
+        child.stdout.pause();
+        output.once('drain', () => child.stdout.resume());
+      }
+    };
+    child.stdout.on('data', (chunk) => {
+      if (observer.holdsServerBytes) {
+        const out = observer.fromServer(chunk);
+        if (out) for (const b of out) write(b);
+      } else {
+        write(chunk);
+        observer.fromServer(chunk);
+      }
+    });
+    let stdoutEnded = false;
+    const stdoutEnd = new Promise((r) => child.stdout.once('close', r)).then(() => {
+      stdoutEnded = true;
+    });
+
+    child.on('exit', async (code, signal) => {
+      watchdog.stop();
+      debug(`child exited: code ${code} signal ${signal}`);
+      if (!stdoutEnded) {
+        await Promise.race([stdoutEnd, new Promise((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref())]);
+      }
+      if (observer.holdsServerBytes && observer.flushServer) for (const b of observer.flushServer()) write(b);
+      // Whatever the child left running in its group would be orphaned: end it.
+      killTree('SIGKILL');
+      settled = true;
+      cleanup();
+      const exitCode = signal ? 128 + (os.constants.signals[signal] ?? 0) : (code ?? 1);
+      resolve({ code: exitCode, spawned: true });
+    });
+  });
+}
+
+/** True when `p` names an existing regular file (used for Windows PATH resolution). */
+function isFile(p) {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,127 @@
+// The wrap module: find MCP client configs, and wrap, unwrap or report their servers.
+// The CLI (`lowdown-proxy wrap|unwrap|status`) and the editor extension both call this.
+
+import os from 'node:os';
+import { parseJsonc, JsoncError } from './jsonc.js';
+import { inspectEntry, innerCommand, wrapEdits, unwrapEdits, applyEdits } from './entry.js';
+import { configLocations, serverTables, clientOfPath, CLIENT_IDS } from './clients.js';
+import { readConfig, writeConfigAtomic, ConfigError } from './fsio.js';
+import { unifiedDiff } from './diff.js';
+import { targetLabel, labelInArgs } from './label.js';
+
+export { CLIENT_IDS, CLIENT_NAMES } from './clients.js';
+export { ConfigError } from './fsio.js';
+export { MARKER_KEY } from './entry.js';
+
+/**
+ * Where to look: defaults to this machine and process; tests and the extension inject them.
+ * @typedef {object} Where
+ * @property {string} [home] home directory (default os.homedir())
+ * @property {string} [platform] 'darwin' | 'win32' | 'linux' (default process.platform)
+ * @property {object} [env] environment (default process.env)
+ * @property {string} [cwd] project directory for project-scoped files (default process.cwd())
+ */
+
+/**
+ * The config files to act on: every known location of the chosen clients, or exactly the
+ * given paths.
+ * @param {Where & {clients?: string[], configs?: string[]}} opts
+ * @returns {{client: string, path: string, scope: string, explicit: boolean}[]}
+ */
+export function locateConfigs(opts = {}) {
+  if (opts.configs && opts.configs.length) {
+    return opts.configs.map((p) => ({ client: opts.clients?.length === 1 ? opts.clients[0] : clientOfPath(p), path: p, scope: 'file', explicit: true }));
+  }
+  const where = {
+    home: opts.home ?? os.homedir(),
+    platform: opts.platform ?? process.platform,
+    env: opts.env ?? process.env,
+    cwd: opts.cwd ?? process.cwd(),
+  };
+  const wanted = opts.clients?.length ? new Set(opts.clients) : new Set(CLIENT_IDS);
+  return configLocations(where)
+    .filter((l) => wanted.has(l.client))
+    .map((l) => ({ ...l, explicit: false }));
+}
+
+/**
+ * Wraps, unwraps or inspects one config file.
+ *
+ * The result says, per server (`table` is `mcpServers`, `servers` or `project DIR`):
+ * `state` before, `action` taken (`wrap`, `unwrap` or `none`), `label` and `reason`.
+ * `status` is `missing`, `error` (with `error: {type, message}`; the file is untouched),
+ * `unchanged`, `would_change` (dry run, with `diff`) or `written` (with `diff` and `backup`).
+ * @param {{client: string, path: string, scope: string, explicit?: boolean}} loc
+ * @param {{mode: 'wrap'|'unwrap'|'status', dryRun?: boolean, actor?: string,
+ *   hooks?: {beforeCommit?: Function}, label?: (command: string, args: string[]) => Promise<string|null>}} opts
+ * @returns {Promise<object>}
+ */
+export async function processConfig(loc, opts) {
+  const report = { client: loc.client, path: loc.path, scope: loc.scope, servers: [] };
+  const fail = (e) => ({ ...report, status: 'error', error: { type: e.type || 'error', message: e.message } });
+  let read;
+  try {
+    read = await readConfig(loc.path);
+  } catch (e) {
+    if (e.type === 'missing' && !loc.explicit) return { ...report, status: 'missing' };
+    return fail(e);
+  }
+  let root;
+  try {
+    root = parseJsonc(read.text);
+  } catch (e) {
+    if (e instanceof JsoncError) return fail(new ConfigError('malformed_json', loc.path, `is not valid JSON: ${e.message}; nothing was changed`));
+    throw e;
+  }
+  const labelOf = opts.label ?? targetLabel;
+  const edits = [];
+  for (const table of serverTables(root)) {
+    for (const m of table.node.members) {
+      const info = inspectEntry(m.value);
+      const row = { table: table.scope, name: m.key, state: info.state, action: 'none', label: null, reason: info.reason };
+      if (info.state === 'wrapped' || info.state === 'manual') row.label = labelInArgs(info.args);
+      if (info.state === 'unwrapped') {
+        const inner = innerCommand(info.command, info.args || []);
+        row.label = await labelOf(inner.command, inner.args);
+      }
+      if (opts.mode === 'wrap' && info.state === 'unwrapped') {
+        edits.push(...wrapEdits(read.text, m.value, { label: row.label, actor: opts.actor }));
+        row.action = 'wrap';
+      } else if (opts.mode === 'unwrap' && info.state === 'wrapped') {
+        edits.push(...unwrapEdits(read.text, m.value));
+        row.action = 'unwrap';
+        row.label = labelInArgs(info.args);
+      }
+      report.servers.push(row);
+    }
+  }
+  if (edits.length === 0) return { ...report, status: 'unchanged' };
+  const text = applyEdits(read.text, edits);
+  try {
+    parseJsonc(text);
+  } catch (e) {
+    // Never write a file this tool cannot read back.
+    return fail(new ConfigError('write_failed', loc.path, `rewrite would not be valid JSON (${e.message}); nothing was changed`));
+  }
+  const diff = unifiedDiff(read.text, edits, applyEdits, loc.path);
+  if (opts.dryRun || opts.mode === 'status') return { ...report, status: 'would_change', diff };
+  try {
+    const { backup } = await writeConfigAtomic(read, text, opts.hooks);
+    return { ...report, status: 'written', diff, backup };
+  } catch (e) {
+    if (e instanceof ConfigError) return fail(e);
+    throw e;
+  }
+}
+
+/**
+ * Runs `wrap`, `unwrap` or `status` over the chosen configs.
+ * @param {'wrap'|'unwrap'|'status'} mode
+ * @param {Where & {clients?: string[], configs?: string[], dryRun?: boolean, actor?: string, hooks?: object}} opts
+ * @returns {Promise<object[]>} one report per config file (see processConfig)
+ */
+export async function run(mode, opts = {}) {
+  const reports = [];
+  for (const loc of locateConfigs(opts)) reports.push(await processConfig(loc, { ...opts, mode }));
+  return reports;
+}

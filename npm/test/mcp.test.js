@@ -1,0 +1,230 @@
+// lowdown-mcp driven by the official SDK client over stdio, against a real lowdown-server.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startServer, records, silentServer, freePort } from './mcp-helpers.js';
+
+const BIN = new URL('../bin/lowdown-mcp.js', import.meta.url).pathname;
+const OTHER_NODE = 'ld_0123456789ab';
+
+let server;
+let home;
+
+async function connect(env) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH, ...env }, stderr: 'pipe' });
+  const client = new Client({ name: 'lowdown-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const text = (r) => r.content.map((c) => c.text).join('\n');
+
+before(async () => {
+  server = await startServer();
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-home-'));
+  await server.post([
+    ...records('npm:alpha-search', 8, { node_id: OTHER_NODE }),
+    ...records('npm:alpha-search', 2, { outcome: 'failure', failure_type: 'tool_error', error_layer: 'tool' }),
+    ...records('npm:beta-search', 3),
+    ...records('npm:beta-search', 4, { source: 'seeded' }),
+    ...records('pypi:delta-search', 6, { task_type: 'fetch' }),
+    ...records('npm:gamma-search', 2, { request_kind: 'protocol', task_type: 'tools/list' }),
+  ]);
+});
+
+after(async () => {
+  await server?.stop();
+  if (home) fs.rmSync(home, { recursive: true, force: true });
+});
+
+test('lists the four tools with input and output schemas an agent can act on', async () => {
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
+  try {
+    const { tools } = await c.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    assert.deepEqual(Object.keys(byName).sort(), ['compare_tools', 'get_lowdown', 'get_node_stats', 'record_interaction']);
+    for (const t of tools) {
+      assert.ok(t.description.length > 40, `${t.name} has a real description`);
+      assert.equal(t.outputSchema?.type, 'object', `${t.name} declares an outputSchema`);
+      for (const [k, p] of Object.entries(t.inputSchema.properties ?? {})) assert.ok(p.description, `${t.name}.${k} is described`);
+    }
+    assert.deepEqual(byName.compare_tools.inputSchema.required, ['candidates']);
+    assert.equal(byName.compare_tools.inputSchema.properties.candidates.minItems, 2);
+    assert.equal(byName.compare_tools.inputSchema.properties.candidates.maxItems, 5);
+    assert.deepEqual(byName.record_interaction.inputSchema.properties.outcome.enum, ['success', 'partial', 'failure']);
+  } finally {
+    await c.close();
+  }
+});
+
+test('get_lowdown answers with the facts, readable and structured; node.json is created 0600', async () => {
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
+  try {
+    const r = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:alpha-search' } });
+    assert.ok(!r.isError, text(r));
+    assert.equal(r.structuredContent.interactions, 10);
+    assert.equal(r.structuredContent.rated_interactions, 10);
+    assert.equal(r.structuredContent.success_rate, 0.8);
+    assert.equal(r.structuredContent.confidence, 'medium');
+    assert.match(text(r), /npm:alpha-search — 10 interactions, 10 rated, success rate 80\.0% \(organic\), confidence medium/);
+    const seeded = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:beta-search' } });
+    assert.equal(seeded.structuredContent.rated_interactions, 3, 'seeded records never count in the rate');
+    assert.match(text(seeded), /By source: organic 3; seeded 4; synthetic 0 \(only organic counts in the success rate\)/);
+    const node = JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8'));
+    assert.match(node.node_id, /^ld_[0-9a-f]{12}$/);
+    assert.ok(!Number.isNaN(Date.parse(node.created_at)));
+    assert.equal(fs.statSync(path.join(home, 'node.json')).mode & 0o777, 0o600);
+  } finally {
+    await c.close();
+  }
+});
+
+test('a short name resolves when it is unique and lists candidates when it is not', async () => {
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
+  try {
+    const one = await c.callTool({ name: 'get_lowdown', arguments: { target: 'delta-search' } });
+    assert.ok(!one.isError, text(one));
+    assert.equal(one.structuredContent.resolved_target, 'pypi:delta-search');
+    assert.match(text(one), /Lowdown for pypi:delta-search \(asked as "delta-search"\)/);
+    const many = await c.callTool({ name: 'get_lowdown', arguments: { target: 'search' } });
+    assert.ok(!many.isError, text(many));
+    assert.ok(Array.isArray(many.structuredContent.candidates));
+    assert.match(text(many), /matches more than one target/);
+  } finally {
+    await c.close();
+  }
+});
+
+test('compare_tools ranks by organic success rate, unrated last, and recommends only with 5+ rated', async () => {
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
+  try {
+    const thin = await c.callTool({ name: 'compare_tools', arguments: { candidates: ['npm:gamma-search', 'npm:alpha-search', 'npm:beta-search'] } });
+    assert.ok(!thin.isError, text(thin));
+    assert.deepEqual(thin.structuredContent.ranked.map((r) => r.target), ['npm:beta-search', 'npm:alpha-search', 'npm:gamma-search']);
+    assert.equal(thin.structuredContent.ranked[2].success_rate, null);
+    assert.deepEqual(thin.structuredContent.recommendation, { target: null, reason: 'Insufficient interaction history for a reliable comparison.' });
+    assert.match(
+      text(thin),
+      /^1\. npm:beta-search — success rate 100\.0% over 3 rated organic interactions, confidence low\n2\. npm:alpha-search — success rate 80\.0% over 10 rated organic interactions, confidence medium\n3\. npm:gamma-search — no rated organic interactions \(confidence none\)\nNo recommendation: Insufficient interaction history for a reliable comparison\.$/m,
+    );
+
+    const clear = await c.callTool({ name: 'compare_tools', arguments: { candidates: ['npm:alpha-search', 'pypi:delta-search'] } });
+    assert.equal(clear.structuredContent.ranked[0].target, 'pypi:delta-search');
+    assert.equal(clear.structuredContent.recommendation.target, 'pypi:delta-search');
+    assert.match(text(clear), /Recommendation: pypi:delta-search/);
+
+    const narrowed = await c.callTool({ name: 'compare_tools', arguments: { candidates: ['npm:alpha-search', 'pypi:delta-search'], task_type: 'search' } });
+    assert.equal(narrowed.structuredContent.task_type, 'search');
+    assert.equal(narrowed.structuredContent.ranked[0].target, 'npm:alpha-search', 'delta has no "search" task');
+
+    const bad = await c.callTool({ name: 'compare_tools', arguments: { candidates: ['npm:alpha-search'] } });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /candidates/);
+  } finally {
+    await c.close();
+  }
+});
+
+test('record_interaction records with this node id; the node then gets contributor detail and stats', async () => {
+  const freshHome = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-home-'));
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: freshHome });
+  try {
+    const before = await c.callTool({ name: 'get_node_stats', arguments: {} });
+    assert.ok(!before.isError, text(before));
+    assert.equal(before.structuredContent.status, 'unknown');
+    assert.match(text(before), /has not contributed any interactions yet/);
+    const plain = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:epsilon' } });
+    assert.equal(plain.structuredContent.task_breakdown, undefined);
+
+    const rec = await c.callTool({
+      name: 'record_interaction',
+      arguments: { actor: 'test-agent', target: 'npm:epsilon', target_type: 'tool', task_type: 'lookup', outcome: 'failure', failure_type: 'timeout', latency_ms: 1200 },
+    });
+    assert.ok(!rec.isError, text(rec));
+    assert.equal(rec.structuredContent.accepted, 1);
+    const nodeId = JSON.parse(fs.readFileSync(path.join(freshHome, 'node.json'), 'utf8')).node_id;
+    assert.equal(rec.structuredContent.record.node_id, nodeId);
+    assert.match(text(rec), /Recorded: test-agent → npm:epsilon \(lookup\): failure \(timeout\)/);
+
+    const rep = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:epsilon' } });
+    assert.equal(rep.structuredContent.interactions, 1);
+    assert.ok(rep.structuredContent.task_breakdown?.lookup, 'contributors get the per-task breakdown');
+    assert.match(text(rep), /Per task \(shown because your node contributes\):\n {2}lookup: 0 success, 1 failure \(timeout 1\)/);
+
+    const stats = await c.callTool({ name: 'get_node_stats', arguments: {} });
+    assert.equal(stats.structuredContent.node_id, nodeId);
+    assert.equal(stats.structuredContent.status, 'active');
+    assert.equal(stats.structuredContent.contribution.interactions, 1);
+    assert.match(text(stats), new RegExp(`Node ${nodeId} \\(active\\): 1 interaction on 1 target`));
+
+    const wrong = await c.callTool({
+      name: 'record_interaction',
+      arguments: { actor: 'a', target: 'npm:epsilon', target_type: 'tool', task_type: 'x', outcome: 'success', failure_type: 'timeout' },
+    });
+    assert.equal(wrong.isError, true);
+    assert.match(text(wrong), /refused the request \(400\): .*failure_type/);
+  } finally {
+    await c.close();
+    fs.rmSync(freshHome, { recursive: true, force: true });
+  }
+});
+
+test('API down: every tool answers isError with a clear message, and the server keeps serving', async () => {
+  const port = await freePort();
+  const c = await connect({ LOWDOWN_API_URL: `http://127.0.0.1:${port}`, LOWDOWN_HOME: home });
+  try {
+    const calls = [
+      ['get_lowdown', { target: 'npm:alpha-search' }],
+      ['compare_tools', { candidates: ['npm:a', 'npm:b'] }],
+      ['record_interaction', { actor: 'a', target: 'npm:a', target_type: 'tool', task_type: 't', outcome: 'success' }],
+      ['get_node_stats', {}],
+    ];
+    for (const [name, args] of calls) {
+      const r = await c.callTool({ name, arguments: args });
+      assert.equal(r.isError, true, name);
+      assert.match(text(r), new RegExp(`The Lowdown API at http://127\\.0\\.0\\.1:${port} is unreachable \\(ECONNREFUSED\\)`), name);
+    }
+    await c.ping();
+  } finally {
+    await c.close();
+  }
+});
+
+test('API slow: a hung API gives isError after the timeout, not a hang', async () => {
+  const silent = await silentServer();
+  const c = await connect({ LOWDOWN_API_URL: silent.url, LOWDOWN_HOME: home, LOWDOWN_API_TIMEOUT_MS: '400' });
+  try {
+    const t0 = Date.now();
+    const r = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:alpha-search' } });
+    const took = Date.now() - t0;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /did not answer within 0\.4 s/);
+    assert.ok(took < 5000, `answered in ${took} ms`);
+    await c.ping();
+  } finally {
+    await c.close();
+    await silent.close();
+  }
+});
+
+test('lowdown-mcp exits cleanly when the client closes its stdin, printing nothing but protocol', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH, LOWDOWN_HOME: home, LOWDOWN_API_URL: server.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stdin.end();
+  const code = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('lowdown-mcp did not exit within 5 s of stdin EOF')), 5000);
+    child.once('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  assert.equal(code, 0);
+  assert.equal(out, '');
+});

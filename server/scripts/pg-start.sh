@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Start a throwaway PostgreSQL for the server tests and print its URL on stdout.
+#
+# Idempotent: installs PostgreSQL with apt when `initdb`/`postgres` are missing, creates
+# the cluster once under $PGROOT (default: <repo>/target/pg), starts it on 127.0.0.1:$PGPORT
+# (default 55432) when it is not already running, and creates the database `lowdown_test`.
+# PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
+# Stop it with: server/scripts/pg-stop.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+PGROOT="${PGROOT:-$ROOT/target/pg}"
+PGPORT="${PGPORT:-55432}"
+DB="${PGDATABASE_NAME:-lowdown_test}"
+log() { echo "pg-start: $*" >&2; }
+
+find_bin() {
+  local name="$1" d
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return 0; fi
+  for d in /usr/lib/postgresql/*/bin; do
+    if [ -x "$d/$name" ]; then echo "$d/$name"; return 0; fi
+  done
+  return 1
+}
+
+if ! find_bin initdb >/dev/null || ! find_bin postgres >/dev/null; then
+  log "PostgreSQL not found; installing it with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq postgresql >&2
+fi
+INITDB="$(find_bin initdb)"
+PG_CTL="$(find_bin pg_ctl)"
+BINDIR="$(dirname "$INITDB")"
+PSQL="$(find_bin psql || echo "$BINDIR/psql")"
+
+# Run a command as the cluster owner.
+if [ "$(id -u)" = "0" ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --home-dir "$PGROOT" --shell /bin/sh postgres
+  OWNER=postgres
+  as_owner() { runuser -u postgres -- "$@"; }
+else
+  OWNER="$(id -un)"
+  as_owner() { "$@"; }
+fi
+
+mkdir -p "$PGROOT"
+chown "$OWNER" "$PGROOT"
+# The owner must be able to reach the directory (e.g. a checkout under /root).
+if [ "$OWNER" = postgres ]; then
+  d="$PGROOT"
+  while [ "$d" != "/" ]; do d="$(dirname "$d")"; chmod o+x "$d" 2>/dev/null || true; done
+fi
+
+DATA="$PGROOT/data"
+if [ ! -f "$DATA/PG_VERSION" ]; then
+  log "initdb $DATA"
+  as_owner "$INITDB" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C >/dev/null
+fi
+
+if ! as_owner "$PG_CTL" -D "$DATA" status >/dev/null 2>&1; then
+  log "starting on 127.0.0.1:$PGPORT"
+  as_owner "$PG_CTL" -D "$DATA" -l "$PGROOT/postgres.log" -w -t 30 \
+    -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $PGROOT -c max_connections=300 -c fsync=off -c synchronous_commit=off" \
+    start >/dev/null
+fi
+
+if ! as_owner "$PSQL" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$DB'" postgres | grep -q 1; then
+  as_owner "$PSQL" -h 127.0.0.1 -p "$PGPORT" -U postgres -qc "CREATE DATABASE $DB" postgres
+fi
+echo "postgres://postgres@127.0.0.1:$PGPORT/$DB"

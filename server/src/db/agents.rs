@@ -1,0 +1,75 @@
+//! Registered agents and their keys. Only the sha256 of a key is stored: keys are 192
+//! random bits, so a fast hash is enough (no password-style stretching needed).
+
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+use super::{random_id, Db};
+use crate::error::AppResult;
+
+/// What an agent registers with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAgent {
+    /// Display name.
+    pub name: String,
+    /// e.g. `anthropic`.
+    pub model_provider: String,
+    /// e.g. `claude-sonnet-4`.
+    pub model_id: String,
+    /// e.g. `production`.
+    pub environment: String,
+}
+
+/// A freshly registered agent: the key is shown once and never stored in clear.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registered {
+    /// `ag_` + 16 hex.
+    pub agent_id: String,
+    /// `ak_` + 48 hex.
+    pub agent_key: String,
+}
+
+/// Lowercase hex sha256 of a key.
+pub fn key_hash(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// Registers an agent and returns its new key.
+pub async fn register(db: &Db, agent: NewAgent, now: i64) -> AppResult<Registered> {
+    let agent_id = random_id("ag_", 8)?;
+    let agent_key = random_id("ak_", 24)?;
+    let hash = key_hash(&agent_key);
+    let id = agent_id.clone();
+    db.write(move |conn| {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO agents (agent_id, key_hash, name, model_provider, model_id, environment, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(id)
+            .bind(hash)
+            .bind(agent.name)
+            .bind(agent.model_provider)
+            .bind(agent.model_id)
+            .bind(agent.environment)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(Registered { agent_id, agent_key })
+}
+
+/// The agent id a key belongs to, or `None` for an unknown key.
+pub async fn agent_for_key(db: &Db, key: &str) -> AppResult<Option<String>> {
+    let row = sqlx::query("SELECT agent_id FROM agents WHERE key_hash = $1")
+        .bind(key_hash(key))
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(match row {
+        Some(r) => Some(r.try_get(0)?),
+        None => None,
+    })
+}

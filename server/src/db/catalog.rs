@@ -1,0 +1,93 @@
+//! The service catalog: services and the hosts that belong to them. A host is "known"
+//! when it, or a parent domain of it, is listed (`api.stripe.com` under `stripe.com`).
+
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+use super::Db;
+use crate::error::AppResult;
+
+/// One catalog entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Service {
+    /// Stable id, e.g. `stripe`.
+    pub id: String,
+    /// Display name (defaults to the id).
+    #[serde(default)]
+    pub name: String,
+    /// Hosts that belong to it, lower-case, e.g. `api.stripe.com`.
+    pub hosts: Vec<String>,
+}
+
+/// Adds or replaces services (a host moves to the service that lists it last).
+pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> AppResult<()> {
+    db.write(move |conn| {
+        Box::pin(async move {
+            for s in services {
+                let name = if s.name.is_empty() { s.id.clone() } else { s.name.clone() };
+                sqlx::query(
+                    "INSERT INTO services (service_id, name, created_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (service_id) DO UPDATE SET name = excluded.name",
+                )
+                .bind(s.id.clone())
+                .bind(name)
+                .bind(now)
+                .execute(&mut *conn)
+                .await?;
+                for host in s.hosts {
+                    sqlx::query(
+                        "INSERT INTO service_hosts (host, service_id) VALUES ($1, $2) \
+                         ON CONFLICT (host) DO UPDATE SET service_id = excluded.service_id",
+                    )
+                    .bind(host.to_lowercase())
+                    .bind(s.id.clone())
+                    .execute(&mut *conn)
+                    .await?;
+                }
+            }
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Every service with its hosts, sorted by id.
+pub async fn list(db: &Db) -> AppResult<Vec<Service>> {
+    let services = sqlx::query("SELECT service_id, name FROM services ORDER BY service_id").fetch_all(&db.pool).await?;
+    let hosts = sqlx::query("SELECT service_id, host FROM service_hosts ORDER BY host").fetch_all(&db.pool).await?;
+    let mut out = Vec::with_capacity(services.len());
+    for row in services {
+        let id: String = row.try_get(0)?;
+        let mut list = Vec::new();
+        for h in &hosts {
+            if h.try_get::<String, _>(0)? == id {
+                list.push(h.try_get(1)?);
+            }
+        }
+        out.push(Service { name: row.try_get(1)?, id, hosts: list });
+    }
+    Ok(out)
+}
+
+/// The service a host belongs to: the host itself or its nearest listed parent domain.
+pub async fn service_for_host(db: &Db, host: &str) -> AppResult<Option<String>> {
+    let host = host.to_lowercase();
+    let mut candidates = vec![host.as_str()];
+    let mut rest = host.as_str();
+    while let Some((_, parent)) = rest.split_once('.') {
+        if parent.contains('.') {
+            candidates.push(parent);
+        }
+        rest = parent;
+    }
+    for c in candidates {
+        let row = sqlx::query("SELECT service_id FROM service_hosts WHERE host = $1")
+            .bind(c.to_owned())
+            .fetch_optional(&db.pool)
+            .await?;
+        if let Some(r) = row {
+            return Ok(Some(r.try_get(0)?));
+        }
+    }
+    Ok(None)
+}

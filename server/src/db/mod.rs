@@ -1,0 +1,151 @@
+//! Storage: one `sqlx::Any` pool over SQLite or PostgreSQL, one set of migrations and one
+//! set of runtime-checked queries for both.
+//!
+//! Portability rules kept by every query here: `$n` placeholders (SQLite accepts them too),
+//! only TEXT/BIGINT/DOUBLE PRECISION values, `ON CONFLICT ... DO NOTHING/UPDATE` with
+//! `excluded`, and `CAST(SUM(..) AS BIGINT)` because PostgreSQL sums BIGINT to NUMERIC,
+//! which the `Any` driver cannot decode.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::{AnyPool, Executor, Row};
+
+pub mod agents;
+pub mod catalog;
+pub mod ingest;
+pub mod nodes;
+pub mod reputation;
+pub mod telemetry;
+mod upsert;
+
+/// Which database engine a [`Db`] talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Embedded SQLite (the default; one file, WAL).
+    Sqlite,
+    /// PostgreSQL (for shared deployments).
+    Postgres,
+}
+
+/// A connection pool plus what the server needs to know about the engine behind it.
+#[derive(Clone)]
+pub struct Db {
+    /// The pool every query runs on.
+    pub pool: AnyPool,
+    /// The engine behind the pool.
+    pub backend: Backend,
+    /// SQLite has one writer at a time; queueing writers here instead of in SQLite's busy
+    /// loop keeps ingest fast and fair. PostgreSQL writers run concurrently.
+    write_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// The migrations, embedded so the binary needs no files at run time.
+const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "init", include_str!("../../migrations/0001_init.sql"))];
+
+/// Errors opening the database.
+#[derive(Debug, thiserror::Error, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DbError {
+    /// The URL names neither `sqlite:` nor `postgres:`/`postgresql:`.
+    #[error("unsupported database URL (expected sqlite:// or postgres://)")]
+    UnsupportedUrl,
+    /// Connecting failed.
+    #[error("cannot open the database: {message}")]
+    Connect {
+        /// The driver's message.
+        message: String,
+    },
+    /// Applying migrations failed.
+    #[error("cannot apply migrations: {message}")]
+    Migrate {
+        /// The driver's message.
+        message: String,
+    },
+}
+
+impl Db {
+    /// Opens `url` (`sqlite://PATH?mode=rwc` or `postgres://...`) and applies migrations.
+    pub async fn open(url: &str, max_connections: u32) -> Result<Db, DbError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(DbError::UnsupportedUrl);
+        };
+        let mut options = AnyPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(Duration::from_secs(10));
+        if backend == Backend::Sqlite {
+            options = options.after_connect(|conn, _meta| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA journal_mode = WAL").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    Ok(())
+                })
+            });
+        }
+        let pool = options
+            .connect(url)
+            .await
+            .map_err(|e| DbError::Connect { message: e.to_string() })?;
+        let db = Db { pool, backend, write_lock: Arc::new(tokio::sync::Mutex::new(())) };
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    async fn migrate(&self) -> Result<(), DbError> {
+        let migrations = MIGRATIONS
+            .iter()
+            .map(|(version, name, sql)| {
+                Migration::new(*version, (*name).into(), MigrationType::Simple, sqlx::SqlSafeStr::into_sql_str(*sql), false)
+            })
+            .collect();
+        let migrator = Migrator::with_migrations(migrations);
+        migrator.run(&self.pool).await.map_err(|e| DbError::Migrate { message: e.to_string() })
+    }
+
+    /// Runs `f` inside one write transaction: committed when it returns `Ok`, rolled back
+    /// (nothing written) when it returns `Err` or the future is dropped.
+    pub async fn write<T, F>(&self, f: F) -> crate::error::AppResult<T>
+    where
+        F: for<'c> FnOnce(
+            &'c mut sqlx::AnyConnection,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = crate::error::AppResult<T>> + Send + 'c>,
+        >,
+    {
+        let _guard = match self.backend {
+            Backend::Sqlite => Some(self.write_lock.lock().await),
+            Backend::Postgres => None,
+        };
+        let mut tx = self.pool.begin().await?;
+        let out = f(&mut tx).await?;
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    /// Closes the pool, waiting for connections to be returned.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// Reads a BIGINT column as `u64` (negative values, which never occur, read as 0).
+pub(crate) fn get_u64(row: &AnyRow, idx: usize) -> Result<u64, sqlx::Error> {
+    let v: i64 = row.try_get(idx)?;
+    Ok(u64::try_from(v).unwrap_or(0))
+}
+
+/// Makes a fresh random identifier: `prefix` + `2 * bytes` lowercase hex digits, from the
+/// operating system's random source.
+pub fn random_id(prefix: &str, bytes: usize) -> Result<String, crate::error::AppError> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| crate::error::AppError::internal(format!("getrandom: {e}")))?;
+    Ok(format!("{prefix}{}", hex::encode(buf)))
+}

@@ -1,0 +1,178 @@
+//! Reads behind the reputation and compare answers. Every read here touches rollups and
+//! the `targets` table only, never raw records, so answers stay flat as records grow.
+
+use std::collections::BTreeMap;
+
+use lowdown_core::aggregate::{OutcomeClass, SourceCounts};
+use lowdown_core::record::Source;
+use sqlx::Row;
+
+use super::{get_u64, Db};
+use crate::error::AppResult;
+use crate::names::{like_escape, name_key, parse_enum};
+
+/// How a requested target name maps to stored targets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The name is stored exactly, or is the only match of a short name.
+    Found(String),
+    /// Several stored targets match; the caller must pick one.
+    Candidates(Vec<String>),
+    /// Nothing matches.
+    Nothing,
+}
+
+/// Most candidates listed for an ambiguous short name.
+pub const MAX_CANDIDATES: i64 = 20;
+
+/// Resolves `name`: exact match first; then, for a name without `:` or `/`, targets whose
+/// last segment equals it (case-insensitive); then targets containing it. One match
+/// resolves; several are candidates. LIKE wildcards in `name` are always escaped.
+pub async fn resolve(db: &Db, name: &str) -> AppResult<Resolution> {
+    let exact = sqlx::query("SELECT target FROM targets WHERE target = $1")
+        .bind(name.to_owned())
+        .fetch_optional(&db.pool)
+        .await?;
+    if exact.is_some() {
+        return Ok(Resolution::Found(name.to_owned()));
+    }
+    if !name.contains([':', '/']) {
+        let rows = sqlx::query("SELECT target FROM targets WHERE name_key = $1 ORDER BY target LIMIT $2")
+            .bind(name_key(name))
+            .bind(MAX_CANDIDATES + 1)
+            .fetch_all(&db.pool)
+            .await?;
+        if let Some(r) = pick(rows)? {
+            return Ok(r);
+        }
+    }
+    let pattern = format!("%{}%", like_escape(&name.to_lowercase()));
+    let rows = sqlx::query(
+        "SELECT target FROM targets WHERE LOWER(target) LIKE $1 ESCAPE '\\' ORDER BY target LIMIT $2",
+    )
+    .bind(pattern)
+    .bind(MAX_CANDIDATES + 1)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(pick(rows)?.unwrap_or(Resolution::Nothing))
+}
+
+fn pick(rows: Vec<sqlx::any::AnyRow>) -> AppResult<Option<Resolution>> {
+    let mut names = rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?;
+    Ok(match names.len() {
+        0 => None,
+        1 => Some(Resolution::Found(names.remove(0))),
+        _ => {
+            names.truncate(MAX_CANDIDATES as usize);
+            Some(Resolution::Candidates(names))
+        }
+    })
+}
+
+fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
+    if let (Some(s), Some(c)) = (parse_enum::<Source>(source), parse_enum::<OutcomeClass>(class)) {
+        counts.add(s, c, n);
+    }
+}
+
+/// Counts per source and class for `target`, optionally narrowed to one task.
+pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<SourceCounts> {
+    let rows = match task {
+        None => {
+            sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
+                .bind(target.to_owned())
+                .fetch_all(&db.pool)
+                .await?
+        }
+        Some(task) => {
+            sqlx::query(
+                "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) FROM rollup_tasks \
+                 WHERE target = $1 AND task_type = $2 GROUP BY source, outcome_class",
+            )
+            .bind(target.to_owned())
+            .bind(task.to_owned())
+            .fetch_all(&db.pool)
+            .await?
+        }
+    };
+    let mut counts = SourceCounts::default();
+    for row in rows {
+        add_row(&mut counts, &row.try_get::<String, _>(0)?, &row.try_get::<String, _>(1)?, get_u64(&row, 2)?);
+    }
+    Ok(counts)
+}
+
+/// Per-task counts: for each task, its counts per source and class, and its organic
+/// failures per `failure_type`.
+pub async fn task_breakdown(
+    db: &Db,
+    target: &str,
+    task: Option<&str>,
+) -> AppResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
+    let rows = sqlx::query(
+        "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks \
+         WHERE target = $1 AND ($2 = '' OR task_type = $2)",
+    )
+    .bind(target.to_owned())
+    .bind(task.unwrap_or("").to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
+    for row in rows {
+        let (task, source, class, failure): (String, String, String, String) =
+            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
+        let n = get_u64(&row, 4)?;
+        let entry = out.entry(task).or_default();
+        add_row(&mut entry.0, &source, &class, n);
+        if source == "organic" && !failure.is_empty() {
+            *entry.1.entry(failure).or_insert(0) += n;
+        }
+    }
+    Ok(out)
+}
+
+/// Counts grouped by one rollup dimension (`day`, `server_version` or `schema_hash`),
+/// optionally narrowed to one task; `since_day` keeps only days on or after it.
+pub async fn grouped(
+    db: &Db,
+    dimension: Dimension,
+    target: &str,
+    task: Option<&str>,
+    since_day: Option<&str>,
+) -> AppResult<BTreeMap<String, SourceCounts>> {
+    let (table, column) = match dimension {
+        Dimension::Day => ("rollup_days", "day"),
+        Dimension::ServerVersion => ("rollup_versions", "server_version"),
+        Dimension::SchemaHash => ("rollup_schemas", "schema_hash"),
+    };
+    // table and column come from the match above, never from input.
+    let sql = format!(
+        "SELECT {column}, source, outcome_class, CAST(SUM(n) AS BIGINT) FROM {table} \
+         WHERE target = $1 AND ($2 = '' OR task_type = $2) {} GROUP BY {column}, source, outcome_class",
+        if dimension == Dimension::Day { "AND day >= $3" } else { "AND $3 = $3" }
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(target.to_owned())
+        .bind(task.unwrap_or("").to_owned())
+        .bind(since_day.unwrap_or("").to_owned())
+        .fetch_all(&db.pool)
+        .await?;
+    let mut out: BTreeMap<String, SourceCounts> = BTreeMap::new();
+    for row in rows {
+        let key: String = row.try_get(0)?;
+        let entry = out.entry(key).or_default();
+        add_row(entry, &row.try_get::<String, _>(1)?, &row.try_get::<String, _>(2)?, get_u64(&row, 3)?);
+    }
+    Ok(out)
+}
+
+/// A rollup dimension [`grouped`] can group by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    /// UTC day.
+    Day,
+    /// The server's reported version ('' when none).
+    ServerVersion,
+    /// The tools' schema hash ('' when none).
+    SchemaHash,
+}

@@ -1,0 +1,139 @@
+//! Multi-row statements built at run time: the SQL text holds only placeholders, every
+//! value is bound.
+
+use sqlx::any::AnyArguments;
+use sqlx::query::Query;
+use sqlx::{Any, AnyConnection, AssertSqlSafe};
+
+/// One bound value of a key or payload column.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Val {
+    /// A TEXT value.
+    Text(String),
+    /// A nullable TEXT value.
+    OptText(Option<String>),
+    /// A BIGINT value.
+    Int(i64),
+    /// A nullable BIGINT value.
+    OptInt(Option<i64>),
+    /// A nullable DOUBLE PRECISION value, kept as bits so rows can be ordered and hashed.
+    OptFloat(Option<u64>),
+}
+
+impl Val {
+    /// A nullable float.
+    pub fn float(v: Option<f64>) -> Val {
+        Val::OptFloat(v.map(f64::to_bits))
+    }
+}
+
+/// `($1, $2), ($3, $4), ...` for `rows` rows of `cols` columns.
+pub fn placeholders(rows: usize, cols: usize) -> String {
+    let mut s = String::with_capacity(rows * cols * 5);
+    for r in 0..rows {
+        if r > 0 {
+            s.push(',');
+        }
+        s.push('(');
+        for c in 0..cols {
+            if c > 0 {
+                s.push(',');
+            }
+            s.push('$');
+            s.push_str(&(r * cols + c + 1).to_string());
+        }
+        s.push(')');
+    }
+    s
+}
+
+/// Binds `vals` in order.
+pub fn bind_all<'q>(
+    mut q: Query<'q, Any, AnyArguments>,
+    vals: impl IntoIterator<Item = Val>,
+) -> Query<'q, Any, AnyArguments> {
+    for v in vals {
+        q = match v {
+            Val::Text(s) => q.bind(s),
+            Val::OptText(s) => q.bind(s),
+            Val::Int(i) => q.bind(i),
+            Val::OptInt(i) => q.bind(i),
+            Val::OptFloat(f) => q.bind(f.map(f64::from_bits)),
+        };
+    }
+    q
+}
+
+/// Largest number of rows per statement: keeps every statement under SQLite's 32766 and
+/// PostgreSQL's 65535 bound parameters.
+const MAX_PARAMS: usize = 30_000;
+
+/// Adds counts into a rollup table: `INSERT ... ON CONFLICT (keys) DO UPDATE SET n = n + excluded.n`.
+///
+/// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
+/// transaction the same lock order on PostgreSQL, so concurrent writers never deadlock).
+pub async fn add_counts(
+    conn: &mut AnyConnection,
+    table: &str,
+    keys: &[&str],
+    rows: impl IntoIterator<Item = (Vec<Val>, i64)>,
+) -> Result<(), sqlx::Error> {
+    let rows: Vec<(Vec<Val>, i64)> = rows.into_iter().collect();
+    let cols = keys.len() + 1;
+    for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
+        let sql = format!(
+            "INSERT INTO {table} ({}, n) VALUES {} ON CONFLICT ({}) DO UPDATE SET n = {table}.n + excluded.n",
+            keys.join(", "),
+            placeholders(chunk.len(), cols),
+            keys.join(", ")
+        );
+        let vals = chunk.iter().flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
+        bind_all(sqlx::query(AssertSqlSafe(sql)), vals).execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Inserts rows, skipping those whose primary key already exists; returns the values of
+/// `returning` for the rows actually inserted.
+pub async fn insert_new(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    returning: &str,
+    rows: Vec<Vec<Val>>,
+) -> Result<Vec<String>, sqlx::Error> {
+    use sqlx::Row;
+    let mut inserted = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING RETURNING {returning}",
+            cols.join(", "),
+            placeholders(chunk.len(), cols.len()),
+        );
+        let q = bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned());
+        for row in q.fetch_all(&mut *conn).await? {
+            inserted.push(row.try_get::<String, _>(0)?);
+        }
+    }
+    Ok(inserted)
+}
+
+/// Inserts rows, ignoring those that already exist.
+pub async fn insert_ignore(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
+            cols.join(", "),
+            placeholders(chunk.len(), cols.len()),
+        );
+        bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned()).execute(&mut *conn).await?;
+    }
+    Ok(())
+}

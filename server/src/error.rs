@@ -1,0 +1,98 @@
+//! The one error type every handler returns, and how it becomes an HTTP response.
+//!
+//! 4xx errors say what is wrong with the input (naming the field); 5xx errors say only
+//! "internal error" to the client and log the cause with `tracing`.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// An error a handler can return.
+#[derive(Debug, thiserror::Error, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AppError {
+    /// The request is malformed or fails validation (400).
+    #[error("{message}")]
+    BadRequest {
+        /// What is wrong, naming the field.
+        message: String,
+    },
+    /// The request body is larger than the limit (413).
+    #[error("request body is larger than {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Nothing exists under that name (404).
+    #[error("{message}")]
+    NotFound {
+        /// What was not found.
+        message: String,
+    },
+    /// The caller is over its rate limit (429); retry after `retry_after_secs`.
+    #[error("rate limit exceeded: {limit} observations per hour for this {scope}; retry after {retry_after_secs} s")]
+    RateLimited {
+        /// `agent key` or `IP address`.
+        scope: String,
+        /// The hourly limit that applies.
+        limit: u32,
+        /// Seconds until the window frees enough capacity.
+        retry_after_secs: u64,
+    },
+    /// Something failed inside the server (500). The detail is logged, never sent.
+    #[error("internal error")]
+    Internal {
+        /// The cause, for the log only.
+        #[serde(skip)]
+        detail: String,
+    },
+}
+
+impl AppError {
+    /// A 400 with a message naming the problem.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        AppError::BadRequest { message: message.into() }
+    }
+
+    /// A 500 whose cause is logged, not returned.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        AppError::Internal { detail: detail.to_string() }
+    }
+
+    /// The HTTP status this error maps to.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            AppError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::NotFound { .. } => StatusCode::NOT_FOUND,
+            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(e: sqlx::Error) -> Self {
+        AppError::internal(format!("database: {e}"))
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        if let AppError::Internal { detail } = &self {
+            tracing::error!(error = %detail, "request failed");
+        }
+        let status = self.status();
+        let body = serde_json::json!({ "error": self.to_string() });
+        let mut response = (status, axum::Json(body)).into_response();
+        if let AppError::RateLimited { retry_after_secs, .. } = &self {
+            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        response
+    }
+}
+
+/// The result type of handlers and storage functions.
+pub type AppResult<T> = Result<T, AppError>;

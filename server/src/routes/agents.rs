@@ -1,0 +1,40 @@
+//! `POST /v1/auth/agents/register`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde_json::{json, Value};
+
+use crate::db::agents::{register as store, NewAgent};
+use crate::error::{AppError, AppResult};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+
+/// Longest value of each registration field, in characters.
+pub const MAX_FIELD: usize = 128;
+
+fn field(body: &Value, key: &str) -> AppResult<String> {
+    match body.get(key) {
+        None | Some(Value::Null) => Err(AppError::bad_request(format!("{key}: missing"))),
+        Some(Value::String(s)) => {
+            super::check_name(key, s, MAX_FIELD)?;
+            Ok(s.clone())
+        }
+        Some(_) => Err(AppError::bad_request(format!("{key}: must be a string"))),
+    }
+}
+
+/// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash.
+pub async fn register(State(state): State<AppState>, JsonBody(body): JsonBody) -> AppResult<(StatusCode, Json<Value>)> {
+    if !body.is_object() {
+        return Err(AppError::bad_request("body: must be a JSON object"));
+    }
+    let agent = NewAgent {
+        name: field(&body, "name")?,
+        model_provider: field(&body, "model_provider")?,
+        model_id: field(&body, "model_id")?,
+        environment: field(&body, "environment")?,
+    };
+    let r = store(&state.db, agent, crate::clock::now_ms()).await?;
+    Ok((StatusCode::CREATED, Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id}))))
+}

@@ -1,0 +1,31 @@
+//! `GET /healthz`, `GET /llms.txt`, `GET /openapi.json`.
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::{json, Value};
+
+use crate::db::Backend;
+use crate::error::AppResult;
+use crate::state::AppState;
+
+/// Liveness plus a database round trip.
+pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Value>> {
+    sqlx::query("SELECT 1").execute(&state.db.pool).await?;
+    let database = match state.db.backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    Ok(Json(json!({"ok": true, "database": database, "version": env!("CARGO_PKG_VERSION")})))
+}
+
+/// How an agent uses this API, in plain text.
+pub async fn llms() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], include_str!("../llms.txt"))
+}
+
+/// The OpenAPI 3.1 description of every route.
+pub async fn openapi() -> Json<Value> {
+    Json(crate::openapi::document())
+}

@@ -1,0 +1,85 @@
+//! The HTTP surface: [`app`] wires every route, CORS and the JSON fallbacks.
+
+use axum::http::{Method, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use tower_http::cors::{Any, CorsLayer};
+
+use crate::state::AppState;
+
+mod agents;
+mod compare;
+mod interactions;
+mod meta;
+mod node;
+mod reputation;
+mod sampling;
+mod telemetry;
+
+/// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
+/// a test checks both directions.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("post", "/api/interactions"),
+    ("get", "/api/reputation/{target}"),
+    ("get", "/api/compare"),
+    ("get", "/api/node/{node_id}"),
+    ("post", "/v1/telemetry/observe"),
+    ("post", "/v1/auth/agents/register"),
+    ("post", "/v1/sampling/verify"),
+    ("get", "/openapi.json"),
+    ("get", "/llms.txt"),
+    ("get", "/healthz"),
+];
+
+/// The Lowdown API router over `state`.
+pub fn app(state: AppState) -> Router {
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers(Any)
+        .expose_headers(Any);
+    Router::new()
+        .route("/api/interactions", post(interactions::post))
+        // `{*target}` keeps raw slashes in names like `mcp:io.github.user/server`.
+        .route("/api/reputation/{*target}", get(reputation::get))
+        .route("/api/compare", get(compare::get))
+        .route("/api/node/{node_id}", get(node::get))
+        .route("/v1/telemetry/observe", post(telemetry::post))
+        .route("/v1/auth/agents/register", post(agents::register))
+        .route("/v1/sampling/verify", post(sampling::verify))
+        .route("/openapi.json", get(meta::openapi))
+        .route("/llms.txt", get(meta::llms))
+        .route("/healthz", get(meta::healthz))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(cors)
+        .with_state(state)
+}
+
+async fn not_found() -> impl IntoResponse {
+    (StatusCode::NOT_FOUND, Json(serde_json::json!({"error": "no such endpoint; see /openapi.json"})))
+}
+
+async fn method_not_allowed() -> impl IntoResponse {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        Json(serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"})),
+    )
+}
+
+/// Checks a name given in a URL: non-empty, at most `max` characters, no control characters.
+pub(crate) fn check_name(field: &str, value: &str, max: usize) -> Result<(), crate::error::AppError> {
+    use crate::error::AppError;
+    if value.is_empty() {
+        return Err(AppError::bad_request(format!("{field}: must not be empty")));
+    }
+    if value.chars().count() > max {
+        return Err(AppError::bad_request(format!("{field}: longer than {max} characters")));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(AppError::bad_request(format!("{field}: contains a control character")));
+    }
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! Test harness: the app over a fresh SQLite file or a fresh PostgreSQL database, called
+//! with `oneshot` or over a real socket.
+//!
+//! PostgreSQL comes from `LOWDOWN_TEST_DATABASE_URL` (set by `make test-server`, which
+//! starts a server with `server/scripts/pg-start.sh`). When the variable is set, a
+//! PostgreSQL test that cannot reach it FAILS. When it is unset the PostgreSQL variants
+//! are skipped with a message, except under `CI=true`, where that is a failure too.
+#![allow(dead_code)] // each test file uses a different part of the harness
+
+use std::path::PathBuf;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use axum::Router;
+use lowdown_server::db::Db;
+use lowdown_server::AppState;
+use serde_json::Value;
+use sqlx::Row;
+use tower::ServiceExt;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Sqlite,
+    Postgres,
+}
+
+/// A database made for one test; `url` reopens it (restart tests).
+pub struct TestDb {
+    pub kind: Kind,
+    pub url: String,
+    pub db: Db,
+    /// A second pool for assertions: it stays open when a test stops the server's pool.
+    pub check: Db,
+    dir: Option<PathBuf>,
+    pg: Option<(String, String)>,
+}
+
+fn random_suffix() -> String {
+    let mut b = [0u8; 6];
+    getrandom::fill(&mut b).expect("os random");
+    hex::encode(b)
+}
+
+/// The PostgreSQL admin URL, or `None` when PostgreSQL tests should be skipped.
+pub fn pg_url() -> Option<String> {
+    match std::env::var("LOWDOWN_TEST_DATABASE_URL") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but LOWDOWN_TEST_DATABASE_URL is not set: run `make test-server`")
+        }
+        _ => {
+            eprintln!("LOWDOWN_TEST_DATABASE_URL unset: skipping the PostgreSQL variant (make test-server sets it)");
+            None
+        }
+    }
+}
+
+fn with_database(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let root = base.rsplit_once('/').map_or(base, |(r, _)| r);
+    match query {
+        Some(q) => format!("{root}/{db}?{q}"),
+        None => format!("{root}/{db}"),
+    }
+}
+
+impl TestDb {
+    /// A fresh database of `kind`, migrated; `None` when PostgreSQL is skipped.
+    pub async fn new(kind: Kind) -> Option<TestDb> {
+        match kind {
+            Kind::Sqlite => {
+                let dir = std::env::temp_dir().join(format!("lowdown-test-{}", random_suffix()));
+                std::fs::create_dir_all(&dir).unwrap();
+                let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
+                let db = Db::open(&url, 8).await.expect("open sqlite");
+                let check = Db::open(&url, 2).await.expect("open sqlite");
+                Some(TestDb { kind, url, db, check, dir: Some(dir), pg: None })
+            }
+            Kind::Postgres => {
+                let admin = pg_url()?;
+                let name = format!("lowdown_t_{}", random_suffix());
+                sqlx::any::install_default_drivers();
+                let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+                    .await
+                    .unwrap_or_else(|e| panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}"));
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.unwrap();
+                let url = with_database(&admin, &name);
+                let db = Db::open(&url, 8).await.expect("open postgres");
+                let check = Db::open(&url, 2).await.expect("open postgres");
+                Some(TestDb { kind, url, db, check, dir: None, pg: Some((admin, name)) })
+            }
+        }
+    }
+
+    /// Closes the pool and removes the database.
+    pub async fn cleanup(self) {
+        self.db.close().await;
+        self.check.close().await;
+        if let Some(dir) = self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some((admin, name)) = self.pg {
+            if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
+                    .execute(&mut conn)
+                    .await;
+            }
+        }
+    }
+
+    pub fn state(&self) -> AppState {
+        AppState::new(self.db.clone(), "lowdown-test")
+    }
+
+    pub fn app(&self) -> Router {
+        lowdown_server::app(self.state())
+    }
+
+    /// `SELECT COUNT(*) FROM table`.
+    pub async fn count(&self, table: &str) -> i64 {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+            .fetch_one(&self.check.pool)
+            .await
+            .unwrap();
+        row.try_get(0).unwrap()
+    }
+}
+
+/// One response, body parsed as JSON (or a JSON string for non-JSON bodies).
+#[derive(Debug)]
+pub struct Resp {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub json: Value,
+    pub text: String,
+}
+
+/// Sends a request through the router with `oneshot`.
+pub async fn call(app: &Router, method: &str, uri: &str, headers: &[(&str, &str)], body: Option<String>) -> Resp {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(body.map_or_else(Body::empty, Body::from)).unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = axum::body::to_bytes(res.into_body(), 16 << 20).await.unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let json = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
+    Resp { status, headers, json, text }
+}
+
+pub async fn get(app: &Router, uri: &str) -> Resp {
+    call(app, "GET", uri, &[], None).await
+}
+
+pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
+    call(app, "POST", uri, &[("content-type", "application/json")], Some(body.to_string())).await
+}
+
+/// A valid record for `target` with `outcome`.
+pub fn record(target: &str, outcome: &str) -> Value {
+    serde_json::json!({
+        "actor": "agent:test",
+        "target": target,
+        "target_type": "tool",
+        "task_type": "search",
+        "outcome": outcome,
+    })
+}
+
+/// Runs `async fn $name(t: &TestDb)` on SQLite and on PostgreSQL, as two
+/// `#[tokio::test]` functions `$name::sqlite` and `$name::postgres`.
+#[macro_export]
+macro_rules! on_both {
+    ($name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let t = $crate::common::TestDb::new($crate::common::Kind::Sqlite).await.unwrap();
+                super::$name(&t).await;
+                t.cleanup().await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some(t) = $crate::common::TestDb::new($crate::common::Kind::Postgres).await else { return };
+                super::$name(&t).await;
+                t.cleanup().await;
+            }
+        }
+    };
+}
+
+/// Checks that every rollup equals a recomputation from the raw rows.
+pub async fn assert_rollups_match_raw(t: &TestDb) {
+    let checks: &[(&str, &str, &str)] = &[
+        ("rollup_targets", "target, source, outcome_class", "target, source, outcome_class"),
+        (
+            "rollup_tasks",
+            "target, task_type, source, outcome_class, failure_type",
+            "target, task_type, source, outcome_class, COALESCE(failure_type, '')",
+        ),
+        ("rollup_days", "target, task_type, day, source, outcome_class", "target, task_type, day, source, outcome_class"),
+        (
+            "rollup_versions",
+            "target, task_type, server_version, source, outcome_class",
+            "target, task_type, COALESCE(server_version, ''), source, outcome_class",
+        ),
+        (
+            "rollup_schemas",
+            "target, task_type, schema_hash, source, outcome_class",
+            "target, task_type, COALESCE(schema_hash, ''), source, outcome_class",
+        ),
+    ];
+    for (table, keys, raw_keys) in checks {
+        let from_rollup = fetch_pairs(t, &format!("SELECT {keys}, n FROM {table}")).await;
+        let from_raw =
+            fetch_pairs(t, &format!("SELECT {raw_keys}, COUNT(*) FROM interactions GROUP BY {raw_keys}")).await;
+        assert_eq!(from_rollup, from_raw, "{table} disagrees with the raw interactions");
+    }
+    let nodes = fetch_pairs(t, "SELECT node_id, interactions FROM nodes").await;
+    let raw_nodes =
+        fetch_pairs(t, "SELECT node_id, COUNT(*) FROM interactions WHERE node_id IS NOT NULL GROUP BY node_id").await;
+    assert_eq!(nodes, raw_nodes, "nodes disagree with the raw interactions");
+    let tel = fetch_pairs(
+        t,
+        "SELECT subject, CAST(SUM(n) AS BIGINT) FROM telemetry_rollups WHERE subject_kind = 'host' GROUP BY subject",
+    )
+    .await;
+    let raw_tel = fetch_pairs(t, "SELECT host, COUNT(*) FROM observations GROUP BY host").await;
+    assert_eq!(tel, raw_tel, "telemetry rollups disagree with the raw observations");
+}
+
+async fn fetch_pairs(t: &TestDb, sql: &str) -> std::collections::BTreeMap<String, i64> {
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())).fetch_all(&t.check.pool).await.unwrap();
+    rows.iter()
+        .map(|r| {
+            let cols = r.len();
+            let key: Vec<String> = (0..cols - 1).map(|i| r.try_get::<String, _>(i).unwrap()).collect();
+            (key.join("|"), r.try_get::<i64, _>(cols - 1).unwrap())
+        })
+        .collect()
+}

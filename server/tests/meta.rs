@@ -1,0 +1,94 @@
+//! `openapi.json` against the routes, `llms.txt`, `healthz`, CORS, JSON fallbacks and
+//! hidden internals, over `oneshot`.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{call, get, TestDb};
+use lowdown_server::routes::ROUTES;
+use serde_json::Value;
+
+async fn openapi_documents_exactly_the_routes(t: &TestDb) {
+    let app = t.app();
+    let doc = get(&app, "/openapi.json").await;
+    assert_eq!(doc.status, 200);
+    assert_eq!(doc.json["openapi"], "3.1.0");
+    let mut documented = BTreeSet::new();
+    for (path, ops) in doc.json["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            documented.insert((method.clone(), path.clone()));
+            assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()), "{method} {path} has no responses");
+            assert!(op["summary"].is_string(), "{method} {path} has no summary");
+        }
+    }
+    let routed: BTreeSet<(String, String)> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    assert_eq!(documented, routed, "openapi.json and the router disagree");
+    // Every $ref points at a defined schema.
+    let text = doc.text.clone();
+    for piece in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = &piece[..piece.find('"').unwrap()];
+        assert!(doc.json["components"]["schemas"][name].is_object(), "dangling $ref {name}");
+    }
+    // Every documented route exists (answers something other than the 404/405 fallbacks).
+    for (method, path) in &routed {
+        let uri = path.replace("{target}", "npm:x").replace("{node_id}", "ld_abc");
+        let r = call(&app, &method.to_uppercase(), &uri, &[], Some("{}".into())).await;
+        assert!(r.status != 404 && r.status != 405, "{method} {uri}: {}", r.status);
+    }
+}
+on_both!(openapi_documents_exactly_the_routes);
+
+async fn llms_txt_and_healthz_answer(t: &TestDb) {
+    let app = t.app();
+    let r = get(&app, "/llms.txt").await;
+    assert_eq!(r.status, 200);
+    assert!(r.headers["content-type"].to_str().unwrap().starts_with("text/plain"));
+    for route in ["/api/reputation/", "/api/interactions", "/v1/telemetry/observe", "/api/compare"] {
+        assert!(r.text.contains(route), "llms.txt does not explain {route}");
+    }
+    let h = get(&app, "/healthz").await;
+    assert_eq!(h.json["ok"], true);
+    let expected = if t.kind == common::Kind::Sqlite { "sqlite" } else { "postgres" };
+    assert_eq!(h.json["database"], expected);
+}
+on_both!(llms_txt_and_healthz_answer);
+
+async fn cors_is_open_and_fallbacks_are_json(t: &TestDb) {
+    let app = t.app();
+    let pre = call(
+        &app,
+        "OPTIONS",
+        "/api/interactions",
+        &[("origin", "https://agent.example"), ("access-control-request-method", "POST"), ("access-control-request-headers", "content-type,x-lowdown-node-id")],
+        None,
+    )
+    .await;
+    assert!(pre.status.is_success(), "{}", pre.status);
+    assert_eq!(pre.headers["access-control-allow-origin"], "*");
+    let r = call(&app, "GET", "/healthz", &[("origin", "https://agent.example")], None).await;
+    assert_eq!(r.headers["access-control-allow-origin"], "*");
+    let r = get(&app, "/nope").await;
+    assert_eq!(r.status, 404);
+    assert!(r.json["error"].is_string());
+    let r = call(&app, "DELETE", "/api/interactions", &[], None).await;
+    assert_eq!(r.status, 405);
+    assert!(r.json["error"].is_string());
+}
+on_both!(cors_is_open_and_fallbacks_are_json);
+
+async fn server_errors_hide_internals(t: &TestDb) {
+    let app = t.app();
+    // Break the database under the running app: every query now fails inside sqlx.
+    t.db.pool.close().await;
+    for (method, uri, body) in [
+        ("GET", "/api/reputation/npm:x", None),
+        ("POST", "/api/interactions", Some(common::record("npm:x", "success").to_string())),
+        ("GET", "/healthz", None),
+    ] {
+        let r = call(&app, method, uri, &[], body).await;
+        assert_eq!(r.status, 500, "{uri}");
+        assert_eq!(r.json, Value::from(serde_json::json!({"error": "internal error"})), "{uri}: {}", r.text);
+    }
+}
+on_both!(server_errors_hide_internals);

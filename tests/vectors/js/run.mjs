@@ -1,0 +1,50 @@
+// Runs every golden vector against one JavaScript host (`node` = napi, `wasm` = wasm-bindgen)
+// with node:test: one suite per vector file, one test per case. A case listed for the host in
+// xfail.json runs as `todo` (reported, not hidden); a vector file whose operation this table
+// does not know, or an xfail entry naming no case, fails.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { expand, loadVectorFiles, loadXfail, plain } from './load.mjs';
+import { operations } from './operations.mjs';
+
+/** Compares one case's outcome with its `expected` value or `error` kind. */
+function check(op, api, c) {
+  const input = expand(c.input);
+  let got;
+  try {
+    got = op(api, input);
+  } catch (err) {
+    if (!('error' in c)) throw new Error(`expected a result, got error ${err?.code}: ${err?.message}`, { cause: err });
+    assert.equal(err?.code, c.error, `wanted error ${c.error}, got ${err?.code}: ${err?.message}`);
+    if ('error_path' in c) assert.equal(err.details?.path, c.error_path, `error path (${err.message})`);
+    return;
+  }
+  if ('error' in c) assert.fail(`wanted error ${c.error}, got ${JSON.stringify(plain(got)).slice(0, 300)}`);
+  assert.deepEqual(plain(got), c.expected);
+}
+
+/** Registers the vector tests of `host` (a key of xfail.json) against its `api`. */
+export function runVectors(host, api) {
+  const xfail = loadXfail(host);
+  const files = loadVectorFiles();
+  it('there are vector files to run', () => assert.ok(files.length > 0));
+  for (const { file, operation, cases } of files) {
+    describe(file, () => {
+      const op = operations[operation];
+      if (!op) {
+        it(`operation "${operation}" is known to the ${host} runner`, () =>
+          assert.fail(`tests/vectors/js/operations.mjs has no entry for "${operation}"`));
+        return;
+      }
+      const known = xfail.get(file) ?? new Map();
+      for (const name of known.keys()) {
+        it(`xfail entry "${name}" names a case`, () => assert.ok(cases.some((c) => c.name === name)));
+      }
+      for (const c of cases) {
+        const reason = known.get(c.name);
+        it(c.name, reason ? { todo: `xfail: ${reason}` } : {}, () => check(op, api, c));
+      }
+    });
+  }
+}

@@ -1,0 +1,37 @@
+// Shared helpers for the vector generators. Expected values are computed here, in
+// JavaScript, independently of the Rust core.
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+export const VECTORS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Expands the compact `$repeat`/`$concat`/`$bytes_hex`/`$bytes` forms into a Buffer. */
+export function bytes(v) {
+  if (typeof v === "string") return Buffer.from(v, "utf8");
+  if (v && v.$repeat) return Buffer.concat(Array(v.$repeat[1]).fill(bytes(v.$repeat[0])));
+  if (v && (v.$concat || v.$bytes)) return Buffer.concat((v.$concat || v.$bytes).map(bytes));
+  if (v && typeof v.$bytes_hex === "string") return Buffer.from(v.$bytes_hex, "hex");
+  throw new Error("not a string or byte form: " + JSON.stringify(v));
+}
+
+/** Text as a JavaScript host would decode it (invalid UTF-8 becomes U+FFFD). */
+export const text = (v) => bytes(v).toString("utf8");
+
+export const sha256 = (s) => createHash("sha256").update(s, "utf8").digest("hex");
+
+export function writeVectors(file, operation, description, cases) {
+  const names = new Set();
+  for (const c of cases) {
+    if (names.has(c.name)) throw new Error("duplicate case name " + c.name);
+    names.add(c.name);
+  }
+  const body = JSON.stringify({ operation, description, cases }, null, 1) + "\n";
+  writeFileSync(path.join(VECTORS, file), body);
+  console.log(`${file}: ${cases.length} cases`);
+}
+
+export function assertEq(a, b, what) {
+  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`self-check failed: ${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+}
