@@ -2,7 +2,10 @@
 //! (`$repeat`, `$concat`, `$bytes_hex`, `$bytes`) exactly as every other host does.
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
-#![allow(clippy::disallowed_methods, reason = "the test harness reads the vector files; the core itself does no IO")]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the test harness reads the vector files; the core itself does no IO"
+)]
 
 use serde_json::Value;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 // Copies the wasm-bindgen output of bindings-wasm (built by `make build-wasm-binding`)
 // into this package, so it is self-contained when packed.
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const from = fileURLToPath(new URL('../../../bindings-wasm/pkg/', import.meta.url));
@@ -13,3 +13,5 @@ for (const target of ['nodejs', 'web']) {
 }
 rmSync(to, { recursive: true, force: true });
 cpSync(from, to, { recursive: true });
+// The nodejs build is CommonJS inside this ESM package.
+writeFileSync(`${to}nodejs/package.json`, '{ "type": "commonjs" }\n');

@@ -17,7 +17,7 @@ const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
 
 /**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation` and `hostPolicyFromEnv`
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation` and `HostPolicy`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  */
 export function makeObserve(core, env = () => undefined) {
@@ -32,7 +32,7 @@ export function makeObserve(core, env = () => undefined) {
       try {
         if (settings.sampleRate < 1 && Math.random() >= settings.sampleRate) return;
         if (!core.ready()) return void (reporter.stats.unready += 1);
-        policy ??= core.hostPolicyFromEnv(settings.allowlist, settings.allowPrivate ? '1' : undefined);
+        policy ??= new core.HostPolicy(settings.allowlist ?? undefined, settings.allowPrivate ? '1' : undefined);
         const obs = core.prepareObservation(url, method, status, latencyMs, bytes, settings.source, policy);
         if (obs) reporter.push(obs);
         else reporter.stats.blocked += 1;
@@ -73,9 +73,20 @@ export function makeObserve(core, env = () => undefined) {
 /** The URL and method of a fetch call, without reading its body. */
 function describe(input, init) {
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
-  const url = isRequest ? input.url : String(input);
+  const url = isRequest ? input.url : absolute(String(input));
   const method = (init && init.method) || (isRequest ? input.method : 'GET');
   return { url, method: String(method).toUpperCase() };
+}
+
+/** Resolves a relative URL against the page, as fetch does; unchanged elsewhere. */
+function absolute(url) {
+  const base = globalThis.location?.href;
+  if (!base) return url;
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return url;
+  }
 }
 
 /** Bytes announced by `Content-Length`; null when absent (the body is never read). */

@@ -2,16 +2,28 @@
 // every raw byte it receives (for the privacy canaries).
 import http from 'node:http';
 
+const open = new Set();
+
+/** Closes every server a test started, even after a failed assertion. */
+export async function closeAll() {
+  await Promise.all([...open].map((s) => s.close()));
+}
+
 /** Starts `handler` on 127.0.0.1 at a free port. */
 export async function serve(handler) {
   const server = http.createServer(handler);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return {
+  const handle = {
     url: `http://127.0.0.1:${port}`,
     port,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+    close: () => {
+      open.delete(handle);
+      return new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); });
+    },
   };
+  open.add(handle);
+  return handle;
 }
 
 /** The thing agents call: a few routes with known statuses and bodies. */
@@ -54,4 +66,46 @@ export async function collector(mode = 'ok') {
     observations: () => received.flatMap((r) => JSON.parse(r.raw.toString('utf8'))),
     allBytes: () => received.map((r) => `${r.method} ${r.url}\n${r.headers}\n${r.raw}`).join('\n'),
   };
+}
+
+/**
+ * Starts the real lowdown-server (built by `cargo build -p lowdown-server`) on SQLite in a
+ * temporary LOWDOWN_HOME, at a free port.
+ */
+export async function lowdownServer() {
+  const { spawn } = await import('node:child_process');
+  const { mkdtempSync, rmSync, existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const bin = new URL('../../../target/debug/lowdown-server', import.meta.url).pathname;
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`cargo build -p lowdown-server\``);
+  const home = mkdtempSync(join(tmpdir(), 'lowdown-observe-'));
+  const probe = await serve(() => {});
+  const port = probe.port;
+  await probe.close();
+  const child = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--db', join(home, 'lowdown.db')], {
+    env: { ...process.env, LOWDOWN_HOME: home },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`lowdown-server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {}
+    if (i > 200) throw new Error('lowdown-server did not start within 10 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const handle = {
+    url,
+    home,
+    close: async () => {
+      open.delete(handle);
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  open.add(handle);
+  return handle;
 }

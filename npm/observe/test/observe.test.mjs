@@ -1,13 +1,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { observe } from '../src/node.js';
-import { targetApi, collector } from './helpers.mjs';
+import { targetApi, collector, closeAll } from './helpers.mjs';
 
 const CANARY = 'CANARY_c4a7f1_do_not_leak';
 let api;
 
 before(async () => { api = await targetApi(); });
-after(async () => { await api.close(); });
+after(closeAll);
 
 test('a successful call is reported with host, method, status, latency and bytes', async () => {
   const sink = await collector();

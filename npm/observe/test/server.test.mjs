@@ -1,0 +1,23 @@
+// End to end: the observed fetch reports to the real lowdown-server, and the reputation
+// answer for the host shows the observations in its telemetry block.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { observe } from '../src/node.js';
+import { targetApi, lowdownServer, closeAll } from './helpers.mjs';
+
+after(closeAll);
+
+test('observations reach lowdown-server and appear in the host reputation', async () => {
+  const api = await targetApi();
+  const server = await lowdownServer();
+  const f = observe(fetch, { apiUrl: server.url, allowPrivate: true });
+  for (const path of ['/ok', '/ok', '/ok', '/broken', '/missing']) await (await f(`${api.url}${path}?q=CANARY_q`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.deepEqual(f.lowdown.stats, { queued: 5, sent: 5, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0 });
+  const answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
+  assert.ok(answer.telemetry, `no telemetry block in ${JSON.stringify(answer)}`);
+  assert.equal(answer.telemetry.observations, 5);
+  assert.deepEqual(answer.telemetry.status_codes, { 200: 3, 404: 1, 500: 1 });
+  assert.equal(answer.success_rate, null, 'telemetry never changes the interactions success_rate');
+  assert.ok(!JSON.stringify(answer).includes('CANARY_q'));
+});
