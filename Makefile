@@ -20,7 +20,7 @@ LINT_TARGETS :=
 
 include $(sort $(wildcard mk/*.mk))
 
-.PHONY: help setup build test bench lint demo
+.PHONY: help setup build test bench lint
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  make %-22s %s\n", $$1, $$2}'

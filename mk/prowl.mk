@@ -20,5 +20,5 @@ test-prowl: ## prowl against a real local HTTP server and a real lowdown-server:
 	cargo build -q -p lowdown-server
 	$(PY) -m pytest -q -p no:cacheprovider $(PROWL_TESTS)
 
-bench-prowl: ## added latency per request: plain httpx vs prowl.observe vs OpenTelemetry; LangChain handler per tool run
+bench-prowl: build-python-binding ## added latency and cost per request: plain httpx vs prowl.observe vs OpenTelemetry; LangChain handler per tool run
 	$(PY) bench/prowl/bench.py

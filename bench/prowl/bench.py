@@ -1,15 +1,23 @@
-"""Added latency per request: plain httpx vs ``prowl.observe`` vs OpenTelemetry's httpx
-instrumentation (SDK tracer + BatchSpanProcessor to an in-memory exporter), sync and async,
-measured side by side against one local server; and the LangChain handler's cost per tool run.
+"""prowl's overhead, side by side with plain httpx and OpenTelemetry, in one run.
 
-Variants are interleaved request by request so drift hits them all alike; each figure is
-the median per-request time. Against the local server (a separate process) the numbers
-include the loopback round trip; against an in-memory ``httpx.MockTransport`` they isolate
-the instrumentation's own cost. Prowl's observations really are prepared by the core and
-sent (to the local server) by its background sender during the run.
+Three clients alike but for instrumentation: plain httpx, ``prowl.observe``, and
+``opentelemetry-instrumentation-httpx`` with an SDK ``TracerProvider`` and a
+``BatchSpanProcessor`` (to an in-memory exporter). Sync and async. Two measurements:
+
+* **latency** — against a local HTTP server (its own process), the variants interleaved
+  request by request; the median per-request time is what a typical call waits.
+* **cost** — against an in-memory transport, in blocks of requests, the variants taking
+  turns; each block ends by flushing that variant's background work inside the timing
+  (``prowl.flush()``, the span processor's ``force_flush()``), and the block is timed in
+  CPU time of the whole process (every thread), so the figure is all the work the
+  instrumentation does per request, sending included, and waiting on the server or on
+  other processes is not. Median over blocks.
+
+And the LangChain handler's cost per tool run (block method, flush included).
+Prowl's observations are really prepared by the core and POSTed (to the local server).
 
 Run: ``make bench-prowl`` (or ``.venv/bin/python bench/prowl/bench.py [--quick]``).
-Writes a table to stdout and JSON to ``target/bench-prowl.json``.
+Prints a table; writes JSON to ``target/bench-prowl.json``.
 """
 
 from __future__ import annotations
@@ -22,28 +30,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import httpx
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 QUICK = "--quick" in sys.argv
-REQUESTS = 500 if QUICK else 3000  # per variant, against the local server
-IN_MEMORY = 2000 if QUICK else 20000  # per variant, against an in-memory transport
+LATENCY_REQUESTS = 500 if QUICK else 3000  # per variant, interleaved
+BLOCKS = 6 if QUICK else 20  # per variant, cost method
+BLOCK_SIZE = 300 if QUICK else 1000
 WARMUP = 100
-ROUNDS = 5 if QUICK else 15
-TOOL_RUNS = 500 if QUICK else 3000
-
-
-def start_sink() -> "tuple[subprocess.Popen, str]":
-    proc = subprocess.Popen([sys.executable, str(HERE / "sink.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    port = int(proc.stdout.readline())  # type: ignore[union-attr]
-    return proc, f"http://127.0.0.1:{port}"
 
 
 class _Body(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A two-byte response body, readable sync or async, not pre-read by httpx."""
+    """A two-byte response body, readable sync or async, streamed (not pre-read by httpx)."""
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         yield b"ok"
@@ -52,86 +53,142 @@ class _Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         yield b"ok"
 
 
-def otel_provider():  # type: ignore[no-untyped-def]
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(BatchSpanProcessor(exporter))
-    return provider, exporter
+def in_memory() -> httpx.MockTransport:
+    return httpx.MockTransport(lambda request: httpx.Response(200, stream=_Body()))
 
 
-def make_clients(url: str, is_async: bool, transport: Optional[Callable[[], object]] = None) -> Dict[str, object]:
-    """Three clients alike but for instrumentation: plain, prowl-observed, OpenTelemetry.
-    ``transport`` makes one transport per client (OpenTelemetry patches the instance)."""
-    import prowl
-    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
-
-    cls = httpx.AsyncClient if is_async else httpx.Client
-    def kw() -> Dict[str, object]:
-        return {"base_url": url} if transport is None else {"base_url": url, "transport": transport()}
-
-    plain = cls(**kw())
-    observed = prowl.observe(cls(**kw()))
-    otel = cls(**kw())
-    provider, _ = otel_provider()
-    HTTPXClientInstrumentor.instrument_client(otel, tracer_provider=provider)
-    return {"plain": plain, "prowl": observed, "otel": otel}
+def start_sink() -> "tuple[subprocess.Popen, str]":
+    proc = subprocess.Popen([sys.executable, str(HERE / "sink.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    port = int(proc.stdout.readline())  # type: ignore[union-attr]
+    return proc, f"http://127.0.0.1:{port}"
 
 
-def _summary(samples: Dict[str, List[float]]) -> Dict[str, float]:
-    """Median per-request time of each variant, in µs."""
+class Variants:
+    """plain / prowl / otel clients, each with a ``flush`` for its background work."""
+
+    def __init__(self, url: str, is_async: bool, transport: Optional[Callable[[], httpx.MockTransport]] = None) -> None:
+        import prowl
+        from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        cls = httpx.AsyncClient if is_async else httpx.Client
+
+        def make() -> Any:  # OpenTelemetry patches the transport instance: one each
+            return cls(base_url=url) if transport is None else cls(base_url=url, transport=transport())
+
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider()
+        self.provider.add_span_processor(BatchSpanProcessor(self.exporter))
+        otel = make()
+        HTTPXClientInstrumentor.instrument_client(otel, tracer_provider=self.provider)
+        self.clients: Dict[str, Any] = {"plain": make(), "prowl": prowl.observe(make()), "otel": otel}
+
+        def otel_flush() -> None:
+            self.provider.force_flush()
+            self.exporter.clear()
+
+        self.flush: Dict[str, Callable[[], object]] = {
+            "plain": lambda: None,
+            "prowl": lambda: prowl.flush(10.0),
+            "otel": otel_flush,
+        }
+
+
+def _median_us(samples: Dict[str, List[float]]) -> Dict[str, float]:
     return {k: statistics.median(v) * 1e6 for k, v in samples.items()}
 
 
-def _interleaved(variants: Dict[str, Callable[[], object]], n: int) -> Dict[str, float]:
-    """Median time of each variant, run in turn (order rotating) ``n`` times after a warm-up."""
-    names = list(variants)
+def latency_sync(url: str) -> Dict[str, float]:
+    v = Variants(url, False)
+    names = list(v.clients)
     samples: Dict[str, List[float]] = {k: [] for k in names}
     perf = time.perf_counter
-    for i in range(n + WARMUP):
+    for i in range(LATENCY_REQUESTS + WARMUP):
         k = i % len(names)
         for name in names[k:] + names[:k]:
-            f = variants[name]
+            get = v.clients[name].get
             t0 = perf()
-            f()
-            dt = perf() - t0
+            get("/x")
             if i >= WARMUP:
-                samples[name].append(dt)
-    return _summary(samples)
+                samples[name].append(perf() - t0)
+    return _median_us(samples)
 
 
-def bench_sync(url: str, transport: Optional[Callable[[], object]] = None, n: int = REQUESTS) -> Dict[str, float]:
-    """Per-request times, the variants interleaved request by request."""
-    clients = make_clients(url, False, transport)
-    return _interleaved({k: (lambda get=c.get: get("/x")) for k, c in clients.items()}, n)  # type: ignore[attr-defined]
-
-
-def bench_async(url: str, transport: Optional[Callable[[], object]] = None, n: int = REQUESTS) -> Dict[str, float]:
+def latency_async(url: str) -> Dict[str, float]:
     async def run() -> Dict[str, float]:
-        clients = make_clients(url, True, transport)
-        gets = {k: c.get for k, c in clients.items()}  # type: ignore[attr-defined]
-        samples: Dict[str, List[float]] = {k: [] for k in clients}
+        v = Variants(url, True)
+        names = list(v.clients)
+        samples: Dict[str, List[float]] = {k: [] for k in names}
         perf = time.perf_counter
-        names = list(gets)
-        for i in range(n + WARMUP):
+        for i in range(LATENCY_REQUESTS + WARMUP):
             k = i % len(names)
             for name in names[k:] + names[:k]:
-                get = gets[name]
+                get = v.clients[name].get
                 t0 = perf()
                 await get("/x")
-                dt = perf() - t0
                 if i >= WARMUP:
-                    samples[name].append(dt)
-        return _summary(samples)
+                    samples[name].append(perf() - t0)
+        return _median_us(samples)
 
     return asyncio.run(run())
 
 
-def bench_langchain(n: int = TOOL_RUNS) -> Dict[str, float]:
+def _blocks(names: List[str], block: Callable[[str], float]) -> Dict[str, float]:
+    """Median over BLOCKS of the per-item time of each variant's block (order rotating)."""
+    samples: Dict[str, List[float]] = {k: [] for k in names}
+    for name in names:
+        block(name)  # warm-up
+    for i in range(BLOCKS):
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
+            samples[name].append(block(name))
+    return _median_us(samples)
+
+
+def cost_sync() -> Dict[str, float]:
+    v = Variants("http://bench.example.com", False, in_memory)
+
+    def block(name: str) -> float:
+        get, flush = v.clients[name].get, v.flush[name]
+        t0 = time.process_time()
+        for _ in range(BLOCK_SIZE):
+            get("/x")
+        flush()
+        return (time.process_time() - t0) / BLOCK_SIZE
+
+    return _blocks(list(v.clients), block)
+
+
+def cost_async() -> Dict[str, float]:
+    async def run() -> Dict[str, float]:
+        v = Variants("http://bench.example.com", True, in_memory)
+        names = list(v.clients)
+        samples: Dict[str, List[float]] = {k: [] for k in names}
+
+        async def block(name: str) -> float:
+            get, flush = v.clients[name].get, v.flush[name]
+            t0 = time.process_time()
+            for _ in range(BLOCK_SIZE):
+                await get("/x")
+            flush()
+            return (time.process_time() - t0) / BLOCK_SIZE
+
+        for name in names:
+            await block(name)
+        for i in range(BLOCKS):
+            k = i % len(names)
+            for name in names[k:] + names[:k]:
+                samples[name].append(await block(name))
+        return _median_us(samples)
+
+    return asyncio.run(run())
+
+
+def cost_langchain() -> Dict[str, float]:
     """Per tool run: no callbacks, a no-op inline handler, and the prowl handler."""
+    import prowl
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.tools import tool
 
@@ -145,55 +202,67 @@ def bench_langchain(n: int = TOOL_RUNS) -> Dict[str, float]:
     class Noop(BaseCallbackHandler):
         run_inline = True
 
-    noop, handler = Noop(), ProwlCallbackHandler()
     args = {"a": 1, "b": 2}
-    variants: Dict[str, Callable[[], object]] = {
-        "no callbacks": lambda: add.invoke(args),
-        "no-op handler": lambda: add.invoke(args, config={"callbacks": [noop]}),
-        "prowl handler": lambda: add.invoke(args, config={"callbacks": [handler]}),
+    configs: Dict[str, Any] = {
+        "no callbacks": None,
+        "no-op handler": {"callbacks": [Noop()]},
+        "prowl handler": {"callbacks": [ProwlCallbackHandler()]},
     }
-    return _interleaved(variants, n)
+
+    def block(name: str) -> float:
+        config = configs[name]
+        t0 = time.process_time()
+        for _ in range(BLOCK_SIZE):
+            add.invoke(args, config=config)
+        if name == "prowl handler":
+            prowl.flush(10.0)
+        return (time.process_time() - t0) / BLOCK_SIZE
+
+    return _blocks(list(configs), block)
+
+
+def _row(label: str, r: Dict[str, float]) -> str:
+    pa, oa = r["prowl"] - r["plain"], r["otel"] - r["plain"]
+    r["prowl added"], r["otel added"] = pa, oa
+    r["prowl/otel"] = pa / oa if oa > 0 else float("nan")
+    return f"| {label} | {r['plain']:.1f} | {r['prowl']:.1f} | {r['otel']:.1f} | **{pa:.1f}** | {oa:.1f} | {r['prowl/otel']:.3f} |"
 
 
 def main() -> None:
     proc, url = start_sink()
     os.environ["PROWL_API_URL"] = url
-    os.environ["PROWL_TELEMETRY_ALLOW_PRIVATE"] = "1"  # so prowl's reports of 127.0.0.1 are really built and sent
+    os.environ["PROWL_TELEMETRY_ALLOW_PRIVATE"] = "1"  # so reports of 127.0.0.1 are really built and sent
     os.environ.pop("PROWL_TELEMETRY", None)
     import prowl
 
     prowl.configure()
     try:
-        def mem() -> httpx.MockTransport:
-            # A streamed body (as from the network) so every variant reads it the same way.
-            return httpx.MockTransport(lambda request: httpx.Response(200, stream=_Body()))
-
-        results = {
-            "sync": bench_sync(url),
-            "async": bench_async(url),
-            "sync in-memory": bench_sync("http://bench.example.com", mem, IN_MEMORY),
-            "async in-memory": bench_async("http://bench.example.com", mem, IN_MEMORY),
-            "langchain": bench_langchain(),
+        results: Dict[str, Any] = {
+            "latency sync": latency_sync(url),
+            "latency async": latency_async(url),
+            "cost sync": cost_sync(),
+            "cost async": cost_async(),
+            "langchain": cost_langchain(),
         }
         prowl.flush(5.0)
-        results["prowl_stats"] = prowl.stats()  # type: ignore[assignment]
+        results["prowl_stats"] = prowl.stats()
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(5)
 
-    print(f"prowl bench: median µs per request, variants interleaved request by request "
-          f"({REQUESTS} per variant against a local server, {IN_MEMORY} against an in-memory transport)")
-    print(f"{'':16} {'plain':>9} {'prowl':>9} {'otel':>9} {'prowl added':>12} {'otel added':>11} {'prowl/otel':>11}")
-    for mode in ("sync", "async", "sync in-memory", "async in-memory"):
-        r = results[mode]
-        pa, oa = r["prowl"] - r["plain"], r["otel"] - r["plain"]
-        ratio = pa / oa if oa > 0 else float("nan")
-        results[mode]["prowl_added"], results[mode]["otel_added"], results[mode]["ratio"] = pa, oa, ratio
-        print(f"{mode:16} {r['plain']:9.1f} {r['prowl']:9.1f} {r['otel']:9.1f} {pa:12.2f} {oa:11.2f} {ratio:11.3f}")
+    print(f"prowl bench ({sys.implementation.name} {sys.version.split()[0]}; µs per request; "
+          f"latency: median of {LATENCY_REQUESTS} interleaved requests to a local server; "
+          f"cost: median of {BLOCKS} blocks of {BLOCK_SIZE} in-memory requests, CPU time of all threads, background work flushed in the block)")
+    print("| | plain httpx | prowl.observe | OpenTelemetry | prowl added | OTel added | prowl / OTel |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for key in ("latency sync", "latency async", "cost sync", "cost async"):
+        print(_row(key, results[key]))
     lc = results["langchain"]
-    print(f"langchain tool run (µs): no callbacks {lc['no callbacks']:.1f}, no-op handler {lc['no-op handler']:.1f}, "
-          f"prowl handler {lc['prowl handler']:.1f} -> prowl handler added {lc['prowl handler'] - lc['no callbacks']:.2f} "
-          f"(vs no-op handler {lc['prowl handler'] - lc['no-op handler']:.2f})")
+    lc["prowl added"] = lc["prowl handler"] - lc["no callbacks"]
+    lc["prowl vs no-op handler"] = lc["prowl handler"] - lc["no-op handler"]
+    print(f"\nLangChain tool run (CPU µs, median of blocks, flush included): no callbacks {lc['no callbacks']:.1f}, "
+          f"no-op handler {lc['no-op handler']:.1f}, prowl handler {lc['prowl handler']:.1f} -> prowl added "
+          f"**{lc['prowl added']:.1f}** ({lc['prowl vs no-op handler']:.1f} over a handler that does nothing)")
     print(f"prowl sender: {results['prowl_stats']}")
     out = ROOT / "target" / "bench-prowl.json"
     out.parent.mkdir(exist_ok=True)

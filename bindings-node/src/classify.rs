@@ -17,16 +17,33 @@ pub struct JsClassifier {
 impl JsClassifier {
     /// A classifier for a new session.
     #[napi(constructor)]
-    #[allow(clippy::new_without_default, reason = "a JavaScript constructor, not a Rust API")]
+    #[allow(
+        clippy::new_without_default,
+        reason = "a JavaScript constructor, not a Rust API"
+    )]
     pub fn new() -> Self {
-        JsClassifier { inner: Classifier::new() }
+        JsClassifier {
+            inner: Classifier::new(),
+        }
     }
 
     /// Feeds bytes that travelled `direction` (`"client_to_server"` or `"server_to_client"`)
     /// at `nowMs`; returns the exchanges that finished. Throws `invalid_argument` on a bad direction.
-    #[napi(ts_args_type = "direction: Direction, bytes: Uint8Array, nowMs: number", ts_return_type = "Exchange[]")]
-    pub fn feed<'e>(&mut self, env: &'e Env, direction: String, bytes: Uint8Array, now_ms: f64) -> Result<Unknown<'e>> {
-        to_js(env, &self.inner.feed(parse_enum(&direction)?, &bytes, now_ms))
+    #[napi(
+        ts_args_type = "direction: Direction, bytes: Uint8Array, nowMs: number",
+        ts_return_type = "Exchange[]"
+    )]
+    pub fn feed<'e>(
+        &mut self,
+        env: &'e Env,
+        direction: String,
+        bytes: Uint8Array,
+        now_ms: f64,
+    ) -> Result<Unknown<'e>> {
+        to_js(
+            env,
+            &self.inner.feed(parse_enum(&direction)?, &bytes, now_ms),
+        )
     }
 
     /// Ends the session at `nowMs` (child exited, pipe closed): frames unterminated last

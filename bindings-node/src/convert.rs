@@ -18,7 +18,10 @@ fn widen_integers(v: &mut Value) {
     match v {
         Value::Number(n) if n.as_u64().is_some_and(|u| u > u64::from(u32::MAX)) => {
             // JavaScript numbers are doubles: this is the value JSON.parse would give.
-            *v = n.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number);
+            *v = n
+                .as_f64()
+                .and_then(serde_json::Number::from_f64)
+                .map_or(Value::Null, Value::Number);
         }
         Value::Array(a) => a.iter_mut().for_each(widen_integers),
         Value::Object(m) => m.values_mut().for_each(widen_integers),
@@ -28,7 +31,8 @@ fn widen_integers(v: &mut Value) {
 
 /// A plain JavaScript value as a core type; a wrong shape throws `code: "invalid_argument"`.
 pub fn from_js<T: DeserializeOwned>(env: &Env, value: Unknown<'_>) -> Result<T> {
-    env.from_js_value(value).map_err(|e| invalid_argument(e.reason))
+    env.from_js_value(value)
+        .map_err(|e| invalid_argument(e.reason))
 }
 
 /// A core enum from its snake_case name (`"client_to_server"`, `"synthetic"`, ...).

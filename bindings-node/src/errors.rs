@@ -18,7 +18,11 @@ pub type Result<T> = napi::Result<T, String>;
 /// Throws `err` as an `Error` with `code` (its serde `type`) and `details` (all its fields).
 pub fn to_js_error<E: Serialize + Display>(env: &Env, err: E) -> napi::Error<String> {
     let details = serde_json::to_value(&err).unwrap_or_default();
-    let kind = details.get("type").and_then(|t| t.as_str()).unwrap_or("internal").to_owned();
+    let kind = details
+        .get("type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("internal")
+        .to_owned();
     let error = JsError::from(napi::Error::new(kind.clone(), err.to_string())).into_unknown(*env);
     let mut obj = Object::from_raw(env.raw(), error.raw());
     let thrown = env

@@ -5,13 +5,13 @@
 //! [`errors`]). Rust names are prefixed `Js`/`js_` and exported without the prefix in
 //! camelCase. No logic lives here.
 
-mod aggregate;
-mod classify;
+pub mod aggregate;
+pub mod classify;
 mod convert;
 mod errors;
-mod functions;
-mod logdiff;
-mod options;
-mod record;
-mod sample;
-mod telemetry;
+pub mod functions;
+pub mod logdiff;
+pub mod options;
+pub mod record;
+pub mod sample;
+pub mod telemetry;

@@ -20,9 +20,14 @@ impl JsLogDiff {
     /// A watcher; throws `code: "invalid_pattern"` when `options.pattern` is not a valid regex.
     #[napi(constructor, ts_args_type = "options?: LogDiffOptions | null")]
     pub fn new(env: &Env, options: Option<Unknown<'_>>) -> Result<Self> {
-        let opts = options.map(|o| from_js::<Option<JsLogDiffOptions>>(env, o)).transpose()?.flatten();
+        let opts = options
+            .map(|o| from_js::<Option<JsLogDiffOptions>>(env, o))
+            .transpose()?
+            .flatten();
         let opts = opts.unwrap_or_default().try_into()?;
-        Ok(JsLogDiff { inner: LogDiff::new(opts).map_err(|e| to_js_error(env, e))? })
+        Ok(JsLogDiff {
+            inner: LogDiff::new(opts).map_err(|e| to_js_error(env, e))?,
+        })
     }
 
     /// Starts watching `path` (expanded, absolute); `initialSize` is its size now, `null`
@@ -34,7 +39,13 @@ impl JsLogDiff {
 
     /// Takes `bytes` read from `offset(path)` of a file whose size is now `fileSize`.
     #[napi(ts_return_type = "'read' | 'restarted' | 'not_watched'")]
-    pub fn feed<'e>(&mut self, env: &'e Env, path: String, file_size: f64, bytes: Uint8Array) -> Result<Unknown<'e>> {
+    pub fn feed<'e>(
+        &mut self,
+        env: &'e Env,
+        path: String,
+        file_size: f64,
+        bytes: Uint8Array,
+    ) -> Result<Unknown<'e>> {
         to_js(env, &self.inner.feed(&path, file_size as u64, &bytes))
     }
 

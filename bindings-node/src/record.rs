@@ -21,9 +21,20 @@ pub fn js_build_record<'e>(
     ctx: Option<Unknown<'_>>,
     record_id: Option<String>,
 ) -> Result<Unknown<'e>> {
-    let ctx = ctx.map(|c| from_js::<Option<JsRecordContext>>(env, c)).transpose()?.flatten();
+    let ctx = ctx
+        .map(|c| from_js::<Option<JsRecordContext>>(env, c))
+        .transpose()?
+        .flatten();
     let ctx = ctx.unwrap_or_default().try_into()?;
-    to_js(env, &build::build_record(&from_js(env, exchange)?, &from_js(env, facts)?, &ctx, record_id))
+    to_js(
+        env,
+        &build::build_record(
+            &from_js(env, exchange)?,
+            &from_js(env, facts)?,
+            &ctx,
+            record_id,
+        ),
+    )
 }
 
 /// SPEC §3.2's published form of `serverInfo.version`: control characters removed, kept
@@ -35,17 +46,31 @@ pub fn js_sanitize_server_version(raw: String) -> Option<String> {
 
 /// Validates one interaction record as the API receives it; throws `code` = the problem's
 /// kind with `details.path` naming the field.
-#[napi(js_name = "validateRecord", ts_args_type = "body: unknown", ts_return_type = "InteractionRecord")]
+#[napi(
+    js_name = "validateRecord",
+    ts_args_type = "body: unknown",
+    ts_return_type = "InteractionRecord"
+)]
 pub fn js_validate_record<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
     let body: serde_json::Value = from_js(env, body)?;
-    to_js(env, &validate::validate_record(&body).map_err(|e| to_js_error(env, e))?)
+    to_js(
+        env,
+        &validate::validate_record(&body).map_err(|e| to_js_error(env, e))?,
+    )
 }
 
 /// Validates one record or an array of 1..=1000 (all-or-nothing; errors name `records[i].field`).
-#[napi(js_name = "validateRecords", ts_args_type = "body: unknown", ts_return_type = "InteractionRecord[]")]
+#[napi(
+    js_name = "validateRecords",
+    ts_args_type = "body: unknown",
+    ts_return_type = "InteractionRecord[]"
+)]
 pub fn js_validate_records<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
     let body: serde_json::Value = from_js(env, body)?;
-    to_js(env, &validate::validate_records(&body).map_err(|e| to_js_error(env, e))?)
+    to_js(
+        env,
+        &validate::validate_records(&body).map_err(|e| to_js_error(env, e))?,
+    )
 }
 
 /// Checks a node id (`^ld_[A-Za-z0-9_-]{1,64}$`); throws `code: "invalid_format"` otherwise.

@@ -8,15 +8,44 @@ use napi_derive::napi;
 
 /// The decision for one (service, agent) pair under one salt: `{roll, bucket, sampled}`.
 #[napi(js_name = "decide", ts_return_type = "SamplingDecision")]
-pub fn js_decide<'e>(env: &'e Env, service_id: String, agent_id: String, salt_id: String, salt: String, sampling_rate: f64) -> Result<Unknown<'e>> {
-    to_js(env, &sample::decide(&service_id, &agent_id, &salt_id, &salt, sampling_rate))
+pub fn js_decide<'e>(
+    env: &'e Env,
+    service_id: String,
+    agent_id: String,
+    salt_id: String,
+    salt: String,
+    sampling_rate: f64,
+) -> Result<Unknown<'e>> {
+    to_js(
+        env,
+        &sample::decide(&service_id, &agent_id, &salt_id, &salt, sampling_rate),
+    )
 }
 
 /// Whether a claimed roll (hex, any case) and sampled flag are what these inputs give.
 #[napi(js_name = "verify")]
-#[allow(clippy::too_many_arguments, reason = "mirrors the core's signature one to one")]
-pub fn js_verify(service_id: String, agent_id: String, salt_id: String, salt: String, sampling_rate: f64, claimed_roll: String, claimed_sampled: bool) -> bool {
-    sample::verify(&service_id, &agent_id, &salt_id, &salt, sampling_rate, &claimed_roll, claimed_sampled)
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the core's signature one to one"
+)]
+pub fn js_verify(
+    service_id: String,
+    agent_id: String,
+    salt_id: String,
+    salt: String,
+    sampling_rate: f64,
+    claimed_roll: String,
+    claimed_sampled: bool,
+) -> bool {
+    sample::verify(
+        &service_id,
+        &agent_id,
+        &salt_id,
+        &salt,
+        sampling_rate,
+        &claimed_roll,
+        claimed_sampled,
+    )
 }
 
 /// The salt epoch (whole UTC days since 1970) in force at `nowMs`.

@@ -19,7 +19,9 @@ impl JsHostPolicy {
     /// allowlist of hosts (with subdomains), and `1`/`true`/`yes`/`on` to lift the private block.
     #[napi(constructor)]
     pub fn new(allowlist: Option<String>, allow_private: Option<String>) -> Self {
-        JsHostPolicy { inner: HostPolicy::from_env_values(allowlist.as_deref(), allow_private.as_deref()) }
+        JsHostPolicy {
+            inner: HostPolicy::from_env_values(allowlist.as_deref(), allow_private.as_deref()),
+        }
     }
 
     /// The canonical allowlisted hosts; empty means no restriction.
@@ -35,7 +37,10 @@ impl JsHostPolicy {
     }
 
     /// The plain form: `{allowlist, allow_private}`.
-    #[napi(js_name = "toJSON", ts_return_type = "{ allowlist: string[]; allow_private: boolean }")]
+    #[napi(
+        js_name = "toJSON",
+        ts_return_type = "{ allowlist: string[]; allow_private: boolean }"
+    )]
     pub fn to_json<'e>(&self, env: &'e Env) -> Result<Unknown<'e>> {
         to_js(env, &self.inner)
     }
@@ -50,42 +55,87 @@ pub fn js_host_from_url(url: String) -> Option<String> {
 /// Whether `host` may be reported under `policy`: `{verdict: "report", host}` or
 /// `{verdict: "blocked", reason}`.
 #[napi(js_name = "hostVerdict", ts_return_type = "HostVerdict")]
-pub fn js_host_verdict<'e>(env: &'e Env, host: String, policy: &JsHostPolicy) -> Result<Unknown<'e>> {
+pub fn js_host_verdict<'e>(
+    env: &'e Env,
+    host: String,
+    policy: &JsHostPolicy,
+) -> Result<Unknown<'e>> {
     to_js(env, &telemetry::host_verdict(&host, &policy.inner))
 }
 
 /// The observation to send for one HTTP request, or `null` when nothing may be sent (host
 /// blocked or unreadable, latency not finite). Only the host of `url` is kept.
-#[napi(js_name = "prepareObservation", ts_args_type = "url: string, method: string, status: number | null, latencyMs: number, responseBytes: number | null, source: Source, policy: HostPolicy", ts_return_type = "Observation | null")]
-#[allow(clippy::too_many_arguments, reason = "mirrors the core's signature one to one")]
+#[napi(
+    js_name = "prepareObservation",
+    ts_args_type = "url: string, method: string, status: number | null, latencyMs: number, responseBytes: number | null, source: Source, policy: HostPolicy",
+    ts_return_type = "Observation | null"
+)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the core's signature one to one"
+)]
 pub fn js_prepare_observation<'e>(
-    env: &'e Env, url: String, method: String, status: Option<u32>, latency_ms: f64,
-    response_bytes: Option<f64>, source: String, policy: &JsHostPolicy,
+    env: &'e Env,
+    url: String,
+    method: String,
+    status: Option<u32>,
+    latency_ms: f64,
+    response_bytes: Option<f64>,
+    source: String,
+    policy: &JsHostPolicy,
 ) -> Result<Unknown<'e>> {
     let status = status.map(|s| u16::try_from(s).unwrap_or(0));
     let source = parse_enum(&source)?;
-    to_js(env, &telemetry::prepare_observation(&url, &method, status, latency_ms, response_bytes.map(|b| b as u64), source, &policy.inner))
+    to_js(
+        env,
+        &telemetry::prepare_observation(
+            &url,
+            &method,
+            status,
+            latency_ms,
+            response_bytes.map(|b| b as u64),
+            source,
+            &policy.inner,
+        ),
+    )
 }
 
 /// Validates one observation object, as the API receives it; throws `code` = the problem's
 /// kind with `details.path` naming the field.
-#[napi(js_name = "validateObservation", ts_args_type = "body: unknown", ts_return_type = "Observation")]
+#[napi(
+    js_name = "validateObservation",
+    ts_args_type = "body: unknown",
+    ts_return_type = "Observation"
+)]
 pub fn js_validate_observation<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
     let body: serde_json::Value = from_js(env, body)?;
-    to_js(env, &telemetry::validate_observation(&body).map_err(|e| to_js_error(env, e))?)
+    to_js(
+        env,
+        &telemetry::validate_observation(&body).map_err(|e| to_js_error(env, e))?,
+    )
 }
 
 /// Validates one observation or an array of 1..=1000 (all-or-nothing; errors name `observations[i].field`).
-#[napi(js_name = "validateObservations", ts_args_type = "body: unknown", ts_return_type = "Observation[]")]
+#[napi(
+    js_name = "validateObservations",
+    ts_args_type = "body: unknown",
+    ts_return_type = "Observation[]"
+)]
 pub fn js_validate_observations<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
     let body: serde_json::Value = from_js(env, body)?;
-    to_js(env, &telemetry::validate_observations(&body).map_err(|e| to_js_error(env, e))?)
+    to_js(
+        env,
+        &telemetry::validate_observations(&body).map_err(|e| to_js_error(env, e))?,
+    )
 }
 
 /// How a status counts: `null`/5xx `failure`, 429 `throttled`, other 4xx `rejected`, 1xx–3xx `success`.
 #[napi(js_name = "statusClass", ts_return_type = "StatusClass")]
 pub fn js_status_class<'e>(env: &'e Env, status: Option<u32>) -> Result<Unknown<'e>> {
-    to_js(env, &telemetry::status_class(status.map(|s| u16::try_from(s).unwrap_or(0))))
+    to_js(
+        env,
+        &telemetry::status_class(status.map(|s| u16::try_from(s).unwrap_or(0))),
+    )
 }
 
 /// The server-side weight of one observation: 0.1, 0.3, 0.5 or 1.0 (SPEC §4).
@@ -101,7 +151,11 @@ pub fn js_latency_bucket(latency_ms: f64) -> u32 {
 }
 
 /// The public telemetry block of one host from its stored rollup.
-#[napi(js_name = "summarizeTelemetry", ts_args_type = "rollup: TelemetryRollup", ts_return_type = "TelemetrySummary")]
+#[napi(
+    js_name = "summarizeTelemetry",
+    ts_args_type = "rollup: TelemetryRollup",
+    ts_return_type = "TelemetrySummary"
+)]
 pub fn js_summarize_telemetry<'e>(env: &'e Env, rollup: Unknown<'_>) -> Result<Unknown<'e>> {
     to_js(env, &telemetry::summarize_telemetry(&from_js(env, rollup)?))
 }
@@ -109,7 +163,11 @@ pub fn js_summarize_telemetry<'e>(env: &'e Env, rollup: Unknown<'_>) -> Result<U
 /// The weight tier of one observation: `anonymous_unknown_host`, `anonymous_known_host`,
 /// `key_unknown_host` or `key_known_host`.
 #[napi(js_name = "weightTier", ts_return_type = "WeightTier")]
-pub fn js_weight_tier<'e>(env: &'e Env, valid_agent_key: bool, known_host: bool) -> Result<Unknown<'e>> {
+pub fn js_weight_tier<'e>(
+    env: &'e Env,
+    valid_agent_key: bool,
+    known_host: bool,
+) -> Result<Unknown<'e>> {
     to_js(env, &WeightTier::of(valid_agent_key, known_host))
 }
 
@@ -125,14 +183,21 @@ impl JsTelemetryRollup {
     /// An empty rollup, or one read back from its stored plain form (`toJSON()`).
     #[napi(constructor, ts_args_type = "stored?: object | null")]
     pub fn new(env: &Env, stored: Option<Unknown<'_>>) -> Result<Self> {
-        let stored: Option<TelemetryRollup> = stored.map(|s| from_js(env, s)).transpose()?.flatten();
-        Ok(JsTelemetryRollup { inner: stored.unwrap_or_default() })
+        let stored: Option<TelemetryRollup> =
+            stored.map(|s| from_js(env, s)).transpose()?.flatten();
+        Ok(JsTelemetryRollup {
+            inner: stored.unwrap_or_default(),
+        })
     }
 
     /// Adds one observation: its status (`null` for no response), latency and weight tier.
     #[napi(ts_args_type = "status: number | null, latencyMs: number, tier: WeightTier")]
     pub fn add(&mut self, status: Option<u32>, latency_ms: f64, tier: String) -> Result<()> {
-        self.inner.add(status.map(|s| u16::try_from(s).unwrap_or(0)), latency_ms, parse_enum(&tier)?);
+        self.inner.add(
+            status.map(|s| u16::try_from(s).unwrap_or(0)),
+            latency_ms,
+            parse_enum(&tier)?,
+        );
         Ok(())
     }
 

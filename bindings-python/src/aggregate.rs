@@ -9,9 +9,17 @@ use pyo3::prelude::*;
 /// a request-layer ``"rejected"``, else its outcome.
 #[pyfunction]
 #[pyo3(signature = (request_kind, outcome, error_layer=None))]
-pub fn outcome_class<'py>(py: Python<'py>, request_kind: &str, outcome: &str, error_layer: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+pub fn outcome_class<'py>(
+    py: Python<'py>,
+    request_kind: &str,
+    outcome: &str,
+    error_layer: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
     let layer = error_layer.map(parse_enum).transpose()?;
-    to_py(py, &aggregate::outcome_class(parse_enum(request_kind)?, parse_enum(outcome)?, layer))
+    to_py(
+        py,
+        &aggregate::outcome_class(parse_enum(request_kind)?, parse_enum(outcome)?, layer),
+    )
 }
 
 /// The reputation summary (success rate from organic data only, confidence, counts by
@@ -26,7 +34,10 @@ pub fn summarize<'py>(counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>
 #[pyfunction]
 pub fn compare<'py>(candidates: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let list: Vec<(String, aggregate::Summary)> = from_py(candidates)?;
-    to_py(candidates.py(), &aggregate::compare(&list).map_err(to_py_err)?)
+    to_py(
+        candidates.py(),
+        &aggregate::compare(&list).map_err(to_py_err)?,
+    )
 }
 
 /// The one-sentence reading of a summary for ``target``.
@@ -37,15 +48,44 @@ pub fn message(target: &str, summary: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// The decision for one (service, agent) pair under one salt: ``{"roll", "bucket", "sampled"}``.
 #[pyfunction]
-pub fn decide<'py>(py: Python<'py>, service_id: &str, agent_id: &str, salt_id: &str, salt: &str, sampling_rate: f64) -> PyResult<Bound<'py, PyAny>> {
-    to_py(py, &sample::decide(service_id, agent_id, salt_id, salt, sampling_rate))
+pub fn decide<'py>(
+    py: Python<'py>,
+    service_id: &str,
+    agent_id: &str,
+    salt_id: &str,
+    salt: &str,
+    sampling_rate: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    to_py(
+        py,
+        &sample::decide(service_id, agent_id, salt_id, salt, sampling_rate),
+    )
 }
 
 /// Whether a claimed roll (hex, any case) and sampled flag are what these inputs give.
 #[pyfunction]
-#[allow(clippy::too_many_arguments, reason = "mirrors the core's signature one to one")]
-pub fn verify(service_id: &str, agent_id: &str, salt_id: &str, salt: &str, sampling_rate: f64, claimed_roll: &str, claimed_sampled: bool) -> bool {
-    sample::verify(service_id, agent_id, salt_id, salt, sampling_rate, claimed_roll, claimed_sampled)
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the core's signature one to one"
+)]
+pub fn verify(
+    service_id: &str,
+    agent_id: &str,
+    salt_id: &str,
+    salt: &str,
+    sampling_rate: f64,
+    claimed_roll: &str,
+    claimed_sampled: bool,
+) -> bool {
+    sample::verify(
+        service_id,
+        agent_id,
+        salt_id,
+        salt,
+        sampling_rate,
+        claimed_roll,
+        claimed_sampled,
+    )
 }
 
 /// The salt epoch (whole UTC days since 1970) in force at ``now_ms``.

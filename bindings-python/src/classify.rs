@@ -16,12 +16,20 @@ impl PyClassifier {
     /// A classifier for a new session.
     #[new]
     fn new() -> Self {
-        PyClassifier { inner: Classifier::new() }
+        PyClassifier {
+            inner: Classifier::new(),
+        }
     }
 
     /// Feeds bytes that travelled ``direction`` (``"client_to_server"`` or
     /// ``"server_to_client"``) at ``now_ms``; returns the exchanges that finished.
-    fn feed<'py>(&mut self, py: Python<'py>, direction: &str, data: &[u8], now_ms: f64) -> PyResult<Bound<'py, PyAny>> {
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        direction: &str,
+        data: &[u8],
+        now_ms: f64,
+    ) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.inner.feed(parse_enum(direction)?, data, now_ms))
     }
 

@@ -20,13 +20,21 @@ pyo3::create_exception!(
 /// Converts any core error into a `LowdownError` carrying its kind.
 pub fn to_py_err<E: Serialize + Display>(err: E) -> PyErr {
     let value = serde_json::to_value(&err).unwrap_or(serde_json::Value::Null);
-    let kind = value.get("type").and_then(|t| t.as_str()).unwrap_or("internal").to_owned();
+    let kind = value
+        .get("type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("internal")
+        .to_owned();
     raise(&kind, err.to_string(), &value)
 }
 
 /// Converts a failed argument conversion (wrong option shape, unknown enum name).
 pub fn invalid_argument(err: impl Display) -> PyErr {
-    raise("invalid_argument", err.to_string(), &serde_json::Value::Null)
+    raise(
+        "invalid_argument",
+        err.to_string(),
+        &serde_json::Value::Null,
+    )
 }
 
 fn raise(kind: &str, message: String, details: &serde_json::Value) -> PyErr {

@@ -62,7 +62,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::telemetry::host_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::prepare_observation, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::validate_observation, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::telemetry::validate_observations, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        crate::telemetry::validate_observations,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::status_class, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::weight, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::weight_tier, m)?)?;

@@ -22,8 +22,13 @@ impl PyLogDiff {
     #[new]
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let opts = options.map(|o| from_py::<PyLogDiffOptions>(o.as_any())).transpose()?.unwrap_or_default();
-        Ok(PyLogDiff { inner: LogDiff::new(opts.try_into()?).map_err(to_py_err)? })
+        let opts = options
+            .map(|o| from_py::<PyLogDiffOptions>(o.as_any()))
+            .transpose()?
+            .unwrap_or_default();
+        Ok(PyLogDiff {
+            inner: LogDiff::new(opts.try_into()?).map_err(to_py_err)?,
+        })
     }
 
     /// Starts watching ``path`` (expanded, absolute); ``initial_size`` is its size now,
@@ -35,7 +40,13 @@ impl PyLogDiff {
 
     /// Takes ``data`` read from ``offset(path)`` of a file whose size is now ``file_size``;
     /// returns ``"read"``, ``"restarted"`` (read again from the new offset) or ``"not_watched"``.
-    fn feed<'py>(&mut self, py: Python<'py>, path: &str, file_size: u64, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        path: &str,
+        file_size: u64,
+        data: &[u8],
+    ) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.inner.feed(path, file_size, data))
     }
 
@@ -77,6 +88,10 @@ pub fn expand_path(path: &str, env: HashMap<String, String>, home: Option<&str>)
 /// Appends one ``text`` content item to a JSON-RPC result line, keeping every other byte;
 /// ``None`` when the message has no result ``content`` array to carry it.
 #[pyfunction]
-pub fn append_text_item<'py>(py: Python<'py>, message: &[u8], text: &str) -> Option<Bound<'py, PyBytes>> {
+pub fn append_text_item<'py>(
+    py: Python<'py>,
+    message: &[u8],
+    text: &str,
+) -> Option<Bound<'py, PyBytes>> {
     logdiff::append_text_item(message, text).map(|b| PyBytes::new(py, &b))
 }

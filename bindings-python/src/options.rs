@@ -54,7 +54,12 @@ impl TryFrom<PyRecordContext> for RecordContext {
         Ok(RecordContext {
             actor: o.actor.unwrap_or(d.actor),
             target: o.target.unwrap_or(d.target),
-            source: o.source.as_deref().map(parse_enum).transpose()?.unwrap_or(d.source),
+            source: o
+                .source
+                .as_deref()
+                .map(parse_enum)
+                .transpose()?
+                .unwrap_or(d.source),
             node_id: o.node_id,
             recorder_version: o.recorder_version,
         })

@@ -17,8 +17,15 @@ pub fn build_record<'py>(
     ctx: Option<&Bound<'py, PyAny>>,
     record_id: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ctx = ctx.map(from_py::<PyRecordContext>).transpose()?.unwrap_or_default().try_into()?;
-    to_py(exchange.py(), &build::build_record(&from_py(exchange)?, &from_py(facts)?, &ctx, record_id))
+    let ctx = ctx
+        .map(from_py::<PyRecordContext>)
+        .transpose()?
+        .unwrap_or_default()
+        .try_into()?;
+    to_py(
+        exchange.py(),
+        &build::build_record(&from_py(exchange)?, &from_py(facts)?, &ctx, record_id),
+    )
 }
 
 /// SPEC §3.2's published form of ``serverInfo.version``: control characters removed, kept
@@ -32,13 +39,19 @@ pub fn sanitize_server_version(raw: &str) -> Option<String> {
 /// ``LowdownError`` whose ``.type`` is the problem and ``.details["path"]`` the field.
 #[pyfunction]
 pub fn validate_record<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    to_py(body.py(), &validate::validate_record(&from_py(body)?).map_err(to_py_err)?)
+    to_py(
+        body.py(),
+        &validate::validate_record(&from_py(body)?).map_err(to_py_err)?,
+    )
 }
 
 /// Validates one record or a list of 1..=1000 (all-or-nothing; errors name ``records[i].field``).
 #[pyfunction]
 pub fn validate_records<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    to_py(body.py(), &validate::validate_records(&from_py(body)?).map_err(to_py_err)?)
+    to_py(
+        body.py(),
+        &validate::validate_records(&from_py(body)?).map_err(to_py_err)?,
+    )
 }
 
 /// Checks a node id (``^ld_[A-Za-z0-9_-]{1,64}$``); raises ``LowdownError``

@@ -19,7 +19,9 @@ impl PyHostPolicy {
     #[new]
     #[pyo3(signature = (allowlist=None, allow_private=None))]
     fn new(allowlist: Option<&str>, allow_private: Option<&str>) -> Self {
-        PyHostPolicy { inner: HostPolicy::from_env_values(allowlist, allow_private) }
+        PyHostPolicy {
+            inner: HostPolicy::from_env_values(allowlist, allow_private),
+        }
     }
 
     /// The canonical allowlisted hosts; empty means no restriction.
@@ -40,7 +42,10 @@ impl PyHostPolicy {
     }
 
     fn __repr__(&self) -> String {
-        format!("HostPolicy(allowlist={:?}, allow_private={})", self.inner.allowlist, self.inner.allow_private)
+        format!(
+            "HostPolicy(allowlist={:?}, allow_private={})",
+            self.inner.allowlist, self.inner.allow_private
+        )
     }
 }
 
@@ -53,19 +58,40 @@ pub fn host_from_url(url: &str) -> Option<String> {
 /// Whether ``host`` may be reported under ``policy``: ``{"verdict": "report", "host"}`` or
 /// ``{"verdict": "blocked", "reason"}``.
 #[pyfunction]
-pub fn host_verdict<'py>(py: Python<'py>, host: &str, policy: &PyHostPolicy) -> PyResult<Bound<'py, PyAny>> {
+pub fn host_verdict<'py>(
+    py: Python<'py>,
+    host: &str,
+    policy: &PyHostPolicy,
+) -> PyResult<Bound<'py, PyAny>> {
     to_py(py, &telemetry::host_verdict(host, &policy.inner))
 }
 
 /// The observation (a dict) to send for one HTTP request, or ``None`` when nothing may be
 /// sent (host blocked or unreadable, latency not finite). Only the host of ``url`` is kept.
 #[pyfunction]
-#[allow(clippy::too_many_arguments, reason = "mirrors the core's signature one to one")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the core's signature one to one"
+)]
 pub fn prepare_observation<'py>(
-    py: Python<'py>, url: &str, method: &str, status: Option<u16>, latency_ms: f64,
-    response_bytes: Option<u64>, source: &str, policy: &PyHostPolicy,
+    py: Python<'py>,
+    url: &str,
+    method: &str,
+    status: Option<u16>,
+    latency_ms: f64,
+    response_bytes: Option<u64>,
+    source: &str,
+    policy: &PyHostPolicy,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let obs = telemetry::prepare_observation(url, method, status, latency_ms, response_bytes, parse_enum(source)?, &policy.inner);
+    let obs = telemetry::prepare_observation(
+        url,
+        method,
+        status,
+        latency_ms,
+        response_bytes,
+        parse_enum(source)?,
+        &policy.inner,
+    );
     to_py(py, &obs)
 }
 
@@ -73,14 +99,20 @@ pub fn prepare_observation<'py>(
 /// whose ``.type`` is the problem and ``.details["path"]`` the field.
 #[pyfunction]
 pub fn validate_observation<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    to_py(body.py(), &telemetry::validate_observation(&from_py(body)?).map_err(to_py_err)?)
+    to_py(
+        body.py(),
+        &telemetry::validate_observation(&from_py(body)?).map_err(to_py_err)?,
+    )
 }
 
 /// Validates one observation or a list of 1..=1000 (all-or-nothing; errors name
 /// ``observations[i].field``).
 #[pyfunction]
 pub fn validate_observations<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    to_py(body.py(), &telemetry::validate_observations(&from_py(body)?).map_err(to_py_err)?)
+    to_py(
+        body.py(),
+        &telemetry::validate_observations(&from_py(body)?).map_err(to_py_err)?,
+    )
 }
 
 /// How a status counts: ``None``/5xx ``"failure"``, 429 ``"throttled"``, other 4xx
@@ -98,7 +130,11 @@ pub fn weight(valid_agent_key: bool, known_host: bool) -> f64 {
 
 /// The weight tier of one observation (``"anonymous_unknown_host"`` ... ``"key_known_host"``).
 #[pyfunction]
-pub fn weight_tier(py: Python<'_>, valid_agent_key: bool, known_host: bool) -> PyResult<Bound<'_, PyAny>> {
+pub fn weight_tier(
+    py: Python<'_>,
+    valid_agent_key: bool,
+    known_host: bool,
+) -> PyResult<Bound<'_, PyAny>> {
     to_py(py, &WeightTier::of(valid_agent_key, known_host))
 }
 
@@ -111,7 +147,10 @@ pub fn latency_bucket(latency_ms: f64) -> usize {
 /// The public telemetry block of one host from its stored rollup (a dict).
 #[pyfunction]
 pub fn summarize_telemetry<'py>(rollup: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    to_py(rollup.py(), &telemetry::summarize_telemetry(&from_py(rollup)?))
+    to_py(
+        rollup.py(),
+        &telemetry::summarize_telemetry(&from_py(rollup)?),
+    )
 }
 
 /// What the server stores per host: status classes per weight tier, exact status codes and
@@ -127,7 +166,9 @@ impl PyTelemetryRollup {
     #[new]
     #[pyo3(signature = (stored=None))]
     fn new(stored: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        Ok(PyTelemetryRollup { inner: stored.map(from_py).transpose()?.unwrap_or_default() })
+        Ok(PyTelemetryRollup {
+            inner: stored.map(from_py).transpose()?.unwrap_or_default(),
+        })
     }
 
     /// Adds one observation: its status (``None`` for no response), latency and weight tier.

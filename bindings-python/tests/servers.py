@@ -91,8 +91,9 @@ class Upstream:
 class Collector:
     """A raw-socket HTTP server recording every byte it receives.
 
-    ``mode="ok"`` answers each request ``200 {"ok":true}``; ``mode="hang"`` reads and never
-    answers (a telemetry endpoint that never responds).
+    ``mode="ok"`` answers each request ``200 {"ok":true}``; ``"close"`` answers and then
+    closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
+    ``Retry-After: 30``; ``"hang"`` reads and never answers.
     """
 
     def __init__(self, mode: str = "ok") -> None:
@@ -144,9 +145,15 @@ class Collector:
                     with self._lock:
                         self.requests.append({"method": method, "path": path, "headers": headers, "body": body})
                         self._lock.notify_all()
-                    if self.mode == "ok":
+                    if self.mode in ("ok", "close"):
                         reply = b'{"ok":true}'
                         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
+                        if self.mode == "close":  # drop the kept-alive connection without saying so
+                            conn.close()
+                            return
+                    elif self.mode == "429":
+                        reply = b'{"error":"rate limited"}'
+                        conn.sendall(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
         except OSError:
             return
 

@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List
 
 import pytest
+from pydantic import ValidationError
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import ToolException, tool
@@ -83,7 +84,7 @@ def test_tool_errors_are_failures_and_the_exception_is_unchanged(telemetry: Coll
         broken_tool.invoke({"city": "x"}, config={"callbacks": [handler]})
     with pytest.raises(TimeoutError):
         slow_tool.invoke({"city": "x"}, config={"callbacks": [handler]})
-    with pytest.raises(Exception):  # missing argument: pydantic's ValidationError
+    with pytest.raises(ValidationError):  # a missing argument
         get_weather.invoke({}, config={"callbacks": [handler]})
     recs = _records(telemetry)
     assert [(r["target"], r["outcome"], r["failure_type"], r["error_layer"]) for r in recs] == [
@@ -175,7 +176,7 @@ def test_threads_share_one_handler_safely(telemetry: Collector) -> None:
         list(pool.map(lambda i: get_weather.invoke({"city": str(i)}, config={"callbacks": [handler]}), range(80)))
     recs = _records(telemetry)
     assert len(recs) == 80 and len({r["record_id"] for r in recs}) == 80
-    assert handler.invalid == 0
+    assert prowl.stats()["invalid"] == 0
 
 
 def test_arguments_results_and_error_text_never_leave(telemetry: Collector) -> None:
@@ -189,6 +190,16 @@ def test_arguments_results_and_error_text_never_leave(telemetry: Collector) -> N
     raw = telemetry.raw_bytes()
     for canary in (ARG_CANARY, OUT_CANARY, ERR_CANARY):
         assert canary.encode() not in raw
+
+
+def test_a_record_the_core_refuses_is_counted_and_never_poisons_a_batch(telemetry: Collector) -> None:
+    bad = ProwlCallbackHandler(actor="x" * 5000)  # longer than the core allows an actor
+    good = ProwlCallbackHandler()
+    get_weather.invoke({"city": "a"}, config={"callbacks": [bad]})
+    get_weather.invoke({"city": "b"}, config={"callbacks": [good]})
+    recs = _records(telemetry)
+    assert [r["actor"] for r in recs] == ["anonymous"]
+    assert prowl.stats()["invalid"] == 1
 
 
 def test_bad_source_is_refused_at_construction() -> None:

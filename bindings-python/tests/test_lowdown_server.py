@@ -64,7 +64,7 @@ def test_langchain_tool_runs_become_interactions(to_lowdown: LowdownServer) -> N
     with pytest.raises(RuntimeError):
         e2e_lookup_tool.invoke({"q": "fail"}, config={"callbacks": [handler]})
     assert prowl.flush(3.0)
-    assert prowl.stats()["sent"] == 4 and handler.invalid == 0
+    assert prowl.stats()["sent"] == 4 and prowl.stats()["invalid"] == 0
     rep = _reputation(to_lowdown, "e2e_lookup_tool")
     assert rep["interactions"] == 4
     assert rep["success_rate"] == 0.75

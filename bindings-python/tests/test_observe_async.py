@@ -95,3 +95,12 @@ async def test_observe_without_argument_covers_new_async_clients(upstream: Upstr
     prowl.unobserve()
     assert prowl.flush(2.0)
     assert len(telemetry.observations()) == 1
+
+
+async def test_async_body_already_in_memory_is_reported(telemetry: Collector) -> None:
+    network = httpx.MockTransport(lambda request: httpx.Response(204))
+    async with prowl.observe(httpx.AsyncClient(transport=network)) as client:
+        assert (await client.delete("https://api.example.com/items/1")).status_code == 204
+    assert prowl.flush(2.0)
+    [obs] = telemetry.observations()
+    assert (obs["host"], obs["method"], obs["status"], obs["response_bytes"]) == ("api.example.com", "DELETE", 204, 0)

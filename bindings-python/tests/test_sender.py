@@ -35,7 +35,7 @@ def test_a_telemetry_endpoint_that_never_answers_does_not_slow_the_caller(upstre
             slowest = max(slowest, time.perf_counter() - t0)
             n += 1
         assert blackhole.wait_requests(1, 2.0), "the sender never tried to POST"
-        assert slowest < 0.25, f"a request took {slowest:.3f} s while telemetry hung"
+        assert slowest < 0.5, f"a request took {slowest:.3f} s while telemetry hung (waiting on it would take ~1 s)"
         time.sleep(1.2)
         assert prowl.stats()["failed"] >= 1  # the hung POST timed out and was counted
     finally:
@@ -130,3 +130,43 @@ def test_a_forked_child_reports_its_own_calls_once(upstream: Upstream, collector
     res = _run_script(script, {"PROWL_API_URL": collector.url, "PROWL_TELEMETRY_ALLOW_PRIVATE": "1"})
     assert res.returncode == 0, res.stderr
     assert sorted(o["status"] for o in collector.observations()) == [201, 202, 203]
+
+
+def _point(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROWL_API_URL", url)
+    monkeypatch.setenv("PROWL_TELEMETRY_ALLOW_PRIVATE", "1")
+    prowl.configure()
+    SENDER.reset()
+
+
+def test_a_keep_alive_closed_by_the_server_loses_nothing(upstream: Upstream, clean_env: pytest.MonkeyPatch) -> None:
+    closer = Collector(mode="close")
+    _point(closer.url, clean_env)
+    try:
+        client = prowl.observe(httpx.Client())
+        for _ in range(3):
+            client.get(upstream.url)
+            assert prowl.flush(2.0)
+        assert len(closer.observations()) == 3
+        assert prowl.stats()["failed"] == 0
+    finally:
+        closer.close()
+        SENDER.reset()
+        prowl.configure()
+
+
+def test_a_429_pauses_sending_and_is_counted(upstream: Upstream, clean_env: pytest.MonkeyPatch) -> None:
+    limiter = Collector(mode="429")
+    _point(limiter.url, clean_env)
+    try:
+        client = prowl.observe(httpx.Client())
+        client.get(upstream.url)
+        assert prowl.flush(2.0)
+        assert prowl.stats()["throttled"] == 1
+        client.get(upstream.url)
+        assert not prowl.flush(0.5)  # paused for Retry-After: kept queued, not sent
+        assert len(limiter.requests) == 1 and prowl.stats()["pending"] == 1
+    finally:
+        limiter.close()
+        SENDER.reset()
+        prowl.configure()

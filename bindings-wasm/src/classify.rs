@@ -16,15 +16,25 @@ pub struct JsClassifier {
 impl JsClassifier {
     /// A classifier for a new session.
     #[wasm_bindgen(constructor)]
-    #[allow(clippy::new_without_default, reason = "a JavaScript constructor, not a Rust API")]
+    #[allow(
+        clippy::new_without_default,
+        reason = "a JavaScript constructor, not a Rust API"
+    )]
     pub fn new() -> Self {
-        JsClassifier { inner: Classifier::new() }
+        JsClassifier {
+            inner: Classifier::new(),
+        }
     }
 
     /// Feeds bytes that travelled `direction` (`"client_to_server"` or `"server_to_client"`)
     /// at `nowMs`; returns the exchanges that finished.
     #[wasm_bindgen(unchecked_return_type = "Exchange[]")]
-    pub fn feed(&mut self, #[wasm_bindgen(unchecked_param_type = "Direction")] direction: &str, bytes: &[u8], #[wasm_bindgen(js_name = "nowMs")] now_ms: f64) -> Result<JsValue> {
+    pub fn feed(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Direction")] direction: &str,
+        bytes: &[u8],
+        #[wasm_bindgen(js_name = "nowMs")] now_ms: f64,
+    ) -> Result<JsValue> {
         to_js(&self.inner.feed(parse_enum(direction)?, bytes, now_ms))
     }
 

@@ -16,18 +16,27 @@ pub type Result<T> = std::result::Result<T, JsValue>;
 /// Converts any core error into an `Error` carrying its kind and details.
 pub fn to_js_error<E: Serialize + Display>(err: E) -> JsValue {
     let details = serde_json::to_value(&err).unwrap_or_default();
-    let kind = details.get("type").and_then(|t| t.as_str()).unwrap_or("internal");
+    let kind = details
+        .get("type")
+        .and_then(|t| t.as_str())
+        .unwrap_or("internal");
     error(kind, &err.to_string(), &details)
 }
 
 /// A misuse of the API (wrong option shape, unknown enum name): `code: "invalid_argument"`.
 pub fn invalid_argument(err: impl Display) -> JsValue {
-    error("invalid_argument", &err.to_string(), &serde_json::Value::Null)
+    error(
+        "invalid_argument",
+        &err.to_string(),
+        &serde_json::Value::Null,
+    )
 }
 
 fn error(kind: &str, message: &str, details: &serde_json::Value) -> JsValue {
     let err = js_sys::Error::new(message);
-    let details = details.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL);
+    let details = details
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL);
     // Reflect::set on a fresh, extensible Error object cannot fail.
     let _ = js_sys::Reflect::set(&err, &"code".into(), &kind.into());
     let _ = js_sys::Reflect::set(&err, &"details".into(), &details);

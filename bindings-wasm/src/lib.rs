@@ -6,12 +6,12 @@
 //! camelCase, exactly as the Node binding names them, so one script runs on both.
 //! No logic lives here.
 
-mod aggregate;
-mod classify;
+pub mod aggregate;
+pub mod classify;
 mod convert;
 mod errors;
-mod functions;
-mod logdiff;
-mod options;
-mod record;
-mod telemetry;
+pub mod functions;
+pub mod logdiff;
+pub mod options;
+pub mod record;
+pub mod telemetry;

@@ -18,20 +18,33 @@ pub struct JsLogDiff {
 impl JsLogDiff {
     /// A watcher; throws `code: "invalid_pattern"` when `options.pattern` is not a valid regex.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "LogDiffOptions | null")] options: JsValue) -> Result<JsLogDiff> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "LogDiffOptions | null")] options: JsValue,
+    ) -> Result<JsLogDiff> {
         let opts = from_js::<Option<JsLogDiffOptions>>(options)?.unwrap_or_default();
-        Ok(JsLogDiff { inner: LogDiff::new(opts.try_into()?).map_err(to_js_error)? })
+        Ok(JsLogDiff {
+            inner: LogDiff::new(opts.try_into()?).map_err(to_js_error)?,
+        })
     }
 
     /// Starts watching `path` (expanded, absolute); `initialSize` is its size now, `null`
     /// when it does not exist yet. Watching a path again changes nothing.
-    pub fn watch(&mut self, path: &str, #[wasm_bindgen(js_name = "initialSize")] initial_size: Option<f64>) {
+    pub fn watch(
+        &mut self,
+        path: &str,
+        #[wasm_bindgen(js_name = "initialSize")] initial_size: Option<f64>,
+    ) {
         self.inner.watch(path, initial_size.map(|s| s as u64));
     }
 
     /// Takes `bytes` read from `offset(path)` of a file whose size is now `fileSize`.
     #[wasm_bindgen(unchecked_return_type = "'read' | 'restarted' | 'not_watched'")]
-    pub fn feed(&mut self, path: &str, #[wasm_bindgen(js_name = "fileSize")] file_size: f64, bytes: &[u8]) -> Result<JsValue> {
+    pub fn feed(
+        &mut self,
+        path: &str,
+        #[wasm_bindgen(js_name = "fileSize")] file_size: f64,
+        bytes: &[u8],
+    ) -> Result<JsValue> {
         to_js(&self.inner.feed(path, file_size as u64, bytes))
     }
 
@@ -67,9 +80,17 @@ impl JsLogDiff {
 /// Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a `--watch-log` path; `env` is an
 /// object of variables, unknown ones are left as written.
 #[wasm_bindgen(js_name = "expandPath")]
-pub fn js_expand_path(path: &str, #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] env: JsValue, home: Option<String>) -> Result<String> {
+pub fn js_expand_path(
+    path: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] env: JsValue,
+    home: Option<String>,
+) -> Result<String> {
     let env: HashMap<String, String> = from_js(env)?;
-    Ok(logdiff::expand_path(path, &|name| env.get(name).cloned(), home.as_deref()))
+    Ok(logdiff::expand_path(
+        path,
+        &|name| env.get(name).cloned(),
+        home.as_deref(),
+    ))
 }
 
 /// Appends one `text` content item to a JSON-RPC result line, keeping every other byte;

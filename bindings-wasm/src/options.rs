@@ -5,10 +5,10 @@
 
 use crate::convert::parse_enum;
 use crate::errors::Result;
-use wasm_bindgen::JsValue;
 use lowdown_core::logdiff::LogDiffOptions;
 use lowdown_core::record::build::RecordContext;
 use serde::Deserialize;
+use wasm_bindgen::JsValue;
 
 /// Options of a `LogDiff` (TypeScript: `LogDiffOptions`).
 #[derive(Default, Deserialize)]
@@ -58,7 +58,12 @@ impl TryFrom<JsRecordContext> for RecordContext {
         Ok(RecordContext {
             actor: o.actor.unwrap_or(d.actor),
             target: o.target.unwrap_or(d.target),
-            source: o.source.as_deref().map(parse_enum).transpose()?.unwrap_or(d.source),
+            source: o
+                .source
+                .as_deref()
+                .map(parse_enum)
+                .transpose()?
+                .unwrap_or(d.source),
             node_id: o.node_id,
             recorder_version: o.recorder_version,
         })

@@ -17,8 +17,13 @@ impl JsHostPolicy {
     /// The policy for these two environment values (`null`/absent = unset): a comma-separated
     /// allowlist of hosts (with subdomains), and `1`/`true`/`yes`/`on` to lift the private block.
     #[wasm_bindgen(constructor)]
-    pub fn new(allowlist: Option<String>, #[wasm_bindgen(js_name = "allowPrivate")] allow_private: Option<String>) -> JsHostPolicy {
-        JsHostPolicy { inner: HostPolicy::from_env_values(allowlist.as_deref(), allow_private.as_deref()) }
+    pub fn new(
+        allowlist: Option<String>,
+        #[wasm_bindgen(js_name = "allowPrivate")] allow_private: Option<String>,
+    ) -> JsHostPolicy {
+        JsHostPolicy {
+            inner: HostPolicy::from_env_values(allowlist.as_deref(), allow_private.as_deref()),
+        }
     }
 
     /// The canonical allowlisted hosts; empty means no restriction.
@@ -34,7 +39,10 @@ impl JsHostPolicy {
     }
 
     /// The plain form: `{allowlist, allow_private}`.
-    #[wasm_bindgen(js_name = "toJSON", unchecked_return_type = "{ allowlist: string[]; allow_private: boolean }")]
+    #[wasm_bindgen(
+        js_name = "toJSON",
+        unchecked_return_type = "{ allowlist: string[]; allow_private: boolean }"
+    )]
     pub fn to_json(&self) -> Result<JsValue> {
         to_js(&self.inner)
     }
@@ -55,14 +63,32 @@ pub fn js_host_verdict(host: &str, policy: &JsHostPolicy) -> Result<JsValue> {
 
 /// The observation to send for one HTTP request, or `null` when nothing may be sent (host
 /// blocked or unreadable, latency not finite). Only the host of `url` is kept.
-#[wasm_bindgen(js_name = "prepareObservation", unchecked_return_type = "Observation | null")]
-#[allow(clippy::too_many_arguments, reason = "mirrors the core's signature one to one")]
+#[wasm_bindgen(
+    js_name = "prepareObservation",
+    unchecked_return_type = "Observation | null"
+)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "mirrors the core's signature one to one"
+)]
 pub fn js_prepare_observation(
-    url: &str, method: &str, status: Option<u16>, #[wasm_bindgen(js_name = "latencyMs")] latency_ms: f64,
+    url: &str,
+    method: &str,
+    status: Option<u16>,
+    #[wasm_bindgen(js_name = "latencyMs")] latency_ms: f64,
     #[wasm_bindgen(js_name = "responseBytes")] response_bytes: Option<f64>,
-    #[wasm_bindgen(unchecked_param_type = "Source")] source: &str, policy: &JsHostPolicy,
+    #[wasm_bindgen(unchecked_param_type = "Source")] source: &str,
+    policy: &JsHostPolicy,
 ) -> Result<JsValue> {
-    let obs = telemetry::prepare_observation(url, method, status, latency_ms, response_bytes.map(|b| b as u64), parse_enum(source)?, &policy.inner);
+    let obs = telemetry::prepare_observation(
+        url,
+        method,
+        status,
+        latency_ms,
+        response_bytes.map(|b| b as u64),
+        parse_enum(source)?,
+        &policy.inner,
+    );
     to_js(&obs)
 }
 
@@ -74,7 +100,10 @@ pub fn js_validate_observation(body: JsValue) -> Result<JsValue> {
 }
 
 /// Validates one observation or an array of 1..=1000 (all-or-nothing; errors name `observations[i].field`).
-#[wasm_bindgen(js_name = "validateObservations", unchecked_return_type = "Observation[]")]
+#[wasm_bindgen(
+    js_name = "validateObservations",
+    unchecked_return_type = "Observation[]"
+)]
 pub fn js_validate_observations(body: JsValue) -> Result<JsValue> {
     to_js(&telemetry::validate_observations(&from_js(body)?).map_err(to_js_error)?)
 }
@@ -87,13 +116,19 @@ pub fn js_status_class(status: Option<u16>) -> Result<JsValue> {
 
 /// The server-side weight of one observation: 0.1, 0.3, 0.5 or 1.0 (SPEC §4).
 #[wasm_bindgen(js_name = "weight")]
-pub fn js_weight(#[wasm_bindgen(js_name = "validAgentKey")] valid_agent_key: bool, #[wasm_bindgen(js_name = "knownHost")] known_host: bool) -> f64 {
+pub fn js_weight(
+    #[wasm_bindgen(js_name = "validAgentKey")] valid_agent_key: bool,
+    #[wasm_bindgen(js_name = "knownHost")] known_host: bool,
+) -> f64 {
     telemetry::weight(valid_agent_key, known_host)
 }
 
 /// The weight tier of one observation (`anonymous_unknown_host` ... `key_known_host`).
 #[wasm_bindgen(js_name = "weightTier", unchecked_return_type = "WeightTier")]
-pub fn js_weight_tier(#[wasm_bindgen(js_name = "validAgentKey")] valid_agent_key: bool, #[wasm_bindgen(js_name = "knownHost")] known_host: bool) -> Result<JsValue> {
+pub fn js_weight_tier(
+    #[wasm_bindgen(js_name = "validAgentKey")] valid_agent_key: bool,
+    #[wasm_bindgen(js_name = "knownHost")] known_host: bool,
+) -> Result<JsValue> {
     to_js(&WeightTier::of(valid_agent_key, known_host))
 }
 
@@ -104,8 +139,13 @@ pub fn js_latency_bucket(#[wasm_bindgen(js_name = "latencyMs")] latency_ms: f64)
 }
 
 /// The public telemetry block of one host from its stored rollup.
-#[wasm_bindgen(js_name = "summarizeTelemetry", unchecked_return_type = "TelemetrySummary")]
-pub fn js_summarize_telemetry(#[wasm_bindgen(unchecked_param_type = "object")] rollup: JsValue) -> Result<JsValue> {
+#[wasm_bindgen(
+    js_name = "summarizeTelemetry",
+    unchecked_return_type = "TelemetrySummary"
+)]
+pub fn js_summarize_telemetry(
+    #[wasm_bindgen(unchecked_param_type = "object")] rollup: JsValue,
+) -> Result<JsValue> {
     to_js(&telemetry::summarize_telemetry(&from_js(rollup)?))
 }
 
@@ -120,12 +160,21 @@ pub struct JsTelemetryRollup {
 impl JsTelemetryRollup {
     /// An empty rollup, or one read back from its stored plain form (`toJSON()`).
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "object | null")] stored: JsValue) -> Result<JsTelemetryRollup> {
-        Ok(JsTelemetryRollup { inner: from_js::<Option<TelemetryRollup>>(stored)?.unwrap_or_default() })
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "object | null")] stored: JsValue,
+    ) -> Result<JsTelemetryRollup> {
+        Ok(JsTelemetryRollup {
+            inner: from_js::<Option<TelemetryRollup>>(stored)?.unwrap_or_default(),
+        })
     }
 
     /// Adds one observation: its status (`null` for no response), latency and weight tier.
-    pub fn add(&mut self, status: Option<u16>, #[wasm_bindgen(js_name = "latencyMs")] latency_ms: f64, #[wasm_bindgen(unchecked_param_type = "WeightTier")] tier: &str) -> Result<()> {
+    pub fn add(
+        &mut self,
+        status: Option<u16>,
+        #[wasm_bindgen(js_name = "latencyMs")] latency_ms: f64,
+        #[wasm_bindgen(unchecked_param_type = "WeightTier")] tier: &str,
+    ) -> Result<()> {
         self.inner.add(status, latency_ms, parse_enum(tier)?);
         Ok(())
     }

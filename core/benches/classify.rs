@@ -40,19 +40,23 @@ fn exchanges(c: &mut Criterion) {
         })
     });
 
-    // 64 KiB reads, as a busy pipe delivers them: messages cut anywhere, all requests
-    // in flight before the results come back.
-    let requests: Vec<u8> = pairs.iter().flat_map(|p| p.0.bytes()).collect();
-    let results: Vec<u8> = pairs.iter().flat_map(|p| p.1.bytes()).collect();
-    group.bench_function("64 KiB reads", |b| {
+    // A busy session: 32 requests in flight at a time, each side's bytes read 4 KiB at a
+    // time (the pipe cuts messages anywhere).
+    let rounds: Vec<(Vec<u8>, Vec<u8>)> = pairs
+        .chunks(32)
+        .map(|round| (round.iter().flat_map(|p| p.0.bytes()).collect(), round.iter().flat_map(|p| p.1.bytes()).collect()))
+        .collect();
+    group.bench_function("4 KiB reads, 32 in flight", |b| {
         b.iter(|| {
             let mut cl = Classifier::new();
             let mut n = 0;
-            for q in requests.chunks(65536) {
-                n += cl.feed(Direction::ClientToServer, q, 0.0).len();
-            }
-            for r in results.chunks(65536) {
-                n += cl.feed(Direction::ServerToClient, r, 1.0).len();
+            for (i, (requests, results)) in rounds.iter().enumerate() {
+                for q in requests.chunks(4096) {
+                    n += cl.feed(Direction::ClientToServer, q, i as f64).len();
+                }
+                for r in results.chunks(4096) {
+                    n += cl.feed(Direction::ServerToClient, r, i as f64 + 0.5).len();
+                }
             }
             assert_eq!(n, N);
         })

@@ -2,7 +2,10 @@
 //! timestamps, paths, ids and the occasional secret, plus a clean-only run.
 //! Run: `cargo bench -p lowdown-core --bench redact`
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented items")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use lowdown_core::redact::redact;
@@ -27,7 +30,11 @@ fn log_text(bytes: usize, with_secrets: bool) -> String {
     let mut out = String::with_capacity(bytes + 256);
     let mut i = 0;
     while out.len() < bytes {
-        let line = if with_secrets && i % 50 == 49 { SECRET_LINES[i / 50 % 2] } else { LINES[i % LINES.len()] };
+        let line = if with_secrets && i % 50 == 49 {
+            SECRET_LINES[i / 50 % 2]
+        } else {
+            LINES[i % LINES.len()]
+        };
         out.push_str(line);
         out.push('\n');
         i += 1;
@@ -37,7 +44,10 @@ fn log_text(bytes: usize, with_secrets: bool) -> String {
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("redact");
-    for (name, text) in [("log_4MiB_with_secrets", log_text(4 << 20, true)), ("log_4MiB_clean", log_text(4 << 20, false))] {
+    for (name, text) in [
+        ("log_4MiB_with_secrets", log_text(4 << 20, true)),
+        ("log_4MiB_clean", log_text(4 << 20, false)),
+    ] {
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_function(name, |b| b.iter(|| redact(black_box(&text)).len()));
     }

@@ -1,8 +1,10 @@
 //! `schema_hash` of a realistic 1,000-tool `tools/list` result (target: ≤20 ms).
 //! Run: `cargo bench -p lowdown-core --bench schema_hash`
 
-
-#![allow(missing_docs, reason = "criterion's macros generate undocumented items")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use lowdown_core::schema_hash::{canonical_json, hash_tools_result};
 use std::hint::black_box;
@@ -24,12 +26,22 @@ fn bench(c: &mut Criterion) {
     let text = tools_list(1000);
     let mut g = c.benchmark_group("schema_hash");
     g.throughput(Throughput::Bytes(text.len() as u64));
-    g.bench_function("1000_tools", |b| b.iter(|| hash_tools_result(black_box(text.as_bytes())).expect("hashes")));
+    g.bench_function("1000_tools", |b| {
+        b.iter(|| hash_tools_result(black_box(text.as_bytes())).expect("hashes"))
+    });
     // For comparison: canonical JSON of the whole result (parse + write, no sort or sha256),
     // and serde_json parsing the same text into a `Value`.
-    g.bench_function("canonical_json_1000_tools", |b| b.iter(|| canonical_json(black_box(text.as_bytes())).expect("canonical").len()));
+    g.bench_function("canonical_json_1000_tools", |b| {
+        b.iter(|| {
+            canonical_json(black_box(text.as_bytes()))
+                .expect("canonical")
+                .len()
+        })
+    });
     g.bench_function("serde_json_parse_1000_tools", |b| {
-        b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(text.as_bytes())).expect("parses"))
+        b.iter(|| {
+            serde_json::from_slice::<serde_json::Value>(black_box(text.as_bytes())).expect("parses")
+        })
     });
     g.finish();
 }

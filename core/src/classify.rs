@@ -6,6 +6,16 @@
 //! [`SessionFacts`]: the server's name and version, the protocol version, and the schema
 //! hash of the latest `tools/list`.
 //!
+//! # Framing and cost
+//!
+//! Lines end at `\n` (a trailing `\r` is dropped); partial tails are kept per direction
+//! across feeds, one feed may hold many lines, and [`Classifier::close`] frames an
+//! unterminated last line. There is no size limit. A line lying inside one feed is parsed
+//! in place in a single pass that also finds its end; only a line cut across feeds is
+//! copied, once, into that direction's tail buffer. Parsing checks the whole line's JSON
+//! grammar without building values (nesting depth is unlimited), so the work is linear in
+//! message size and a message is never held twice.
+//!
 //! # Decisions (SPEC §3.1 leaves these open)
 //!
 //! * **Pairing.** Requests are keyed by (direction, id). Ids compare as JavaScript would
@@ -55,6 +65,7 @@ mod framing;
 mod message;
 mod scan;
 mod session;
+mod swar;
 mod text;
 
 pub use session::Classifier;

@@ -54,7 +54,11 @@ pub struct LogDiffOptions {
 
 impl Default for LogDiffOptions {
     fn default() -> Self {
-        LogDiffOptions { pattern: None, max_lines: 20, max_line_chars: 300 }
+        LogDiffOptions {
+            pattern: None,
+            max_lines: 20,
+            max_line_chars: 300,
+        }
     }
 }
 
@@ -108,8 +112,15 @@ impl LogDiff {
             .case_insensitive(true)
             .size_limit(1 << 20)
             .build()
-            .map_err(|e| LogDiffError::InvalidPattern { message: e.to_string() })?;
-        Ok(LogDiff { pattern, max_lines: opts.max_lines.max(1), max_line_chars: opts.max_line_chars.max(1), files: Vec::new() })
+            .map_err(|e| LogDiffError::InvalidPattern {
+                message: e.to_string(),
+            })?;
+        Ok(LogDiff {
+            pattern,
+            max_lines: opts.max_lines.max(1),
+            max_line_chars: opts.max_line_chars.max(1),
+            files: Vec::new(),
+        })
     }
 
     /// Starts watching `path` (an expanded, absolute path). `initial_size` is the file's size
@@ -146,7 +157,9 @@ impl LogDiff {
 
     /// Takes `bytes` read from [`LogDiff::offset`] of a file whose size is now `file_size`.
     pub fn feed(&mut self, path: &str, file_size: u64, bytes: &[u8]) -> Feed {
-        let Some(i) = self.find(path) else { return Feed::NotWatched };
+        let Some(i) = self.find(path) else {
+            return Feed::NotWatched;
+        };
         if file_size < self.files[i].offset {
             self.restart(path);
             return Feed::Restarted;

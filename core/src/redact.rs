@@ -13,6 +13,10 @@
 //!   `pwd`, `api_key`/`apikey`/`api-key`, `access_key`, `private_key`, `client_secret`,
 //!   `authorization`, `auth`, `credential(s)`, `cookie` or `session` (any case), separated by
 //!   `=` or `:` (`password=x`, `token: x`, `"password": "x"`, `\"secret\":\"x\"`);
+//!   A quoted value ends at its closing quote; a bare value ends at whitespace or one of
+//!   `& , ; " ' < > ) ] } \` (so `Cookie: a=1; b=2` masks `a=1` and keeps `b=2`, and a
+//!   connection string's `Password=x;Database=y` masks only `x`); `null`, `true`, `false`
+//!   and values starting with `{` or `[` are left alone;
 //! - the password in URL credentials (`scheme://user:PASSWORD@host`);
 //! - any run of 32 or more hexadecimal digits.
 //!
@@ -31,9 +35,28 @@ pub const MASK: &str = "[REDACTED]";
 
 /// Masks secrets in `text`; see the module documentation for what is masked.
 pub fn redact(text: &str) -> Cow<'_, str> {
+    let Some(mut out) = mask_once(text) else {
+        return Cow::Borrowed(text);
+    };
+    // A mask can expose a new word start (`…abcdefxoxb-…` once the hex run before `xoxb-`
+    // is masked), so repeat until nothing changes: the result is then stable under `redact`.
+    for _ in 0..MAX_PASSES {
+        match mask_once(&out) {
+            Some(next) if next != out => out = next,
+            _ => break,
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Passes after the first; each can only act on word starts the previous one created.
+const MAX_PASSES: usize = 8;
+
+/// One pass: the masked text, or `None` when there was nothing to mask.
+fn mask_once(text: &str) -> Option<String> {
     let spans = rules::find(text.as_bytes());
     if spans.is_empty() {
-        return Cow::Borrowed(text);
+        return None;
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
@@ -43,7 +66,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         at = end;
     }
     out.push_str(&text[at..]);
-    Cow::Owned(out)
+    Some(out)
 }
 
 /// Sorts spans and merges overlapping or touching ones.

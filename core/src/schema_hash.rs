@@ -21,6 +21,7 @@
 
 mod canonical;
 mod json;
+mod utf16;
 
 use json::{JsonError, Value};
 use serde::{Deserialize, Serialize};
@@ -77,7 +78,10 @@ fn parse_text(text: &[u8]) -> Result<Value, SchemaHashError> {
 pub fn hash_tools_result(result_json: &[u8]) -> Result<ToolHashes, SchemaHashError> {
     let result = parse_text(result_json)?;
     let has_more = result.get("nextCursor").is_some_and(|c| *c != Value::Null);
-    Ok(ToolHashes { has_more, ..hash_tools_value(result.get("tools")) })
+    Ok(ToolHashes {
+        has_more,
+        ..hash_tools_value(result.get("tools"))
+    })
 }
 
 /// Hashes the JSON text of a `tools` array (`has_more` is then always false).
@@ -90,9 +94,9 @@ pub fn hash_tools(tools_json: &[u8]) -> Result<ToolHashes, SchemaHashError> {
 /// strings and numbers written exactly as JavaScript's `JSON.stringify` writes them.
 pub fn canonical_json(json: &[u8]) -> Result<String, SchemaHashError> {
     let v = parse_text(json)?;
-    let mut out = String::new();
+    let mut out = Vec::with_capacity(json.len());
     canonical::write_value(&v, &mut out);
-    Ok(out)
+    Ok(canonical::into_string(out))
 }
 
 fn hash_tools_value(tools: Option<&Value>) -> ToolHashes {
@@ -107,43 +111,43 @@ fn hash_tools_value(tools: Option<&Value>) -> ToolHashes {
         schema.push(entry(tool, &["inputSchema", "name", "outputSchema"]));
         desc.push(entry(tool, &["description", "name", "title"]));
     }
-    ToolHashes { schema_hash: hash_sorted(schema), desc_hash: hash_sorted(desc), tool_count: tools.len(), has_more: false }
+    ToolHashes {
+        schema_hash: hash_sorted(schema),
+        desc_hash: hash_sorted(desc),
+        tool_count: tools.len(),
+        has_more: false,
+    }
 }
 
 /// The canonical text of `{key: tool[key]}` for the keys present in `tool` (non-objects give `{}`).
-fn entry(tool: &Value, keys: &[&str]) -> String {
-    let mut out = String::from("{");
-    for key in keys {
-        if let Some(v) = tool.get(key) {
-            if out.len() > 1 {
-                out.push(',');
+fn entry(tool: &Value, keys: &[&str]) -> Vec<u8> {
+    let mut out = vec![b'{'];
+    if let Value::Object(map) = tool {
+        for key in keys {
+            if let Some(v) = map.get(&json::Key(key.as_bytes().to_vec())) {
+                if out.len() > 1 {
+                    out.push(b',');
+                }
+                canonical::write_string(key.as_bytes(), &mut out);
+                out.push(b':');
+                canonical::write_value(v, &mut out);
             }
-            canonical::write_str(key, &mut out);
-            out.push(':');
-            canonical::write_value(v, &mut out);
         }
     }
-    out.push('}');
+    out.push(b'}');
     out
 }
 
-fn hash_sorted(mut entries: Vec<String>) -> String {
-    // JavaScript compares strings by UTF-16 code units; UTF-8 byte order differs from it
-    // only past the BMP, so compare as UTF-16 (cheaply, byte-wise, when both are ASCII).
-    entries.sort_unstable_by(|a, b| {
-        if a.is_ascii() && b.is_ascii() {
-            a.cmp(b)
-        } else {
-            a.encode_utf16().cmp(b.encode_utf16())
-        }
-    });
+fn hash_sorted(mut entries: Vec<Vec<u8>>) -> String {
+    // JavaScript sorts strings by UTF-16 code units, not by UTF-8 bytes.
+    entries.sort_unstable_by(|a, b| utf16::cmp_utf16(a, b));
     let mut h = Sha256::new();
     h.update(b"[");
     for (i, e) in entries.iter().enumerate() {
         if i > 0 {
             h.update(b",");
         }
-        h.update(e.as_bytes());
+        h.update(e);
     }
     h.update(b"]");
     hex::encode(h.finalize())
@@ -151,13 +155,12 @@ fn hash_sorted(mut entries: Vec<String>) -> String {
 
 /// Escapes `text` as a JSON string literal exactly as `JSON.stringify` does (with quotes).
 pub(crate) fn json_string_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    canonical::write_str(text, &mut out);
-    out
+    let mut out = Vec::with_capacity(text.len() + 2);
+    canonical::write_string(text.as_bytes(), &mut out);
+    canonical::into_string(out)
 }
 
 /// Parser access for other core modules that rewrite JSON in place.
 pub(crate) mod parser {
-    pub(crate) use super::json::{utf16, Parser, Value};
+    pub(crate) use super::json::{Parser, Value};
 }
-

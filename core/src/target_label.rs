@@ -28,8 +28,13 @@
 //! inline code (`node -e`, `python -c`, `sh -c`, `npx -c`), or when the name is not a plausible
 //! package or file name.
 
+mod flags;
 mod names;
 
+use flags::{
+    first_positional, flag_value, BUN_VALUES, DENO_VALUES, DOCKER_VALUES, NODE_VALUES, NPX_VALUES,
+    PIPX_VALUES, PYTHON_VALUES, UV_VALUES,
+};
 use names::{npm, oci, path, pypi};
 
 /// How many wrapper commands (`env`, `cmd /c`, `uv run python`) are looked through.
@@ -68,7 +73,9 @@ fn label(argv: &[&str], depth: usize) -> Option<String> {
             }
         }
         "pipx" if sub == Some("run") => python_runner(rest, PIPX_VALUES, "--spec"),
-        "node" | "nodejs" | "tsx" | "ts-node" => script(args, NODE_VALUES, &["-e", "--eval", "-p", "--print"]),
+        "node" | "nodejs" | "tsx" | "ts-node" => {
+            script(args, NODE_VALUES, &["-e", "--eval", "-p", "--print"])
+        }
         "deno" if sub == Some("run") => {
             let spec = args[1 + first_positional(rest, DENO_VALUES, &["--eval"])?];
             names::deno(spec)
@@ -82,7 +89,9 @@ fn label(argv: &[&str], depth: usize) -> Option<String> {
         "npm" | "pnpm" | "yarn" | "pipx" | "deno" => None,
         "env" => wrapped_by_env(args, depth),
         "cmd" => {
-            let at = args.iter().position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))?;
+            let at = args
+                .iter()
+                .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))?;
             let inner = &args[at + 1..];
             if inner.len() == 1 {
                 let words: Vec<&str> = inner[0].split_whitespace().collect();
@@ -90,9 +99,11 @@ fn label(argv: &[&str], depth: usize) -> Option<String> {
             }
             label(inner, depth + 1)
         }
-        "sh" | "bash" | "zsh" | "dash" | "fish" | "pwsh" | "powershell" => {
-            script(args, &[], &["-c", "-command", "-Command", "-EncodedCommand"])
-        }
+        "sh" | "bash" | "zsh" | "dash" | "fish" | "pwsh" | "powershell" => script(
+            args,
+            &[],
+            &["-c", "-command", "-Command", "-EncodedCommand"],
+        ),
         n if is_python(n) => python(args),
         _ => path(cmd),
     }
@@ -100,7 +111,11 @@ fn label(argv: &[&str], depth: usize) -> Option<String> {
 
 /// The command's file name, lowercase, without directory or Windows executable extension.
 fn command_name(cmd: &str) -> String {
-    let base = cmd.rsplit(['/', '\\']).next().unwrap_or(cmd).to_ascii_lowercase();
+    let base = cmd
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(cmd)
+        .to_ascii_lowercase();
     for ext in [".exe", ".cmd", ".bat", ".ps1"] {
         if let Some(stem) = base.strip_suffix(ext) {
             return stem.to_owned();
@@ -110,99 +125,43 @@ fn command_name(cmd: &str) -> String {
 }
 
 fn is_python(name: &str) -> bool {
-    let rest = name.strip_prefix("python").or_else(|| name.strip_prefix("pythonw"));
+    let rest = name
+        .strip_prefix("python")
+        .or_else(|| name.strip_prefix("pythonw"));
     name == "py" || rest.is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
 }
 
-/// Index of the first positional argument: flags are skipped, with the following argument
-/// when they are listed in `values` (unless written `--flag=value`); `--` ends the flags.
-/// `None` when a flag in `inline_code` appears first or there is no positional.
-fn first_positional(args: &[&str], values: &[&str], inline_code: &[&str]) -> Option<usize> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i];
-        if a == "--" {
-            return (i + 1 < args.len()).then_some(i + 1);
-        }
-        if a.len() > 1 && a.starts_with('-') {
-            let flag = a.split('=').next().unwrap_or(a);
-            if inline_code.contains(&flag) {
-                return None;
-            }
-            if !a.contains('=') && values.contains(&flag) {
-                i += 1;
-            }
-            i += 1;
-            continue;
-        }
-        return Some(i);
-    }
-    None
-}
-
-/// The value of `flag` (`--flag X` or `--flag=X`), if given before the first positional.
-fn flag_value<'a>(args: &[&'a str], flag: &str, values: &[&str]) -> Option<&'a str> {
-    let end = first_positional(args, values, &[]).unwrap_or(args.len());
-    let mut i = 0;
-    while i < end {
-        if args[i] == flag {
-            return args.get(i + 1).copied();
-        }
-        if let Some(v) = args[i].strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-            return Some(v);
-        }
-        i += 1;
-    }
-    None
-}
-
-const NPX_VALUES: &[&str] = &["-p", "--package", "--registry", "--cache", "--userconfig", "--prefix", "-w", "--workspace", "--node-options", "--shell", "--script-shell"];
-const UV_VALUES: &[&str] = &[
-    "--from", "--with", "--with-editable", "--with-requirements", "-p", "--python", "--index", "--index-url", "--extra-index-url",
-    "--default-index", "-f", "--find-links", "-c", "--constraints", "--overrides", "--build-constraints", "--refresh-package",
-    "--reinstall-package", "--upgrade-package", "-P", "--directory", "--project", "--package", "--extra", "--group", "--only-group",
-    "--no-group", "--env-file", "--cache-dir", "--config-file", "--color", "--python-preference", "--exclude-newer", "--index-strategy",
-    "--keyring-provider", "--resolution", "--prerelease", "--link-mode", "-C", "--config-setting", "--no-binary-package",
-    "--no-build-package", "--allow-insecure-host",
-];
-const PIPX_VALUES: &[&str] = &["--spec", "--python", "--index-url", "-i", "--pip-args", "--backend", "--fetch-missing-python"];
-const NODE_VALUES: &[&str] = &["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--input-type", "--title", "--env-file", "--tsconfig"];
-const BUN_VALUES: &[&str] = &["--cwd", "--env-file", "-c", "--config", "-r", "--preload"];
-const DENO_VALUES: &[&str] = &["-c", "--config", "--import-map", "--location", "--seed", "--cert", "--lock", "--env-file", "--ext", "--v8-flags"];
-const PYTHON_VALUES: &[&str] = &["-X", "-W", "--check-hash-based-pycs"];
-const DOCKER_VALUES: &[&str] = &[
-    "-e", "--env", "--env-file", "-v", "--volume", "--name", "-p", "--publish", "--network", "--net", "-w", "--workdir", "-u",
-    "--user", "--entrypoint", "--mount", "-l", "--label", "--label-file", "--platform", "--pull", "-h", "--hostname", "--add-host",
-    "--cpus", "-m", "--memory", "--restart", "--runtime", "--cap-add", "--cap-drop", "--security-opt", "--device", "--tmpfs",
-    "--ulimit", "--log-driver", "--log-opt", "--gpus", "--shm-size", "--ipc", "--pid", "--dns", "--cidfile", "--stop-signal",
-    "--stop-timeout", "--health-cmd", "--memory-swap", "--cpu-shares", "-c", "--cpuset-cpus", "--group-add", "--userns",
-    "--uts", "--volumes-from", "--link", "--expose", "--sysctl", "--attach", "-a", "--detach-keys", "--annotation",
-];
-
 /// `npx`-like: the package from `-p/--package`, else the first positional.
 fn npm_runner(args: &[&str]) -> Option<String> {
-    if let Some(pkg) = flag_value(args, "--package", NPX_VALUES).or_else(|| flag_value(args, "-p", NPX_VALUES)) {
+    if let Some(pkg) =
+        flag_value(args, "--package", NPX_VALUES).or_else(|| flag_value(args, "-p", NPX_VALUES))
+    {
         return npm(pkg);
     }
     npm(args[first_positional(args, NPX_VALUES, &["-c", "--call"])?])
 }
 
 /// `uvx`/`pipx run`-like: the package from `from_flag`, else the first positional.
+/// A `from_flag` naming no usable package (`--from .`) falls back to the command.
 fn python_runner(args: &[&str], values: &[&str], from_flag: &str) -> Option<String> {
-    if let Some(spec) = flag_value(args, from_flag, values) {
-        return pypi(spec);
-    }
-    pypi(args[first_positional(args, values, &[])?])
+    flag_value(args, from_flag, values)
+        .and_then(pypi)
+        .or_else(|| pypi(args[first_positional(args, values, &[])?]))
 }
 
 /// `uv run`: a script path, a module (`-m`), `python …`, or a command of the project.
 fn uv_run(args: &[&str], depth: usize) -> Option<String> {
-    let module = args.iter().take_while(|a| **a != "--").any(|a| *a == "-m" || *a == "--module");
+    let module = args
+        .iter()
+        .take_while(|a| **a != "--")
+        .any(|a| *a == "-m" || *a == "--module");
     let at = first_positional(args, UV_VALUES, &[])?;
     if module {
         return pypi(args[at].split('.').next()?);
     }
-    if is_python(&command_name(args[at])) || matches!(command_name(args[at]).as_str(), "node" | "npx" | "uvx") {
+    if is_python(&command_name(args[at]))
+        || matches!(command_name(args[at]).as_str(), "node" | "npx" | "uvx")
+    {
         return label(&args[at..], depth + 1);
     }
     path(args[at])
@@ -221,7 +180,11 @@ fn python(args: &[&str]) -> Option<String> {
         if !args[i].starts_with('-') || args[i] == "-" {
             break;
         }
-        i += if PYTHON_VALUES.contains(&args[i]) { 2 } else { 1 };
+        i += if PYTHON_VALUES.contains(&args[i]) {
+            2
+        } else {
+            1
+        };
     }
     let script = *args.get(i)?;
     (script != "-").then(|| path(script)).flatten()

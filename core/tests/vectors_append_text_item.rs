@@ -8,8 +8,13 @@ use serde_json::Value;
 #[test]
 fn append_text_item_vectors() {
     common::check("append_text_item.json", |input| {
-        let out = append_text_item(&common::bytes(&input["message"]), &common::string(&input["text"]));
-        Ok(out.map_or(Value::Null, |b| Value::String(String::from_utf8(b).expect("UTF-8 out"))))
+        let out = append_text_item(
+            &common::bytes(&input["message"]),
+            &common::string(&input["text"]),
+        );
+        Ok(out.map_or(Value::Null, |b| {
+            Value::String(String::from_utf8(b).expect("UTF-8 out"))
+        }))
     });
 }
 

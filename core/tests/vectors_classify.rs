@@ -67,3 +67,77 @@ fn every_split_of_a_session_gives_the_same_exchanges() {
         assert_eq!((c.pending(), c.buffered()), (0, 0));
     }
 }
+
+/// The real recorded session, as (direction, line) pairs.
+fn transcript() -> Vec<(Direction, f64, String)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/transcripts/server-everything.jsonl");
+    let text = std::fs::read_to_string(path).expect("transcript");
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("transcript line is JSON");
+            let direction = serde_json::from_value(v["direction"].clone()).expect("direction");
+            (direction, v["at_ms"].as_f64().expect("at_ms"), format!("{}\n", v["line"].as_str().expect("line")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_recorded_session_classifies_the_same_in_any_chunk_size() {
+    let session = transcript();
+    let mut whole = Classifier::new();
+    let mut want: Vec<_> = session.iter().flat_map(|(d, at, line)| whole.feed(*d, line.as_bytes(), *at)).collect();
+    want.extend(whole.close(9999.0));
+    assert_eq!(want.len(), 13);
+    for size in [1, 2, 3, 7, 64, 4096] {
+        let mut c = Classifier::new();
+        let mut got = Vec::new();
+        for (d, at, line) in &session {
+            for part in line.as_bytes().chunks(size) {
+                got.extend(c.feed(*d, part, *at));
+            }
+        }
+        got.extend(c.close(9999.0));
+        assert_eq!(got, want, "chunk size {size}");
+        assert_eq!(c.facts(), whole.facts());
+    }
+}
+
+#[test]
+fn mangled_sessions_never_panic() {
+    // Deterministic xorshift: cut, drop and flip bytes of the real session, then feed it.
+    let session = transcript();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut survived = 0;
+    for _ in 0..300 {
+        let mut c = Classifier::new();
+        for (d, at, line) in &session {
+            let mut bytes = line.clone().into_bytes();
+            for _ in 0..(next() % 4) {
+                let i = (next() as usize) % bytes.len();
+                match next() % 3 {
+                    0 => bytes[i] = (next() & 0xff) as u8,
+                    1 => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.insert(i, b"{}[]\",:\\\n\r"[(next() % 10) as usize]),
+                }
+                if bytes.is_empty() {
+                    break;
+                }
+            }
+            let cut = (next() as usize) % (bytes.len() + 1);
+            survived += c.feed(*d, &bytes[..cut], *at).len();
+            survived += c.feed(*d, &bytes[cut..], *at).len();
+        }
+        survived += c.close(9999.0).len();
+        assert_eq!((c.pending(), c.buffered()), (0, 0));
+    }
+    // Most lines survive a few flipped bytes inside strings; the classifier keeps going.
+    assert!(survived > 300, "only {survived} exchanges survived");
+}

@@ -10,6 +10,10 @@ fn expand_path_vectors() {
     common::check("expand_path.json", |input| {
         let env = input["env"].as_object().expect("env").clone();
         let lookup = move |name: &str| env.get(name).and_then(Value::as_str).map(str::to_owned);
-        Ok(Value::String(expand_path(input["path"].as_str().expect("path"), &lookup, input["home"].as_str())))
+        Ok(Value::String(expand_path(
+            input["path"].as_str().expect("path"),
+            &lookup,
+            input["home"].as_str(),
+        )))
     });
 }

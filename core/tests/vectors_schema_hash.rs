@@ -6,7 +6,10 @@ use lowdown_core::schema_hash::{hash_tools, hash_tools_result, SchemaHashError};
 use serde_json::Value;
 
 fn kind(e: SchemaHashError) -> String {
-    serde_json::to_value(e).expect("error serialises")["type"].as_str().expect("type").to_owned()
+    serde_json::to_value(e).expect("error serialises")["type"]
+        .as_str()
+        .expect("type")
+        .to_owned()
 }
 
 #[test]
@@ -17,7 +20,8 @@ fn schema_hash_vectors() {
         } else {
             hash_tools_result(&common::bytes(&input["result_json"]))
         };
-        out.map(|h| serde_json::to_value(h).expect("serialises")).map_err(kind)
+        out.map(|h| serde_json::to_value(h).expect("serialises"))
+            .map_err(kind)
     });
 }
 

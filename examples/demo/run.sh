@@ -9,7 +9,7 @@ TARGET="npm:@modelcontextprotocol/server-everything"
 
 echo "== build"
 cargo build -q -p lowdown-server
-[ -f bindings-node/index.js ] || make --no-print-directory build-node-binding
+compgen -G "bindings-node/*.node" >/dev/null || make --no-print-directory build-node-binding
 [ -d npm/node_modules/@modelcontextprotocol/server-everything ] || (cd npm && npm ci --no-audit --no-fund)
 
 export LOWDOWN_HOME="$(mktemp -d "${TMPDIR:-/tmp}/lowdown-demo.XXXXXX")"

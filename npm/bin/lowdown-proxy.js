@@ -10,6 +10,9 @@ if (CONFIG_COMMANDS.has(argv[0])) {
 } else {
   const { main } = await import('../src/proxy.js');
   const code = await main(argv);
-  // Exit only once stdout has taken everything the child wrote.
+  // Exit once stdout has taken everything the child wrote; a client that stopped reading
+  // gets 2 s, not forever.
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 2000).unref();
   process.stdout.write('', () => process.exit(code));
 }

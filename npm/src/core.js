@@ -24,6 +24,3 @@ export const appendTextItem = native.appendTextItem;
 
 /** Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a path. */
 export const expandPath = native.expandPath;
-
-/** Lowdown's defaults (API URL, env var names, headers), as the core defines them. */
-export const defaults = native.defaults ?? {};

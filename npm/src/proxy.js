@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
-import { Sender } from './record/sender.js';
 
 /** Default API base URL (SPEC §2). */
 export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
@@ -56,21 +55,7 @@ export async function main(argv, env = process.env) {
     }
   }
   const home = lowdownHome(env);
-  let sender = null;
-  let nodeId = null;
-  if (recording && core) {
-    try {
-      nodeId = loadNodeIdentity(home).node_id;
-      const apiUrl = opts.apiUrl ?? env.LOWDOWN_API_URL ?? DEFAULT_API_URL;
-      sender = new Sender({ apiUrl, home, nodeId, version: VERSION, debug });
-      sender.drainSpoolSoon();
-    } catch (err) {
-      // Recording is never worth breaking the relay for.
-      debug(`recording off: ${err.message}`);
-      sender = null;
-    }
-  }
-
+  const target = opts.target ?? (core ? safeLabel(core, [opts.command, ...opts.commandArgs], debug) : 'unknown');
   let watch = null;
   if (opts.watchLogs.length > 0 && core) {
     const { LogWatcher } = await import('./watchlog/watcher.js');
@@ -82,29 +67,39 @@ export async function main(argv, env = process.env) {
     }
   }
 
-  const target = opts.target ?? (core ? safeLabel(core, [opts.command, ...opts.commandArgs], debug) : 'unknown');
-  const Session = core ? (await import('./session.js')).Session : null;
-  const session = !core ? PASS_THROUGH : new Session({
-    ctx: { actor: opts.actor ?? 'anonymous', target, source: opts.source, node_id: nodeId, recorder_version: VERSION },
-    onRecord: sender ? (r) => sender.add(r) : null,
-    watch,
-    debug,
-  });
-  debug(`target ${target}, recording ${sender ? 'on' : 'off'}`);
+  let recorder = null;
+  if (recording && core) {
+    try {
+      const { Recorder } = await import('./record/recorder.js');
+      const nodeId = loadNodeIdentity(home).node_id;
+      const apiUrl = opts.apiUrl ?? env.LOWDOWN_API_URL ?? DEFAULT_API_URL;
+      const ctx = { actor: opts.actor ?? 'anonymous', target, source: opts.source, node_id: nodeId, recorder_version: VERSION };
+      recorder = new Recorder({ ctx, apiUrl, home, nodeId, version: VERSION, debug, debugOn });
+    } catch (err) {
+      // Recording is never worth breaking the relay for.
+      debug(`recording off: ${err.message}`);
+      recorder = null;
+    }
+  }
+
+  const observers = core ? await import('./session.js') : null;
+  let session = PASS_THROUGH;
+  if (watch) session = new observers.Session({ recorder, watch, debug });
+  else if (recorder) session = new observers.RecordingObserver(recorder);
+  debug(`target ${target}, recording ${recorder ? 'on' : 'off'}`);
 
   const result = await runRelay({ command: opts.command, args: opts.commandArgs, observer: session, debug });
   if (!result.spawned) {
     process.stderr.write(`lowdown-proxy: cannot start "${opts.command}": ${describeSpawnError(result.error)}\n`);
-    await sender?.shutdown(0);
+    await recorder?.shutdown(0);
     return result.code;
   }
-  session.close();
-  await sender?.shutdown(EXIT_BUDGET_MS);
+  await recorder?.shutdown(EXIT_BUDGET_MS);
   return result.code;
 }
 
 /** The observer of a relay that neither records nor watches logs. */
-const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {}, close() {} };
+const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
 
 function safeLabel(core, argv, debug) {
   try {

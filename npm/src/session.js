@@ -1,28 +1,61 @@
-// Watches one relayed MCP session: feeds a copy of the bytes to the core's classifier,
-// turns finished exchanges into records (built by the core) and, with `--watch-log`,
-// appends the log block to the next `tools/call` result that has a `content` array.
+// The relay's observers (see relay.js `Observer`).
+//
+// - `RecordingObserver` (recording on, no --watch-log): hands a reference to each forwarded
+//   chunk, with its arrival time, to the recorder; classification happens on the recording
+//   thread. The relay thread does no parsing at all.
+// - `Session` (--watch-log): classifies on the relay thread, because it must know, before
+//   relaying a server→client line, whether it ends a `tools/call` that can carry the log
+//   block; finished exchanges go to the recorder (when recording) as they are.
 
-import crypto from 'node:crypto';
-import { Classifier, buildRecord } from './core.js';
+import { Classifier } from './core.js';
 
 const NL = 0x0a;
 
-/** The relay observer for one session (see relay.js `Observer`). */
+/** A monotonic wall clock in ms (the classifier's `nowMs`). */
+const wallClock = () => performance.timeOrigin + performance.now();
+
+/** Observer for recording without --watch-log: queues bytes for the recording thread. */
+export class RecordingObserver {
+  /**
+   * @param {{bytesIn: Function, end: Function}} recorder
+   * @param {() => number} [now]
+   */
+  constructor(recorder, now = wallClock) {
+    this.recorder = recorder;
+    this.now = now;
+    this.holdsServerBytes = false;
+  }
+
+  /** @param {Buffer} chunk client→server bytes, already forwarded */
+  fromClient(chunk) {
+    this.recorder.bytesIn('client_to_server', chunk, this.now());
+  }
+
+  /** @param {Buffer} chunk server→client bytes, already forwarded */
+  fromServer(chunk) {
+    this.recorder.bytesIn('server_to_client', chunk, this.now());
+  }
+
+  /** The child exited and its output is relayed. */
+  close() {
+    this.recorder.end(this.now());
+  }
+}
+
+/** The --watch-log observer: classifies on the relay thread and appends the log block. */
 export class Session {
   /**
    * @param {object} p
-   * @param {{actor: string, target: string, source: string, node_id: string|null, recorder_version: string}} p.ctx
-   * @param {((build: () => object | null) => void) | null} p.onRecord takes a function that
-   *   builds the record (null for exchanges that are not recorded); null = recording off
+   * @param {{add: (exchanges: object[], facts: object) => void} | null} p.recorder where finished
+   *   exchanges go (see record/recorder.js); null = recording off
    * @param {import('./watchlog/watcher.js').LogWatcher | null} p.watch
    * @param {(msg: string) => void} p.debug
    * @param {() => number} [p.now] clock in ms
    */
-  constructor({ ctx, onRecord, watch, debug, now = () => performance.timeOrigin + performance.now() }) {
+  constructor({ recorder, watch, debug, now = wallClock }) {
     this.classifier = new Classifier();
-    // The binding takes absent optional fields as undefined, not null.
-    this.ctx = Object.fromEntries(Object.entries(ctx).filter(([, v]) => v !== null && v !== undefined));
-    this.onRecord = onRecord;
+    this.recorder = recorder;
+    this.facts = null;
     this.watch = watch;
     this.debug = debug;
     this.now = now;
@@ -35,6 +68,7 @@ export class Session {
 
   /** @param {Buffer} chunk client→server bytes, already forwarded */
   fromClient(chunk) {
+    if (this.broken) return;
     this.#handle(this.classifier.feed('client_to_server', chunk, this.now()));
   }
 
@@ -44,6 +78,7 @@ export class Session {
    */
   fromServer(chunk) {
     if (!this.holdsServerBytes) {
+      if (this.broken) return undefined;
       this.#handle(this.classifier.feed('server_to_client', chunk, this.now()));
       return undefined;
     }
@@ -60,7 +95,19 @@ export class Session {
     }
     this.held = last + 1 < chunk.length ? [chunk.subarray(last + 1)] : [];
     this.heldBytes = this.held.length ? this.held[0].length : 0;
-    return this.#completeLines(data);
+    try {
+      return this.#completeLines(data);
+    } catch (err) {
+      // Never lose or hold bytes because of a recording bug: pass everything on unchanged
+      // and stop holding (and observing) from here on.
+      this.debug(`session observer failed, relaying only: ${err.stack ?? err}`);
+      const out = [data, ...this.held];
+      this.held = [];
+      this.heldBytes = 0;
+      this.holdsServerBytes = false;
+      this.broken = true;
+      return out;
+    }
   }
 
   /** Complete server→client lines in watch-log mode: classify each, rewrite at most the tools/call results. */
@@ -103,32 +150,28 @@ export class Session {
     const out = this.held.length ? [Buffer.concat(this.held)] : [];
     this.held = [];
     this.heldBytes = 0;
-    for (const b of out) this.#handle(this.classifier.feed('server_to_client', b, this.now()));
+    try {
+      for (const b of out) this.#handle(this.classifier.feed('server_to_client', b, this.now()));
+    } catch (err) {
+      this.debug(`session observer failed at EOF: ${err.message}`);
+    }
     return out;
   }
 
   /** Ends the session: pending requests become server-layer failures (SPEC §3.1). */
   close() {
+    if (this.broken) return;
     this.#handle(this.classifier.close(this.now()));
   }
 
   #handle(exchanges) {
-    if (exchanges.length === 0 || !this.onRecord) return;
-    // What the session knew when these exchanges finished; the records themselves are built
-    // later, when the sender gathers a batch, so the relay path pays only for `feed`.
-    const facts = this.classifier.facts();
-    for (const ex of exchanges) {
-      this.exchanges += 1;
-      this.onRecord(() => this.#build(ex, facts));
-    }
-  }
-
-  #build(ex, facts) {
-    try {
-      return buildRecord(ex, facts, this.ctx, crypto.randomUUID());
-    } catch (err) {
-      this.debug(`record: ${err.message}`);
-      return null;
-    }
+    if (exchanges.length === 0 || !this.recorder) return;
+    // The facts as they were when these exchanges finished (the records are built on the
+    // recording thread). Facts are learnt only from protocol exchanges (initialize,
+    // server/discover, tools/list), so a run of tools/call results reuses the last snapshot
+    // instead of asking the binding again.
+    this.exchanges += exchanges.length;
+    if (!this.facts || exchanges.some((e) => e.request_kind !== 'tool')) this.facts = this.classifier.facts();
+    this.recorder.add(exchanges, this.facts);
   }
 }

@@ -115,3 +115,36 @@ test('Sender: a slow API does not hold exit past the budget; the batch is spoole
   const c = claimNext(home);
   assert.deepEqual(c.records.map((r) => r.record_id), ['slow-1']);
 });
+
+test('proxies starting at once on a fresh home agree on one node id', async (t) => {
+  const home = tempDir(t);
+  const { spawn } = await import('node:child_process');
+  const script = `import('${new URL('../src/record/home.js', import.meta.url).href}').then((m) => process.stdout.write(m.loadNodeIdentity(process.argv[1]).node_id))`;
+  const ids = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      new Promise((resolve) => {
+        const c = spawn(process.execPath, ['-e', script, home]);
+        let out = '';
+        c.stdout.on('data', (d) => (out += d));
+        c.on('close', () => resolve(out));
+      }),
+    ),
+  );
+  assert.equal(new Set(ids).size, 1, ids.join(' '));
+  assert.equal(JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id, ids[0]);
+  assert.deepEqual(fs.readdirSync(home), ['node.json'], 'no temp files left');
+});
+
+test('Sender: with the API down, batches gather into full spool files rather than many small ones', async (t) => {
+  const home = tempDir(t);
+  const s = new Sender({ apiUrl: 'http://127.0.0.1:9', home, nodeId: 'ld_000000000003', version: 't', debug: () => {} });
+  for (let round = 0; round < 12; round += 1) {
+    for (let i = 0; i < 100; i += 1) s.add({ record_id: `r${round}-${i}` });
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  await s.shutdown(1000);
+  const files = fs.readdirSync(spoolDir(home)).filter((f) => f.endsWith('.jsonl'));
+  assert.ok(files.length <= 3, `${files.length} files for 1200 records`);
+  const ids = files.flatMap((f) => fs.readFileSync(path.join(spoolDir(home), f), 'utf8').trim().split('\n').map((l) => JSON.parse(l).record_id));
+  assert.equal(new Set(ids).size, 1200, 'every record spooled once');
+});

@@ -213,3 +213,24 @@ test('a slow API delays the proxy exit by at most ~1 s; what was not delivered i
   assert.ok(spooled.includes('"task_type":"echo"'), 'the undelivered record is spooled');
   assertNoCanary(spooled, 'the spool');
 });
+
+test('split and coalesced writes, CRLF and junk lines: one record per request, ids compared as written', async (t) => {
+  const api = await startApi(t);
+  const home = tempDir(t);
+  const { run, CHILD } = await import('./helpers/run.js');
+  const req = (id, name) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"secret":"${CANARY.arg}"}}}`;
+  const split = req(1, 'split') + '\r\n';
+  // --api-url wins over LOWDOWN_API_URL.
+  const r = await run(node, [PROXY, '--target', 'framing', `--api-url=${api.url}`, '--', node, CHILD, 'respond'], {
+    env: { ...process.env, LOWDOWN_HOME: home, LOWDOWN_API_URL: 'http://127.0.0.1:9' },
+    chunks: [split.slice(0, 10), split.slice(10, 50), split.slice(50), 'not json at all\n' + req(2, 'coalesced') + '\n' + req('"2"', 'coalesced') + '\n'],
+    gapMs: 40,
+  });
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout.toString().split('\r\n').filter(Boolean).length, 3, 'three answers relayed');
+  const records = await eventually(() => (api.records().length >= 3 ? api.records() : null), 'three records');
+  await new Promise((res) => setTimeout(res, 200));
+  assert.deepEqual(api.records().map((x) => `${x.task_type}:${x.outcome}`).sort(), ['coalesced:success', 'coalesced:success', 'split:success']);
+  assert.ok(records.every((x) => x.target === 'framing'));
+  assertNoCanary(api.bytes().toString('latin1'), 'bytes received by lowdown-server');
+});

@@ -86,8 +86,10 @@ def flush(timeout: float = _config.EXIT_FLUSH_TIMEOUT_S) -> bool:
 
 def stats() -> Dict[str, int]:
     """Counters since start (or fork): ``queued``, ``sent``, ``dropped`` (queue full),
-    ``failed`` (POST failed or refused), ``blocked`` (host refused by the privacy filter
-    or the allowlist), and ``pending`` (still queued)."""
+    ``failed`` (POST failed or refused), ``throttled`` (refused with 429: sending pauses
+    for the server's ``Retry-After``), ``blocked`` (host refused by the core's privacy
+    filter or the allowlist), ``invalid`` (record refused by the core's validation), and
+    ``pending`` (still queued)."""
     out = dict(_SENDER.counts)
     out["pending"] = _SENDER.pending()
     return out

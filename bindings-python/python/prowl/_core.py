@@ -7,7 +7,7 @@ adapts names and argument shapes, so a rename in the binding is a one-line fix h
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Literal, Optional
 
 from . import _native
 
@@ -18,11 +18,17 @@ API_URL_ENV: str = _native.API_URL_ENV
 #: Environment variable the Python clients read first (``PROWL_API_URL``).
 PROWL_API_URL_ENV: str = _native.PROWL_API_URL_ENV
 
+#: Where data came from (SPEC §3.2).
+Source = Literal["organic", "seeded", "synthetic"]
+
+#: The core's host policy type (privacy block plus allowlist).
+HostPolicy = _native.HostPolicy
+
 #: The core's error type for invalid records and malformed input.
 CoreError = _native.LowdownError
 
 
-def host_policy(allowlist: Optional[str], allow_private: Optional[str]) -> object:
+def host_policy(allowlist: Optional[str], allow_private: Optional[str]) -> _native.HostPolicy:
     """The core's host policy from the raw ``PROWL_TELEMETRY_ALLOWLIST`` and
     ``PROWL_TELEMETRY_ALLOW_PRIVATE`` values (``None`` when unset); the core parses both."""
     return _native.HostPolicy(allowlist, allow_private)
@@ -34,8 +40,8 @@ def prepare_observation(
     status: Optional[int],
     latency_ms: float,
     response_bytes: Optional[int],
-    source: str,
-    policy: object,
+    source: Source,
+    policy: _native.HostPolicy,
 ) -> Optional[Dict[str, Any]]:
     """The observation to send for one HTTP exchange, or ``None`` when the host must not
     be reported (private, not allowlisted, or no host at all)."""

@@ -41,8 +41,8 @@ class Settings:
     enabled: bool
     allowlist: Optional[str]
     allow_private: Optional[str]
-    source: str
-    policy: object
+    source: _core.Source
+    policy: _core.HostPolicy
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":

@@ -11,11 +11,11 @@ append to the sender's queue: the caller never waits on the network for telemetr
 from __future__ import annotations
 
 import time
-from typing import Any, AsyncIterator, Iterator, Optional, TypeVar, Union
+from typing import Any, AsyncIterator, Dict, Iterator, Optional, TypeVar, Union
 
 import httpx
 
-from . import _core, config
+from . import config
 from .sender import SENDER
 
 _perf = time.perf_counter
@@ -24,18 +24,11 @@ AnyClient = TypeVar("AnyClient", httpx.Client, httpx.AsyncClient)
 
 
 def _report(request: httpx.Request, status: Optional[int], t0: float, t1: float, nbytes: Optional[int]) -> None:
-    """Hand one exchange to the core's filter and queue the result. Never raises."""
+    """Queue one exchange for the sender (the core filters it there). Never raises."""
     try:
         settings = config.current()
-        if not settings.enabled:
-            return
-        obs = _core.prepare_observation(
-            str(request.url), request.method, status, (t1 - t0) * 1000.0, nbytes, settings.source, settings.policy
-        )
-        if obs is None:
-            SENDER.count_blocked()
-        else:
-            SENDER.submit_observation(obs)
+        if settings.enabled:
+            SENDER.submit_observation(request.url, request.method, status, (t1 - t0) * 1000.0, nbytes, settings)
     except Exception:  # telemetry must never break the caller's request
         pass
 
@@ -194,18 +187,18 @@ def observe_client(client: AnyClient) -> AnyClient:
     is_async = _check(client)
     if not config.current().enabled:
         return client
-    client._transport = _wrap(client._transport, is_async)  # type: ignore[union-attr]
-    mounts = client._mounts  # type: ignore[union-attr]
+    client._transport = _wrap(client._transport, is_async)
+    mounts = client._mounts
     for pattern, transport in list(mounts.items()):
         mounts[pattern] = _wrap(transport, is_async)
     return client
 
 
-def unobserve_client(client: AnyClient) -> AnyClient:
+def unobserve_client(client: Union[httpx.Client, httpx.AsyncClient]) -> Union[httpx.Client, httpx.AsyncClient]:
     """Restore the transports ``observe`` wrapped. Safe on a client never observed."""
     _check(client)
-    client._transport = _unwrap(client._transport)  # type: ignore[union-attr]
-    mounts = client._mounts  # type: ignore[union-attr]
+    client._transport = _unwrap(client._transport)
+    mounts = client._mounts
     for pattern, transport in list(mounts.items()):
         mounts[pattern] = _unwrap(transport)
     return client
@@ -214,14 +207,14 @@ def unobserve_client(client: AnyClient) -> AnyClient:
 def is_observed(client: Union[httpx.Client, httpx.AsyncClient]) -> bool:
     """Whether ``client``'s own transport is wrapped."""
     _check(client)
-    return isinstance(client._transport, _Wrapped)  # type: ignore[union-attr]
+    return isinstance(client._transport, _Wrapped)
 
 
-_original_inits: dict = {}
+_original_inits: Dict[type, Any] = {}
 
 
 def _patched(cls: type) -> Any:
-    original = cls.__init__
+    original = cls.__init__  # type: ignore[misc]
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
@@ -243,5 +236,5 @@ def observe_new_clients() -> None:
 def stop_observing_new_clients() -> None:
     """Undo :func:`observe_new_clients`; clients already created stay as they are."""
     for cls, original in list(_original_inits.items()):
-        cls.__init__ = original  # type: ignore[method-assign]
+        cls.__init__ = original  # type: ignore[misc]
         del _original_inits[cls]

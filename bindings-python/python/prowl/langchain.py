@@ -8,8 +8,10 @@ Each tool run and each LLM/chat-model run becomes one interaction record (SPEC Â
 ``task_type`` the tool name (``chat`` or ``llm`` for models), the outcome (including tools
 that fail through ``on_tool_error`` and through an error-status ``ToolMessage``) and the
 latency from run start to end, keyed by ``run_id``. Inputs, outputs and error text are never
-recorded. The handler runs inline (no executor hop in async chains) and only does
-dictionary work and a queue append, so it is safe under threads and in async chains.
+recorded. Each record is validated by the core's record validation before it joins a batch
+(on the sender thread; a refused record is counted in ``prowl.stats()["invalid"]`` and never
+sent). The handler runs inline (no executor hop in async chains) and only does dictionary
+work and a queue append, so it is safe under threads and in async chains.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import ToolMessage
 
-from . import __version__, _core, config
+from . import __version__, config
 from .sender import SENDER
 
 try:  # pydantic is a dependency of langchain-core; both majors raise these on bad tool input
@@ -82,8 +84,6 @@ class ProwlCallbackHandler(BaseCallbackHandler):
         self.source = source
         self.report_models = report_models
         self._runs: Dict[UUID, Tuple[float, str, str, str]] = {}
-        #: Records the core's validation refused (never sent).
-        self.invalid = 0
 
     # Chains and retrievers are not reported: LangChain skips their callbacks entirely.
     # (Not `ignore_agent`: LangChain gates the tool callbacks on it.)
@@ -134,9 +134,9 @@ class ProwlCallbackHandler(BaseCallbackHandler):
                 "source": self.source or settings.source,
                 "recorder_version": __version__,
             }
-            SENDER.submit_record(_core.validate_record(record))
-        except Exception:  # a bad record is counted, never raised into the chain
-            self.invalid += 1
+            SENDER.submit_record(record)  # validated by the core on the sender thread
+        except Exception:  # never raise into the chain
+            pass
 
     # -- tools ------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import config
+from . import _core, config
 
 OBSERVE_PATH = "/v1/telemetry/observe"
 INTERACTIONS_PATH = "/api/interactions"
@@ -30,6 +30,11 @@ MAX_QUEUE = 10_000
 BATCH_SIZE = 200
 #: Seconds the sender sleeps between sweeps when the queue is not full enough to wake it.
 SWEEP_INTERVAL_S = 0.25
+#: Longest pause after a 429, whatever its Retry-After says.
+MAX_PAUSE_S = 3600.0
+
+# Errors that mean a kept-alive connection went stale (not that the server is slow).
+_STALE = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError)
 
 
 def post_json(api_url: str, path: str, payload: Any, agent_key: Optional[str], timeout: float) -> int:
@@ -40,7 +45,7 @@ def post_json(api_url: str, path: str, payload: Any, agent_key: Optional[str], t
     """
     conn = _connect(api_url, timeout)
     try:
-        return _post(conn, api_url, path, payload, agent_key)
+        return _post(conn, api_url, path, payload, agent_key)[0]
     finally:
         conn.close()
 
@@ -51,7 +56,9 @@ def _connect(api_url: str, timeout: float) -> http.client.HTTPConnection:
     return cls(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
 
 
-def _post(conn: http.client.HTTPConnection, api_url: str, path: str, payload: Any, agent_key: Optional[str]) -> int:
+def _post(
+    conn: http.client.HTTPConnection, api_url: str, path: str, payload: Any, agent_key: Optional[str]
+) -> Tuple[int, float]:
     body = json.dumps(payload, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
     if agent_key:
@@ -60,22 +67,32 @@ def _post(conn: http.client.HTTPConnection, api_url: str, path: str, payload: An
     conn.request("POST", base + path, body=body, headers=headers)
     resp = conn.getresponse()
     resp.read()
-    return resp.status
+    try:
+        retry_after = float(resp.getheader("Retry-After") or 0)
+    except ValueError:
+        retry_after = 0.0
+    return resp.status, retry_after
 
 
 class Sender:
     """Bounded queues of observations and interaction records, and the thread that sends them.
 
+    The caller's thread only measures and appends; the core's privacy filter (for
+    observations) and record validation (for interaction records) run here, on the
+    sender thread, before an item joins a batch, so nothing reaches the network without
+    passing the core and the caller never pays for it.
+
     ``stats()`` counts what happened: ``queued``, ``sent`` (accepted with a 2xx),
-    ``dropped`` (queue full), ``failed`` (POST failed or was refused), ``blocked`` (the
-    core's filter refused the host, counted by the callers).
+    ``dropped`` (queue full), ``failed`` (POST failed or was refused), ``throttled``
+    (refused with 429; sending pauses for its ``Retry-After``), ``blocked`` (the core's
+    filter refused the host), ``invalid`` (the core's validation refused the record).
     """
 
     def __init__(self) -> None:
         self._reset()
 
     def _reset(self) -> None:
-        self._queues: Dict[str, Deque[Dict[str, Any]]] = {OBSERVE_PATH: deque(), INTERACTIONS_PATH: deque()}
+        self._queues: Dict[str, Deque[Any]] = {OBSERVE_PATH: deque(), INTERACTIONS_PATH: deque()}
         self._obs = self._queues[OBSERVE_PATH]
         self._recs = self._queues[INTERACTIONS_PATH]
         self._wake = threading.Event()
@@ -84,23 +101,24 @@ class Sender:
         self._thread: Optional[threading.Thread] = None
         self._conn: Optional[Tuple[str, http.client.HTTPConnection]] = None
         self._stopping = False
-        self.counts = {"queued": 0, "sent": 0, "dropped": 0, "failed": 0, "blocked": 0}
+        self._paused_until = 0.0
+        self.counts = {"queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0, "invalid": 0}
 
     # -- the caller's side: constant time, never raises, never waits -----------------------
 
-    def submit_observation(self, obs: Dict[str, Any]) -> None:
-        """Queue one observation for ``POST /v1/telemetry/observe``."""
-        self._submit(self._obs, obs)
+    def submit_observation(
+        self, url: object, method: str, status: Optional[int], latency_ms: float, nbytes: Optional[int], settings: "config.Settings"
+    ) -> None:
+        """Queue one measured HTTP exchange for ``POST /v1/telemetry/observe``. The core turns
+        it into an observation (or drops it) on the sender thread, before it is batched."""
+        self._submit(self._obs, (url, method, status, latency_ms, nbytes, settings))
 
     def submit_record(self, record: Dict[str, Any]) -> None:
-        """Queue one interaction record for ``POST /api/interactions``."""
+        """Queue one interaction record for ``POST /api/interactions``; the core validates it
+        on the sender thread, before it is batched."""
         self._submit(self._recs, record)
 
-    def count_blocked(self) -> None:
-        """Count one observation the core's filter refused."""
-        self.counts["blocked"] += 1
-
-    def _submit(self, q: Deque[Dict[str, Any]], item: Dict[str, Any]) -> None:
+    def _submit(self, q: Deque[Any], item: Any) -> None:
         if len(q) >= MAX_QUEUE:
             self.counts["dropped"] += 1
             return
@@ -136,17 +154,42 @@ class Sender:
         if not self._send_lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
             return False
         try:
+            if time.monotonic() < self._paused_until:
+                return not self.pending()
             for path, q in self._queues.items():
                 while q:
                     if deadline is not None and time.monotonic() >= deadline:
                         return False
-                    batch: List[Dict[str, Any]] = []
-                    while q and len(batch) < BATCH_SIZE:
-                        batch.append(q.popleft())
-                    self._send(path, batch, deadline)
+                    if time.monotonic() < self._paused_until:
+                        return False
+                    batch = self._batch(path, q)
+                    if batch:
+                        self._send(path, batch, deadline)
             return True
         finally:
             self._send_lock.release()
+
+    def _batch(self, path: str, q: Deque[Any]) -> List[Dict[str, Any]]:
+        """Up to BATCH_SIZE items, each passed through the core first: an observation's URL
+        becomes its host or is dropped (privacy filter, allowlist); a record is validated."""
+        batch: List[Dict[str, Any]] = []
+        while q and len(batch) < BATCH_SIZE:
+            item = q.popleft()
+            try:
+                if path == OBSERVE_PATH:
+                    url, method, status, latency_ms, nbytes, settings = item
+                    obs = _core.prepare_observation(
+                        str(url), method, status, latency_ms, nbytes, settings.source, settings.policy
+                    )
+                    if obs is None:
+                        self.counts["blocked"] += 1
+                    else:
+                        batch.append(obs)
+                else:
+                    batch.append(_core.validate_record(item))
+            except Exception:  # the core refused it: never sent, counted
+                self.counts["invalid"] += 1
+        return batch
 
     def _send(self, path: str, batch: List[Dict[str, Any]], deadline: Optional[float]) -> None:
         settings = config.current()
@@ -154,13 +197,28 @@ class Sender:
         if deadline is not None:
             timeout = max(0.05, min(timeout, deadline - time.monotonic()))
         try:
-            conn = self._connection(settings.api_url, timeout)
-            status = _post(conn, settings.api_url, path, batch, settings.agent_key)
+            try:
+                reused = self._conn is not None
+                conn = self._connection(settings.api_url, timeout)
+                status, retry_after = _post(conn, settings.api_url, path, batch, settings.agent_key)
+            except _STALE:
+                if not reused:
+                    raise
+                # The kept-alive connection was closed by the server meanwhile: once more, fresh.
+                self._close_connection()
+                conn = self._connection(settings.api_url, timeout)
+                status, retry_after = _post(conn, settings.api_url, path, batch, settings.agent_key)
         except Exception:  # network trouble of any kind: drop the batch, count it
             self._close_connection()
             self.counts["failed"] += len(batch)
             return
-        self.counts["sent" if 200 <= status < 300 else "failed"] += len(batch)
+        if status == 429:
+            # Rate limited (SPEC §4): stop sending until the server says so; what arrives
+            # meanwhile waits in the queue (and overflows into `dropped`).
+            self.counts["throttled"] += len(batch)
+            self._paused_until = time.monotonic() + min(max(retry_after, 1.0), MAX_PAUSE_S)
+        else:
+            self.counts["sent" if 200 <= status < 300 else "failed"] += len(batch)
 
     def _connection(self, api_url: str, timeout: float) -> http.client.HTTPConnection:
         if self._conn is not None and self._conn[0] == api_url:
@@ -211,6 +269,7 @@ class Sender:
             q.clear()
         for k in self.counts:
             self.counts[k] = 0
+        self._paused_until = 0.0
 
     def after_fork_in_child(self) -> None:
         """The parent's queue and thread stay the parent's; the child starts afresh."""

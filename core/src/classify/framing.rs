@@ -1,21 +1,6 @@
 //! Line framing: `\n`-separated messages arriving in arbitrary chunks.
 
-/// Index of the first `\n` in `b`, eight bytes at a time.
-#[inline]
-pub(super) fn find_newline(b: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(c) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (LO * u64::from(b'\n'));
-        let m = x.wrapping_sub(LO) & !x & HI;
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    b[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
-}
+use super::swar::find_newline;
 
 /// Where framed lines go.
 pub(super) trait Lines {
@@ -94,18 +79,6 @@ fn strip_cr(line: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_newlines_at_every_offset() {
-        for pos in 0..30 {
-            let mut v = vec![b'x'; 30];
-            assert_eq!(find_newline(&v), None);
-            v[pos] = b'\n';
-            assert_eq!(find_newline(&v), Some(pos));
-            v[pos] = b'\n' | 0x80;
-            assert_eq!(find_newline(&v), None);
-        }
-    }
 
     /// Collects lines; takes lines starting with `p` through `prefix` when `fast`.
     struct Collect {

@@ -278,8 +278,9 @@ impl State {
                 ..finish(direction, p, Outcome::Failure, now_ms)
             };
         }
-        let r = m.result.unwrap_or_default();
-        self.learn(&p, line, &r);
+        let none = ResultInfo::default();
+        let r = m.result.as_ref().unwrap_or(&none);
+        self.learn(&p, line, r);
         let is_error = r.is_error && p.method == "tools/call";
         let mut e = finish(direction, p, Outcome::Success, now_ms);
         e.has_content = r.has_content;

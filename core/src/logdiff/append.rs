@@ -1,7 +1,7 @@
 //! Appending the log block to a `tools/call` result without touching any other byte.
 
 use crate::schema_hash::json_string_literal;
-use crate::schema_hash::parser::{utf16, Parser};
+use crate::schema_hash::parser::{Parser, Value};
 
 /// Returns `message` (one JSON-RPC response, without its newline) with
 /// `{"type":"text","text":<text>}` appended as the last item of `result.content`, every
@@ -12,9 +12,18 @@ use crate::schema_hash::parser::{utf16, Parser};
 /// `content` array (e.g. task results), or the result is interim
 /// (`"resultType": "input_required"`). Repeated keys resolve as `JSON.parse` does: the last wins.
 pub fn append_text_item(message: &[u8], text: &str) -> Option<Vec<u8>> {
+    std::str::from_utf8(message).ok()?;
     let end = content_end(message)?;
-    let empty = message[..end].iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
-    let item = format!("{}{{\"type\":\"text\",\"text\":{}}}", if empty { "" } else { "," }, json_string_literal(text));
+    let empty = message[..end]
+        .iter()
+        .rev()
+        .find(|b| !b.is_ascii_whitespace())
+        == Some(&b'[');
+    let item = format!(
+        "{}{{\"type\":\"text\",\"text\":{}}}",
+        if empty { "" } else { "," },
+        json_string_literal(text)
+    );
     let mut out = Vec::with_capacity(message.len() + item.len());
     out.extend_from_slice(&message[..end]);
     out.extend_from_slice(item.as_bytes());
@@ -28,10 +37,14 @@ fn content_end(message: &[u8]) -> Option<usize> {
     let mut content = None;
     let mut has_error = false;
     members(&mut p, |p, key| {
-        if key == utf16("result") {
-            content = if p.peek() == Some(b'{') { result_content(p)? } else { skip(p)? };
+        if key == b"result" {
+            content = if p.peek() == Some(b'{') {
+                result_content(p)?
+            } else {
+                skip(p)?
+            };
         } else {
-            has_error |= key == utf16("error");
+            has_error |= key == b"error";
             skip(p)?;
         }
         Some(())
@@ -45,13 +58,13 @@ fn result_content(p: &mut Parser<'_>) -> Option<Option<usize>> {
     let mut content = None;
     let mut interim = false;
     members(p, |p, key| {
-        if key == utf16("content") {
+        if key == b"content" {
             let is_array = p.peek() == Some(b'[');
             p.value(1).ok()?;
             content = is_array.then_some(p.pos - 1);
-        } else if key == utf16("resultType") {
+        } else if key == b"resultType" {
             let v = p.value(1).ok()?;
-            interim = v == crate::schema_hash::parser::Value::String(utf16("input_required"));
+            interim = v == Value::String(b"input_required".to_vec());
         } else {
             skip(p)?;
         }
@@ -65,7 +78,10 @@ fn skip(p: &mut Parser<'_>) -> Option<Option<usize>> {
 }
 
 /// Calls `each` with every key of the object at the cursor, the cursor on its value.
-fn members(p: &mut Parser<'_>, mut each: impl FnMut(&mut Parser<'_>, Vec<u16>) -> Option<()>) -> Option<()> {
+fn members(
+    p: &mut Parser<'_>,
+    mut each: impl FnMut(&mut Parser<'_>, Vec<u8>) -> Option<()>,
+) -> Option<()> {
     p.expect(b'{').ok()?;
     if p.peek() == Some(b'}') {
         p.pos += 1;

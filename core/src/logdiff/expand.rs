@@ -38,7 +38,10 @@ pub fn expand_path(path: &str, env: &dyn Fn(&str) -> Option<String>, home: Optio
 /// the whole reference, when it is one.
 fn variable(s: &str) -> Option<(&str, usize)> {
     let is_name = |n: &str| {
-        n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        n.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     if let Some(body) = s.strip_prefix("${") {
         let close = body.find('}')?;
@@ -46,7 +49,9 @@ fn variable(s: &str) -> Option<(&str, usize)> {
         return is_name(name).then_some((name, close + 3));
     }
     if let Some(body) = s.strip_prefix('$') {
-        let n = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
+        let n = body
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len());
         let name = &body[..n];
         return is_name(name).then_some((name, n + 1));
     }

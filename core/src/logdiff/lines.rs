@@ -56,7 +56,7 @@ pub(super) fn clean(s: &str) -> String {
         match c {
             '\u{1b}' => match chars.next() {
                 Some('[') => {
-                    while let Some(x) = chars.next() {
+                    for x in chars.by_ref() {
                         if ('\u{40}'..='\u{7e}').contains(&x) {
                             break;
                         }

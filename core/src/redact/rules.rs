@@ -16,7 +16,10 @@ const CLASS: [u8; 256] = {
         if c.is_ascii_alphanumeric() {
             t[b] |= ALNUM;
         }
-        if matches!(c, b's' | b'r' | b'g' | b'x' | b'A' | b'e' | b'n' | b'h' | b'B' | b'b') {
+        if matches!(
+            c,
+            b's' | b'r' | b'g' | b'x' | b'A' | b'e' | b'n' | b'h' | b'B' | b'b'
+        ) {
             t[b] |= PREFIX;
         }
         if matches!(c, b':' | b'=') {
@@ -109,7 +112,8 @@ fn hex_runs(b: &[u8], from: usize, spans: &mut Vec<(usize, usize)>) {
 
 /// Length of the run at `from` of bytes accepted by `ok`.
 fn run(b: &[u8], from: usize, ok: impl Fn(u8) -> bool) -> usize {
-    b.get(from..).map_or(0, |rest| rest.iter().take_while(|&&x| ok(x)).count())
+    b.get(from..)
+        .map_or(0, |rest| rest.iter().take_while(|&&x| ok(x)).count())
 }
 
 fn alnum(x: u8) -> bool {
@@ -133,7 +137,13 @@ fn token68(x: u8) -> bool {
 }
 
 /// A secret whose body, after a fixed `prefix`, is at least `min` bytes accepted by `ok`.
-fn body(b: &[u8], i: usize, prefix: &[u8], min: usize, ok: fn(u8) -> bool) -> Option<(usize, usize)> {
+fn body(
+    b: &[u8],
+    i: usize,
+    prefix: &[u8],
+    min: usize,
+    ok: fn(u8) -> bool,
+) -> Option<(usize, usize)> {
     if !b[i..].starts_with(prefix) {
         return None;
     }
@@ -149,16 +159,20 @@ fn prefixed(b: &[u8], i: usize) -> Option<(usize, usize)> {
             .or_else(|| body(b, i, b"sk_test_", 10, alnum)),
         b'r' => body(b, i, b"rk_live_", 10, alnum).or_else(|| body(b, i, b"rk_test_", 10, alnum)),
         b'g' => {
-            if b.get(i + 1) == Some(&b'h') && matches!(b.get(i + 2), Some(b'p' | b'o' | b'u' | b's' | b'r')) {
+            if b.get(i + 1) == Some(&b'h')
+                && matches!(b.get(i + 2), Some(b'p' | b'o' | b'u' | b's' | b'r'))
+            {
                 if let Some(span) = body(b, i + 3, b"_", 20, alnum) {
                     return Some((i, span.1));
                 }
             }
-            body(b, i, b"github_pat_", 20, alnum_under).or_else(|| body(b, i, b"glpat-", 20, alnum_dash_under))
+            body(b, i, b"github_pat_", 20, alnum_under)
+                .or_else(|| body(b, i, b"glpat-", 20, alnum_dash_under))
         }
         b'x' => {
             let kind = *b.get(i + 3)?;
-            if b[i..].starts_with(b"xox") && matches!(kind, b'a' | b'b' | b'p' | b'r' | b's' | b'e') {
+            if b[i..].starts_with(b"xox") && matches!(kind, b'a' | b'b' | b'p' | b'r' | b's' | b'e')
+            {
                 return body(b, i + 4, b"-", 10, alnum_dash).map(|s| (i, s.1));
             }
             None
@@ -252,7 +266,9 @@ fn sensitive(key: &[u8]) -> bool {
 
 /// `user:password@` after `//`: the span of the password, when an `@` closes it.
 fn url_password(b: &[u8], sep: usize) -> Option<(usize, usize)> {
-    let n = run(b, sep + 1, |x| !matches!(x, b'@' | b'/' | b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\''));
+    let n = run(b, sep + 1, |x| {
+        !matches!(x, b'@' | b'/' | b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'')
+    });
     (n > 0 && b.get(sep + 1 + n) == Some(&b'@')).then_some((sep + 1, sep + 1 + n))
 }
 
@@ -264,7 +280,7 @@ fn value(b: &[u8], from: usize) -> Option<(usize, usize)> {
         b'\\' if b.get(k + 1) == Some(&b'"') => {
             let start = k + 2;
             let n = run(b, start, |x| !matches!(x, b'\\' | b'"' | b'\n' | b'\r'));
-            (n > 0).then_some((start, start + n))
+            unmasked(b, start, start + n)
         }
         &q @ (b'"' | b'\'') => {
             let start = k + 1;
@@ -272,14 +288,16 @@ fn value(b: &[u8], from: usize) -> Option<(usize, usize)> {
             while e < b.len() && b[e] != q && b[e] != b'\n' && b[e] != b'\r' {
                 e += if b[e] == b'\\' { 2 } else { 1 };
             }
-            let e = e.min(b.len());
-            (e > start).then_some((start, e))
+            unmasked(b, start, e.min(b.len()))
         }
         b'{' | b'[' => None,
         _ => {
             for scheme in [&b"bearer"[..], b"basic", b"token"] {
                 let end = k + scheme.len();
-                if b.get(k..end).is_some_and(|w| w.eq_ignore_ascii_case(scheme)) && matches!(b.get(end), Some(b' ' | b'\t')) {
+                if b.get(k..end)
+                    .is_some_and(|w| w.eq_ignore_ascii_case(scheme))
+                    && matches!(b.get(end), Some(b' ' | b'\t'))
+                {
                     k = end + run(b, end, |x| x == b' ' || x == b'\t');
                     break;
                 }
@@ -287,7 +305,22 @@ fn value(b: &[u8], from: usize) -> Option<(usize, usize)> {
             if matches!(b.get(k), Some(b'[' | b'{')) {
                 return None;
             }
-            let n = run(b, k, |x| !x.is_ascii_whitespace() && !matches!(x, b'&' | b',' | b';' | b'"' | b'\'' | b'<' | b'>' | b')' | b']' | b'}' | b'\\'));
+            let n = run(b, k, |x| {
+                !x.is_ascii_whitespace()
+                    && !matches!(
+                        x,
+                        b'&' | b','
+                            | b';'
+                            | b'"'
+                            | b'\''
+                            | b'<'
+                            | b'>'
+                            | b')'
+                            | b']'
+                            | b'}'
+                            | b'\\'
+                    )
+            });
             let word = &b[k..k + n];
             if n == 0 || word == b"null" || word == b"true" || word == b"false" {
                 return None;
@@ -295,4 +328,9 @@ fn value(b: &[u8], from: usize) -> Option<(usize, usize)> {
             Some((k, k + n))
         }
     }
+}
+
+/// The span, unless it is empty or already exactly the mask.
+fn unmasked(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
+    (end > start && &b[start..end] != super::MASK.as_bytes()).then_some((start, end))
 }

@@ -1,19 +1,23 @@
-//! A small strict JSON parser whose strings are UTF-16, as JavaScript's `JSON.parse` sees them.
+//! A small strict JSON parser whose strings hold exactly what JavaScript's `JSON.parse` sees.
 //!
 //! `serde_json` rejects lone surrogate escapes such as `"\ud800"`, which JavaScript accepts
-//! and keeps; the hashes must match what JavaScript computes, so strings here are kept as
-//! UTF-16 code units. Objects are `BTreeMap`s keyed by UTF-16 code units: iteration order is
-//! JavaScript's default `sort` order, and inserting a repeated key keeps the last value, as
-//! `JSON.parse` does. Nesting is bounded by [`MAX_DEPTH`], so hostile input cannot overflow
+//! and keeps; the hashes must match what JavaScript computes, so strings here are WTF-8:
+//! UTF-8 that may also encode lone surrogates (as the 3-byte form of their code point).
+//! Surrogate pairs written as two escapes become the one character they stand for, as in
+//! JavaScript. Objects are `BTreeMap`s keyed by [`Key`], which orders by UTF-16 code units:
+//! iteration order is JavaScript's default `sort` order, and inserting a repeated key keeps
+//! the last value, as `JSON.parse` does. Nesting is bounded by [`MAX_DEPTH`], so hostile input cannot overflow
 //! the stack; the parser is otherwise linear in the input size.
 
 use std::collections::BTreeMap;
 
+pub(crate) use super::utf16::Key;
+
 /// Deepest nesting of arrays and objects accepted.
 pub const MAX_DEPTH: usize = 512;
 
-/// A string as UTF-16 code units (may hold lone surrogates).
-pub(crate) type JStr = Vec<u16>;
+/// A string as WTF-8 bytes (UTF-8, plus lone surrogates in their 3-byte form).
+pub(crate) type JStr = Vec<u8>;
 
 /// A parsed JSON value.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,14 +27,14 @@ pub(crate) enum Value {
     Number(f64),
     String(JStr),
     Array(Vec<Value>),
-    Object(BTreeMap<JStr, Value>),
+    Object(BTreeMap<Key, Value>),
 }
 
 impl Value {
     /// The member `name` of an object, if this is an object that has it.
     pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         match self {
-            Value::Object(m) => m.get(&utf16(name)),
+            Value::Object(m) => m.get(&Key(name.as_bytes().to_vec())),
             _ => None,
         }
     }
@@ -43,11 +47,6 @@ pub(crate) enum JsonError {
     Syntax(String),
     /// Arrays/objects nested deeper than [`MAX_DEPTH`].
     TooDeep,
-}
-
-/// The UTF-16 code units of `s`.
-pub(crate) fn utf16(s: &str) -> JStr {
-    s.encode_utf16().collect()
 }
 
 /// Parses a whole JSON text (surrounding whitespace allowed, nothing else).
@@ -141,7 +140,7 @@ impl<'a> Parser<'a> {
             if self.peek() != Some(b'"') {
                 return Err(self.err("expected a string key"));
             }
-            let key = self.string()?;
+            let key = Key(self.string()?);
             self.expect(b':')?;
             let v = self.value(depth)?;
             map.insert(key, v);
@@ -221,7 +220,23 @@ impl<'a> Parser<'a> {
         // The slice is ASCII by construction; Rust's parser rounds correctly, like JavaScript's,
         // and overflows to infinity as `JSON.parse` does.
         let text = std::str::from_utf8(&b[start..p]).map_err(|_| self.err("invalid number"))?;
-        text.parse::<f64>().map(Value::Number).map_err(|_| self.err("invalid number"))
+        text.parse::<f64>()
+            .map(Value::Number)
+            .map_err(|_| self.err("invalid number"))
+    }
+
+    /// The four hex digits of a `\\u` escape at `at`.
+    fn hex4(&self, at: usize) -> Result<u16, JsonError> {
+        let hex = self
+            .bytes
+            .get(at..at + 4)
+            .ok_or_else(|| self.err("short \\u escape"))?;
+        hex.iter().try_fold(0u16, |acc, &h| {
+            let d = (h as char)
+                .to_digit(16)
+                .ok_or_else(|| self.err("invalid \\u escape"))?;
+            Ok(acc << 4 | d as u16)
+        })
     }
 
     /// Parses a string literal starting at the current `"`.
@@ -237,10 +252,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
             }
-            if run < self.pos {
-                let s = std::str::from_utf8(&b[run..self.pos]).map_err(|_| self.err("invalid UTF-8"))?;
-                out.extend(s.encode_utf16());
-            }
+            out.extend_from_slice(&b[run..self.pos]);
             match b.get(self.pos) {
                 Some(b'"') => {
                     self.pos += 1;
@@ -258,22 +270,53 @@ impl<'a> Parser<'a> {
                         Some(b'r') => 0x0d,
                         Some(b't') => 0x09,
                         Some(b'u') => {
-                            let hex = b.get(self.pos + 1..self.pos + 5).ok_or_else(|| self.err("short \\u escape"))?;
-                            let hex = std::str::from_utf8(hex).map_err(|_| self.err("invalid \\u escape"))?;
-                            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                                return Err(self.err("invalid \\u escape"));
-                            }
+                            let unit = self.hex4(self.pos + 1)?;
                             self.pos += 4;
-                            u16::from_str_radix(hex, 16).map_err(|_| self.err("invalid \\u escape"))?
+                            // A high surrogate escape followed by a low one is one character.
+                            if (0xD800..0xDC00).contains(&unit)
+                                && b.get(self.pos + 1..self.pos + 3) == Some(b"\\u")
+                            {
+                                if let Ok(low @ 0xDC00..=0xDFFF) = self.hex4(self.pos + 3) {
+                                    self.pos += 6;
+                                    u32::from(unit - 0xD800) << 10
+                                        | u32::from(low - 0xDC00)
+                                        | 0x10000
+                                } else {
+                                    u32::from(unit)
+                                }
+                            } else {
+                                u32::from(unit)
+                            }
                         }
                         _ => return Err(self.err("invalid escape")),
                     };
                     self.pos += 1;
-                    out.push(unit);
+                    push_wtf8(unit, &mut out);
                 }
                 Some(_) => return Err(self.err("control character in string")),
                 None => return Err(self.err("unterminated string")),
             }
         }
+    }
+}
+
+/// Appends code point `cp` (a surrogate included) in its WTF-8 form.
+fn push_wtf8(cp: u32, out: &mut Vec<u8>) {
+    match cp {
+        0..=0x7F => out.push(cp as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (cp >> 6) as u8, 0x80 | (cp & 0x3F) as u8]),
+        0x800..=0xFFFF => {
+            out.extend_from_slice(&[
+                0xE0 | (cp >> 12) as u8,
+                0x80 | ((cp >> 6) & 0x3F) as u8,
+                0x80 | (cp & 0x3F) as u8,
+            ]);
+        }
+        _ => out.extend_from_slice(&[
+            0xF0 | (cp >> 18) as u8,
+            0x80 | ((cp >> 12) & 0x3F) as u8,
+            0x80 | ((cp >> 6) & 0x3F) as u8,
+            0x80 | (cp & 0x3F) as u8,
+        ]),
     }
 }

@@ -8,16 +8,33 @@ pub(super) fn safe(label: &str) -> bool {
     !label.is_empty()
         && label.len() <= MAX_LABEL
         && !label.contains("://")
-        && !label.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '?' | '#' | '"' | '\'' | '\\' | '='))
+        && !label.chars().any(|c| {
+            c.is_whitespace() || c.is_control() || matches!(c, '?' | '#' | '"' | '\'' | '\\' | '=')
+        })
 }
 
 fn is_path(s: &str) -> bool {
     let b = s.as_bytes();
-    s.starts_with(['.', '/', '~']) || s.contains('\\') || s.starts_with("file:") || (b.len() > 1 && b[1] == b':' && b[0].is_ascii_alphabetic())
+    s.starts_with(['.', '/', '~'])
+        || s.contains('\\')
+        || s.starts_with("file:")
+        || (b.len() > 1 && b[1] == b':' && b[0].is_ascii_alphabetic())
 }
 
 fn is_url(s: &str) -> bool {
-    s.contains("://") || ["git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "http:", "https:"].iter().any(|p| s.starts_with(p))
+    s.contains("://")
+        || [
+            "git+",
+            "git:",
+            "github:",
+            "gitlab:",
+            "bitbucket:",
+            "gist:",
+            "http:",
+            "https:",
+        ]
+        .iter()
+        .any(|p| s.starts_with(p))
 }
 
 /// A file path or command: its basename without the last extension.
@@ -36,13 +53,23 @@ pub(super) fn path(p: &str) -> Option<String> {
 fn url(u: &str) -> Option<String> {
     let u = u.split(['?', '#']).next()?;
     let after_scheme = u.split_once("://").map_or(u, |(_, r)| r);
-    let after_scheme = after_scheme.split_once(':').filter(|(s, _)| !s.contains('/')).map_or(after_scheme, |(s, r)| {
-        // `github:o/r` style: drop the scheme word; `host:port/...` keeps working below.
-        if s.contains('.') || s.contains('@') { after_scheme } else { r }
-    });
+    let after_scheme = after_scheme
+        .split_once(':')
+        .filter(|(s, _)| !s.contains('/'))
+        .map_or(after_scheme, |(s, r)| {
+            // `github:o/r` style: drop the scheme word; `host:port/...` keeps working below.
+            if s.contains('.') || s.contains('@') {
+                after_scheme
+            } else {
+                r
+            }
+        });
     let last = after_scheme.trim_end_matches('/').rsplit('/').next()?;
     let last = last.rsplit('@').next()?;
-    let last = [".git", ".tar.gz", ".tgz", ".zip", ".whl"].iter().find_map(|e| last.strip_suffix(e)).unwrap_or(last);
+    let last = [".git", ".tar.gz", ".tgz", ".zip", ".whl"]
+        .iter()
+        .find_map(|e| last.strip_suffix(e))
+        .unwrap_or(last);
     path(last)
 }
 
@@ -73,7 +100,11 @@ fn npm_name_ok(name: &str) -> bool {
     let parts: Vec<&str> = bare.split('/').collect();
     !bare.is_empty()
         && parts.len() <= 2
-        && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')))
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+        })
 }
 
 /// `pypi:<name>` of a Python requirement (extras and version specifiers dropped, PEP 503
@@ -86,8 +117,14 @@ pub(super) fn pypi(spec: &str) -> Option<String> {
     if is_url(spec) && !spec.contains(" @ ") {
         return url(spec);
     }
-    let name = spec.split(['[', '=', '<', '>', '!', '~', ';', '@', ' ', ',']).next()?;
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+    let name = spec
+        .split(['[', '=', '<', '>', '!', '~', ';', '@', ' ', ','])
+        .next()?;
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
         return None;
     }
     let mut out = String::with_capacity(name.len() + 5);
@@ -128,7 +165,10 @@ pub(super) fn oci(image: &str) -> Option<String> {
     if let Some(rest) = image.strip_prefix("library/") {
         image = rest.to_owned();
     }
-    let ok = !image.is_empty() && image.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ':'));
+    let ok = !image.is_empty()
+        && image
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ':'));
     ok.then(|| format!("oci:{image}"))
 }
 

@@ -24,19 +24,48 @@ export function lowdownHome(env = process.env) {
  */
 export function loadNodeIdentity(home) {
   const file = path.join(home, 'node.json');
-  try {
-    const data = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (data && typeof data.node_id === 'string' && NODE_ID_RE.test(data.node_id) && typeof data.created_at === 'string') {
-      return { node_id: data.node_id, created_at: data.created_at, created: false };
-    }
-  } catch {
-    // missing or corrupt: regenerate below
-  }
+  const existing = readIdentity(file);
+  if (existing.identity) return { ...existing.identity, created: false };
   const identity = { node_id: `ld_${crypto.randomBytes(6).toString('hex')}`, created_at: new Date().toISOString() };
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify(identity) + '\n', { mode: 0o600 });
   fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, file);
+  try {
+    if (existing.missing) {
+      // First run: create exclusively, so two proxies starting at once agree on one id.
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        if (err.code !== 'EEXIST') throw err;
+        const winner = readIdentity(file).identity;
+        if (winner) return { ...winner, created: false };
+        fs.renameSync(tmp, file);
+      }
+    } else {
+      fs.renameSync(tmp, file); // corrupt: replace atomically
+    }
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
   return { ...identity, created: true };
+}
+
+/** Reads node.json: the identity when valid, `missing` when there is no file. */
+function readIdentity(file) {
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return { identity: null, missing: err.code === 'ENOENT' };
+  }
+  try {
+    const data = JSON.parse(text);
+    if (data && typeof data.node_id === 'string' && NODE_ID_RE.test(data.node_id) && typeof data.created_at === 'string') {
+      return { identity: { node_id: data.node_id, created_at: data.created_at }, missing: false };
+    }
+  } catch {
+    // not JSON
+  }
+  return { identity: null, missing: false };
 }

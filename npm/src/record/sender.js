@@ -7,7 +7,7 @@
 // succeeds the spool is drained in the same way. `shutdown` gives pending work at most
 // `budgetMs` and spools whatever is left, so exit is never held up longer than that.
 
-import { spoolRecords, claimNext } from './spool.js';
+import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 
 /** Records per request. */
 export const BATCH_MAX = 100;
@@ -17,6 +17,12 @@ export const BATCH_DELAY_MS = 100;
 export const REQUEST_TIMEOUT_MS = 2000;
 /** After a failed delivery, how long records go straight to the spool. */
 export const BACKOFF_MS = 30_000;
+/**
+ * Records bound for the spool are gathered in memory for up to this long (or until a file's
+ * worth), so a long session with the API down fills few, full spool files rather than
+ * many small ones. A proxy killed with SIGKILL loses at most this window.
+ */
+export const SPOOL_GATHER_MS = 5000;
 
 /** Records from queued records or record builders, without the nulls. */
 function materialize(items) {
@@ -44,6 +50,8 @@ export class Sender {
     this.downUntil = 0;
     this.closed = false;
     this.stats = { sent: 0, spooled: 0, rejected: 0 };
+    this.toSpool = [];
+    this.spoolTimer = null;
   }
 
   /**
@@ -133,6 +141,20 @@ export class Sender {
   }
 
   #spool(records) {
+    this.toSpool.push(...records);
+    if (this.toSpool.length >= MAX_RECORDS_PER_FILE || this.closed) this.#writeSpool();
+    else if (!this.spoolTimer) {
+      this.spoolTimer = setTimeout(() => this.#writeSpool(), SPOOL_GATHER_MS);
+      this.spoolTimer.unref();
+    }
+  }
+
+  #writeSpool() {
+    if (this.spoolTimer) clearTimeout(this.spoolTimer);
+    this.spoolTimer = null;
+    const records = this.toSpool;
+    this.toSpool = [];
+    if (records.length === 0) return;
     try {
       this.stats.spooled += spoolRecords(this.home, records);
     } catch (err) {
@@ -164,5 +186,6 @@ export class Sender {
       if (left < 50 || Date.now() < this.downUntil) this.#spool(batch);
       else await this.#post(batch, false, left);
     }
+    this.#writeSpool();
   }
 }

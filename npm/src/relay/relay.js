@@ -25,6 +25,7 @@ const OUTPUT_DRAIN_MS = 2000;
  * @property {(chunk: Buffer) => (Buffer[] | void)} fromServer sees a server→client chunk; when
  *   `holdsServerBytes`, returns what to write instead
  * @property {() => Buffer[]} [flushServer] the held tail at EOF (when `holdsServerBytes`)
+ * @property {() => void} [close] the child has exited and its output is relayed
  */
 
 /** Whether children get their own process group (POSIX only). */
@@ -46,7 +47,19 @@ function spawnFailureCode(err) {
  * @param {(msg: string) => void} p.debug
  * @returns {Promise<{code: number, spawned: boolean, error?: string}>} the exit code to use
  */
-export function runRelay({ command, args, observer, debug }) {
+export function runRelay({ command, args, observer: given, debug }) {
+  // A failing observer (a recording bug) must never take the relay down: it is dropped
+  // and the bytes keep flowing.
+  let observer = given;
+  const observe = (fn) => {
+    try {
+      return fn();
+    } catch (err) {
+      debug(`observer failed, relaying only from now on: ${err.stack ?? err}`);
+      observer = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
+      return undefined;
+    }
+  };
   const input = process.stdin;
   const output = process.stdout;
   const resolved = resolveCommand(command, args, { exists: isFile });
@@ -125,7 +138,7 @@ export function runRelay({ command, args, observer, debug }) {
         input.pause();
         child.stdin.once('drain', () => input.resume());
       }
-      observer.fromClient(chunk);
+      observe(() => observer.fromClient(chunk));
     };
     const onInputEnd = () => {
       debug('stdin EOF: closing the child stdin');
@@ -152,11 +165,12 @@ export function runRelay({ command, args, observer, debug }) {
     };
     child.stdout.on('data', (chunk) => {
       if (observer.holdsServerBytes) {
+        // Session.fromServer never throws in this mode (it hands back held bytes on failure).
         const out = observer.fromServer(chunk);
         if (out) for (const b of out) write(b);
       } else {
         write(chunk);
-        observer.fromServer(chunk);
+        observe(() => observer.fromServer(chunk));
       }
     });
     let stdoutEnded = false;
@@ -171,6 +185,7 @@ export function runRelay({ command, args, observer, debug }) {
         await Promise.race([stdoutEnd, new Promise((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref())]);
       }
       if (observer.holdsServerBytes && observer.flushServer) for (const b of observer.flushServer()) write(b);
+      if (observer.close) observe(() => observer.close());
       // Whatever the child left running in its group would be orphaned: end it.
       killTree('SIGKILL');
       settled = true;

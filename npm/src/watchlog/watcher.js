@@ -53,7 +53,7 @@ export class LogWatcher {
       this.identity.set(p, st ? `${st.dev}:${st.ino}` : null);
       this.paths.push(p);
     }
-    this.since = hhmmss(now());
+    this.sinceMs = now();
   }
 
   /** Reads every watched file's new bytes into the LogDiff. */
@@ -100,21 +100,21 @@ export class LogWatcher {
   appendTo(line) {
     this.poll();
     if (!this.diff.hasPending()) {
-      this.since = hhmmss(this.now());
+      this.sinceMs = this.now();
       return null;
     }
     let end = line.length;
     if (end > 0 && line[end - 1] === 0x0a) end -= 1;
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
     const message = line.subarray(0, end);
-    const block = this.diff.takeBlock(this.since);
+    const block = this.diff.takeBlock(hhmmss(this.sinceMs));
     if (block === null || block === undefined) return null;
     const rewritten = appendTextItem(message, block);
     if (!rewritten) {
       this.debug('watch-log: result could not carry the log block');
       return null;
     }
-    this.since = hhmmss(this.now());
+    this.sinceMs = this.now();
     return Buffer.concat([rewritten, line.subarray(end)]);
   }
 }

@@ -133,6 +133,33 @@ async fn ingest(url: &str, records: u64, batch: u64, clients: u64) -> anyhow::Re
     drop_db(db, pg).await
 }
 
+/// Storage alone, no HTTP: validation and store times per batch, sequentially.
+async fn store(url: &str, records: u64, batch: u64) -> anyhow::Result<()> {
+    let (db, pg) = fresh_db(url).await?;
+    let (mut t_parse, mut t_validate, mut t_store) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    for b in 0..records / batch {
+        let text = Value::Array((0..batch).map(|i| record(b * batch + i, "store")).collect()).to_string();
+        let t = Instant::now();
+        let body: Value = serde_json::from_str(&text)?;
+        t_parse += t.elapsed();
+        let t = Instant::now();
+        let recs = validate_records(&body).map_err(|e| anyhow::anyhow!("{e}"))?;
+        t_validate += t.elapsed();
+        let t = Instant::now();
+        ingest::store_interactions(&db, recs, clock::now_ms()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        t_store += t.elapsed();
+    }
+    let per = |d: Duration| records as f64 / d.as_secs_f64();
+    println!(
+        "store backend={:?} records={records} batch={batch} parse_rps={:.0} validate_rps={:.0} store_rps={:.0}",
+        db.backend,
+        per(t_parse),
+        per(t_validate),
+        per(t_store)
+    );
+    drop_db(db, pg).await
+}
+
 fn pct(sorted: &[Duration], p: f64) -> f64 {
     let idx = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[idx].as_secs_f64() * 1000.0
@@ -146,8 +173,11 @@ async fn query(url: &str, records: u64, requests: usize) -> anyhow::Result<()> {
     let mut seq = 0;
     while seq < records {
         let n = chunk.min(records - seq);
-        let body = Value::Array((seq..seq + n).map(|i| record(i, "seed")).collect());
-        let recs = validate_records(&body).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut recs = Vec::with_capacity(n as usize);
+        for start in (seq..seq + n).step_by(1000) {
+            let body = Value::Array((start..(start + 1000).min(seq + n)).map(|i| record(i, "seed")).collect());
+            recs.extend(validate_records(&body).map_err(|e| anyhow::anyhow!("{e}"))?);
+        }
         // Spread the records over the last 60 days so trends and day rollups are realistic.
         let day = (seq / n.max(1)) as i64 % 60;
         ingest::store_interactions(&db, recs, now - day * 86_400_000).await.map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -192,6 +222,10 @@ async fn query(url: &str, records: u64, requests: usize) -> anyhow::Result<()> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_writer(std::io::stderr)
+        .init();
     let args: Vec<String> = std::env::args().collect();
     let url = arg(&args, "--db", "");
     if url.is_empty() {
@@ -202,6 +236,7 @@ async fn main() -> anyhow::Result<()> {
         Some("ingest") => {
             ingest(&url, records, arg(&args, "--batch", "100").parse()?, arg(&args, "--clients", "4").parse()?).await
         }
+        Some("store") => store(&url, records, arg(&args, "--batch", "100").parse()?).await,
         Some("query") => query(&url, records, arg(&args, "--requests", "2000").parse()?).await,
         _ => bail!("first argument must be ingest or query"),
     }

@@ -163,7 +163,7 @@ async fn upsert_nodes(conn: &mut AnyConnection, nodes: BTreeMap<Vec<Val>, i64>, 
         "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) VALUES {} \
          ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
          last_seen = excluded.last_seen",
-        super::upsert::placeholders(count, 4)
+        super::upsert::placeholders(super::upsert::is_sqlite(conn), count, 4)
     );
     super::upsert::bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)), rows).execute(&mut *conn).await?;
     Ok(())

@@ -27,8 +27,15 @@ impl Val {
     }
 }
 
-/// `($1, $2), ($3, $4), ...` for `rows` rows of `cols` columns.
-pub fn placeholders(rows: usize, cols: usize) -> String {
+/// Whether `conn` is SQLite, whose multi-row statements use anonymous `?` placeholders:
+/// SQLite looks numbered ones (`$n`) up by a linear scan per parameter, which makes a
+/// 1,900-parameter insert quadratic. PostgreSQL needs `$n`.
+pub fn is_sqlite(conn: &AnyConnection) -> bool {
+    conn.backend_name().eq_ignore_ascii_case("sqlite")
+}
+
+/// `($1, $2), ($3, $4), ...` (or `(?, ?), ...` on SQLite) for `rows` rows of `cols` columns.
+pub fn placeholders(sqlite: bool, rows: usize, cols: usize) -> String {
     let mut s = String::with_capacity(rows * cols * 5);
     for r in 0..rows {
         if r > 0 {
@@ -39,8 +46,12 @@ pub fn placeholders(rows: usize, cols: usize) -> String {
             if c > 0 {
                 s.push(',');
             }
-            s.push('$');
-            s.push_str(&(r * cols + c + 1).to_string());
+            if sqlite {
+                s.push('?');
+            } else {
+                s.push('$');
+                s.push_str(&(r * cols + c + 1).to_string());
+            }
         }
         s.push(')');
     }
@@ -84,7 +95,7 @@ pub async fn add_counts(
         let sql = format!(
             "INSERT INTO {table} ({}, n) VALUES {} ON CONFLICT ({}) DO UPDATE SET n = {table}.n + excluded.n",
             keys.join(", "),
-            placeholders(chunk.len(), cols),
+            placeholders(is_sqlite(conn), chunk.len(), cols),
             keys.join(", ")
         );
         let vals = chunk.iter().flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
@@ -109,7 +120,7 @@ pub async fn insert_new(
         let sql = format!(
             "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING RETURNING {returning}",
             cols.join(", "),
-            placeholders(chunk.len(), cols.len()),
+            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
         );
         let q = bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned());
         for row in q.fetch_all(&mut *conn).await? {
@@ -131,7 +142,7 @@ pub async fn insert_ignore(
         let sql = format!(
             "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
             cols.join(", "),
-            placeholders(chunk.len(), cols.len()),
+            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
         );
         bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned()).execute(&mut *conn).await?;
     }

@@ -58,6 +58,7 @@ const cases = [
   ["hex run of exactly 32", "id=0123456789ABCDEF0123456789abcdef.", `id=${R}.`],
   ["hex run of 31 is kept", "0123456789abcdef0123456789abcde", null],
   ["hex run inside a word", `x${hex40}y`, `x${R}y`],
+  ["a key glued to a hex run is masked too", "commit 0123456789abcdef0123456789abcdefxoxb-0123456789abcdef", `commit ${R}${R}`],
   ["UUID with dashes is kept", "request 123e4567-e89b-12d3-a456-426614174000 failed", null],
   ["several secrets on one line", `token=${hex40} Bearer ${jwt} sk-AbCdEfGhIjKlMnOpQrStUv`, `token=${R} Bearer ${R} ${R}`],
   ["overlapping rules mask once", `password=${jwt}`, `password=${R}`],

@@ -90,6 +90,7 @@ ok("integers beyond 2^53 lose precision as in JavaScript", '{"tools":[{"name":"b
 ok("keys sorted by UTF-16 code units", S({ tools: [{ name: "u", inputSchema: { "\uff01": 1, "\u{1F600}": 2, "é": 3, "a": 4, "B": 5, "_": 6, "aa": 7, "": 8 } }] }));
 ok("entries sorted by UTF-16 code units", S({ tools: [{ name: "\uff01" }, { name: "\u{1F600}" }, { name: "z" }, { name: "Z" }] }));
 ok("lone high surrogate escape", '{"tools":[{"name":"\\ud800","description":"x\\udbff"}]}');
+ok("entries with a lone surrogate before a BMP character sort as UTF-16", '{"tools":[{"name":"\\ud83d\ue000"},{"name":"\\ud83d\\udc00"},{"name":"\\ud83d"}]}');
 ok("lone low surrogate escape", '{"tools":[{"name":"\\udc00y"}]}');
 ok("reversed surrogate pair stays escaped", '{"tools":[{"name":"\\udc00\\ud800"}]}');
 ok("escaped surrogate pair becomes the character", '{"tools":[{"name":"\\ud83d\\ude00","description":"😀"}]}');
@@ -147,6 +148,7 @@ c("empty containers", '{"a":{},"b":[],"c":""}');
 c("nested key sort", '{"z":{"y":1,"x":{"b":2,"a":1}},"a":[{"d":1,"c":2}]}');
 c("UTF-16 key order differs from code point order", '{"\uff01":1,"\ud83d\ude00":2,"\u00e9":3}');
 c("key order uppercase underscore digits", '{"a":1,"A":2,"_":3,"1":4,"10":5,"9":6,"":7,"aa":8}');
+c("lone high surrogate before a BMP character sorts after its pair", '{"\\ud83d\ue000":1,"\\ud83d\\udc00x":2,"\\ud83d":3,"\\ud83e":4}');
 c("lone surrogates written as escapes", '["\\ud800","\\udfff","a\\ud800b","\\udc00\\ud800"]');
 c("surrogate pair written literally", '["\\ud83d\\ude00","😀"]');
 c("control characters", '["\\u0000\\u0007\\u000b\\u001f","\\b\\f\\n\\r\\t","\\u007f","\\u2028\\u2029","\\/"]');

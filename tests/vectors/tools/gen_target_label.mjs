@@ -41,6 +41,7 @@ const cases = [
   ["uvx extras dropped without quotes", "uvx mcp-proxy[cli]>=0.3", "pypi:mcp-proxy"],
   ["uvx --from names the package", "uvx --from Awesome_MCP==1.0 awesome-cmd --key xyz", "pypi:awesome-mcp"],
   ["uvx --from= form", "uvx --from=git+https://user:tok@github.com/org/py-server.git py-server", "py-server"],
+  ["uvx --from a local directory falls back to the command", "uvx --from . local-cmd", "pypi:local-cmd"],
   ["uvx --python value skipped", "uvx --python 3.12 --with requests pkg-z", "pypi:pkg-z"],
   ["uv tool run", "uv tool run -q mcp-tool-run", "pypi:mcp-tool-run"],
   ["uv run script", "uv run server.py", "server"],

@@ -1,0 +1,96 @@
+//! Byte searches eight bytes at a time (SWAR: SIMD within a register), in safe code.
+//!
+//! The classic bit tricks flag a byte by setting its high bit. A borrow can only flag a
+//! byte *above* a truly matching one, so the lowest flagged byte is always a real match.
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+#[inline(always)]
+fn word(c: &[u8]) -> u64 {
+    u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
+}
+
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// Flags `"`, `\` and control bytes (< 0x20): where a JSON string body stops.
+#[inline(always)]
+fn special(x: u64) -> u64 {
+    zero_bytes(x ^ (LO * u64::from(b'"'))) | zero_bytes(x ^ (LO * u64::from(b'\\'))) | (x.wrapping_sub(LO * 0x20) & !x & HI)
+}
+
+/// Flags `\n`.
+#[inline(always)]
+fn newline(x: u64) -> u64 {
+    zero_bytes(x ^ (LO * u64::from(b'\n')))
+}
+
+/// First index at or after `i` whose byte `mask` flags (`is` decides single bytes).
+#[inline(always)]
+fn find(b: &[u8], i: usize, mask: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) -> usize {
+    let rest = b.get(i..).unwrap_or_default();
+    // Dense hits (escapes in text) are usually close: look at one word first.
+    if let Some(c) = rest.get(..8) {
+        let m = mask(word(c));
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+    } else {
+        return i + rest.iter().position(|&c| is(c)).unwrap_or(rest.len());
+    }
+    // Then 32 bytes a round while nothing is there, so long strings and lines go fast.
+    let mut at = 8;
+    for c in rest[8..].chunks_exact(32) {
+        if mask(word(&c[..8])) | mask(word(&c[8..16])) | mask(word(&c[16..24])) | mask(word(&c[24..])) != 0 {
+            break;
+        }
+        at += 32;
+    }
+    for c in rest[at..].chunks_exact(8) {
+        let m = mask(word(c));
+        if m != 0 {
+            return i + at + (m.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    i + at + rest[at..].iter().position(|&c| is(c)).unwrap_or(rest.len() - at)
+}
+
+/// First index at or after `i` holding `"`, `\` or a control byte, or `b.len()`.
+#[inline]
+pub(super) fn find_special(b: &[u8], i: usize) -> usize {
+    find(b, i, special, |c| matches!(c, b'"' | b'\\' | 0..=0x1f))
+}
+
+/// Index of the first `\n` in `b`.
+#[inline]
+pub(super) fn find_newline(b: &[u8]) -> Option<usize> {
+    let i = find(b, 0, newline, |c| c == b'\n');
+    (i < b.len()).then_some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_bytes_at_every_offset() {
+        for len in [7, 8, 31, 32, 33, 70] {
+            for pos in 0..len {
+                let mut v = vec![b'a'; len];
+                assert_eq!((find_special(&v, 0), find_newline(&v)), (len, None));
+                for (hit, special) in [(b'"', true), (b'\\', true), (0x1f, true), (b'\n', true), (0xe9, false), (b' ', false), (0x8a, false)] {
+                    v[pos] = hit;
+                    assert_eq!(find_special(&v, 0), if special { pos } else { len }, "{hit:#x} at {pos} of {len}");
+                    assert_eq!(find_newline(&v), (hit == b'\n').then_some(pos), "{hit:#x} at {pos} of {len}");
+                }
+                v[pos] = 0x01;
+                v[len - 1] = b'"';
+                assert_eq!(find_special(&v, 0), pos, "first of two at {pos}");
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+# `make demo`: the main job on the embedded default. Starts lowdown-server on SQLite, runs a
+# real MCP server (server-everything) through lowdown-proxy with the official SDK client,
+# and prints what was recorded.
+
+.PHONY: demo
+
+demo: setup-rust setup-proxy build-server build-node-binding ## start the server on SQLite, run a real MCP session through the proxy, show what was recorded
+	bash examples/demo/run.sh
