@@ -95,3 +95,17 @@ def test_the_agent_key_is_sent_as_a_header(collector: Collector) -> None:
     _quiet_success(_run((SAMPLES / "webfetch_success.json").read_bytes(), collector.url, {"PROWL_AGENT_KEY": "ak_hook_1"}))
     [req] = collector.requests
     assert req["headers"]["x-agent-key"] == "ak_hook_1"
+
+
+def test_the_allowlist_applies_to_the_hook_too(collector: Collector) -> None:
+    sample = (SAMPLES / "webfetch_success.json").read_bytes()
+    _quiet_success(_run(sample, collector.url, {"PROWL_TELEMETRY_ALLOWLIST": "resend.com"}))
+    assert collector.requests == []
+    _quiet_success(_run(sample, collector.url, {"PROWL_TELEMETRY_ALLOWLIST": "stripe.com"}))
+    assert [o["host"] for o in collector.observations()] == ["docs.stripe.com"]
+
+
+def test_an_oversized_payload_is_ignored_quietly(collector: Collector) -> None:
+    huge = b'{"hook_event_name": "PostToolUse", "tool_name": "WebFetch", "pad": "' + b"x" * (9 * 1024 * 1024) + b'"}'
+    _quiet_success(_run(huge, collector.url))
+    assert collector.requests == []

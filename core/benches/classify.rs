@@ -1,7 +1,10 @@
 //! `classify` throughput: exchanges/s for 1 KB `tools/call` request/result pairs, and MB/s
 //! through one 10 MB result. Run with `cargo bench -p lowdown-core --bench classify`.
 
-#![allow(missing_docs, reason = "criterion's macros generate undocumented items")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use lowdown_core::classify::{Classifier, Direction};
@@ -23,7 +26,9 @@ fn exchanges(c: &mut Criterion) {
     const N: usize = 1000;
     let pairs: Vec<(String, String)> = (0..N).map(pair).collect();
     let (req_len, res_len) = (pairs[0].0.len(), pairs[0].1.len());
-    let mut group = c.benchmark_group(format!("classify/exchanges ({req_len} B request, {res_len} B result)"));
+    let mut group = c.benchmark_group(format!(
+        "classify/exchanges ({req_len} B request, {res_len} B result)"
+    ));
     group.throughput(Throughput::Elements(N as u64));
 
     // One read per message, as a quiet pipe delivers them.
@@ -32,8 +37,12 @@ fn exchanges(c: &mut Criterion) {
             let mut cl = Classifier::new();
             let mut n = 0;
             for (i, (request, result)) in pairs.iter().enumerate() {
-                n += cl.feed(Direction::ClientToServer, request.as_bytes(), i as f64).len();
-                n += cl.feed(Direction::ServerToClient, result.as_bytes(), i as f64 + 0.5).len();
+                n += cl
+                    .feed(Direction::ClientToServer, request.as_bytes(), i as f64)
+                    .len();
+                n += cl
+                    .feed(Direction::ServerToClient, result.as_bytes(), i as f64 + 0.5)
+                    .len();
             }
             assert_eq!(n, N);
             black_box(cl.facts());
@@ -44,7 +53,12 @@ fn exchanges(c: &mut Criterion) {
     // time (the pipe cuts messages anywhere).
     let rounds: Vec<(Vec<u8>, Vec<u8>)> = pairs
         .chunks(32)
-        .map(|round| (round.iter().flat_map(|p| p.0.bytes()).collect(), round.iter().flat_map(|p| p.1.bytes()).collect()))
+        .map(|round| {
+            (
+                round.iter().flat_map(|p| p.0.bytes()).collect(),
+                round.iter().flat_map(|p| p.1.bytes()).collect(),
+            )
+        })
         .collect();
     group.bench_function("4 KiB reads, 32 in flight", |b| {
         b.iter(|| {
@@ -66,13 +80,19 @@ fn exchanges(c: &mut Criterion) {
 
 fn big_result(c: &mut Criterion) {
     let request = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\"}}\n";
-    let text = "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ \\n\\\"escaped\\\" ".repeat(10 << 20 >> 6);
+    let text =
+        "0123456789abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ \\n\\\"escaped\\\" "
+            .repeat(10 << 20 >> 6);
     let result = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}}}}\n");
     let mut group = c.benchmark_group("classify/10 MB result");
     group.throughput(Throughput::Bytes(result.len() as u64));
     group.sample_size(20);
     for chunk in [65536, result.len()] {
-        let label = if chunk == result.len() { "one read".to_owned() } else { format!("{} KiB reads", chunk / 1024) };
+        let label = if chunk == result.len() {
+            "one read".to_owned()
+        } else {
+            format!("{} KiB reads", chunk / 1024)
+        };
         group.bench_with_input(BenchmarkId::from_parameter(label), &chunk, |b, &chunk| {
             b.iter(|| {
                 let mut cl = Classifier::new();

@@ -19,9 +19,14 @@
 //! newline. Lines are decoded as UTF-8 with replacement, ANSI colour codes and other control
 //! characters (except tab) are removed before matching, and a line longer than
 //! [`MAX_LINE_BYTES`] is judged and quoted on its first `MAX_LINE_BYTES` bytes. Matching lines
-//! are redacted ([`crate::redact::redact`]) and then cut to `max_line_chars` characters
-//! (a cut line ends in `…`). Each file keeps only its last `max_lines` matching lines; the block
-//! says how many matched in all (`3 new line(s)`, or `25 new line(s), last 20 shown`).
+//! are redacted ([`crate::redact::redact`]) first, so a secret crossing the cut is never
+//! half-quoted, and then cut to `max_line_chars` characters followed by `…` when something was
+//! cut. Each file keeps only its last `max_lines` matching lines; the block says how many
+//! matched in all (`3 new line(s)`, or `25 new line(s), last 20 shown`). Files appear in the
+//! block in the order they were watched; the path is quoted as given to [`LogDiff::watch`].
+//!
+//! The initial size is taken as a line boundary: if a line was half written when the proxy
+//! started, its rest counts as a new line.
 
 mod append;
 mod expand;
@@ -46,9 +51,11 @@ pub struct LogDiffOptions {
     /// Regular expression (Rust `regex` syntax, matched case-insensitively) a line must match.
     /// @default `\b(error|exception|fatal|uncaught|unhandled|failed)\b`
     pub pattern: Option<String>,
-    /// Most matching lines quoted per file per result (the last ones). @default 20
+    /// Most matching lines quoted per file per result (the last ones; 0 counts as 1).
+    /// @default 20
     pub max_lines: usize,
-    /// Longest quoted line, in characters. @default 300
+    /// Longest quoted line, in characters, before the `…` of a cut (0 counts as 1).
+    /// @default 300
     pub max_line_chars: usize,
 }
 

@@ -35,14 +35,18 @@ pub const MASK: &str = "[REDACTED]";
 
 /// Masks secrets in `text`; see the module documentation for what is masked.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let Some(mut out) = mask_once(text) else {
+    let Some((mut out, mut again)) = mask_once(text) else {
         return Cow::Borrowed(text);
     };
     // A mask can expose a new word start (`…abcdefxoxb-…` once the hex run before `xoxb-`
-    // is masked), so repeat until nothing changes: the result is then stable under `redact`.
+    // is masked), so while a mask is directly followed by a word character, look again:
+    // the result is then stable under `redact`.
     for _ in 0..MAX_PASSES {
+        if !again {
+            break;
+        }
         match mask_once(&out) {
-            Some(next) if next != out => out = next,
+            Some((next, more)) if next != out => (out, again) = (next, more),
             _ => break,
         }
     }
@@ -52,21 +56,27 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 /// Passes after the first; each can only act on word starts the previous one created.
 const MAX_PASSES: usize = 8;
 
-/// One pass: the masked text, or `None` when there was nothing to mask.
-fn mask_once(text: &str) -> Option<String> {
+/// One pass: the masked text and whether a mask is followed by a word character (which a
+/// further pass may see as a new word start), or `None` when there was nothing to mask.
+fn mask_once(text: &str) -> Option<(String, bool)> {
     let spans = rules::find(text.as_bytes());
     if spans.is_empty() {
         return None;
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
+    let mut again = false;
     for (start, end) in merge(spans) {
         out.push_str(&text[at..start]);
         out.push_str(MASK);
         at = end;
+        again |= text
+            .as_bytes()
+            .get(end)
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     }
     out.push_str(&text[at..]);
-    Some(out)
+    Some((out, again))
 }
 
 /// Sorts spans and merges overlapping or touching ones.

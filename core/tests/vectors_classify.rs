@@ -9,7 +9,11 @@ use serde_json::{json, Value};
 /// other host (JSON has one number type).
 fn normalise(v: Value) -> Value {
     match v {
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.0e15) && n.is_f64() => {
+        Value::Number(n)
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                && n.is_f64() =>
+        {
             json!(n.as_f64().unwrap_or_default() as i64)
         }
         Value::Array(a) => Value::Array(a.into_iter().map(normalise).collect()),
@@ -21,7 +25,10 @@ fn normalise(v: Value) -> Value {
 fn run(input: &Value) -> Result<Value, String> {
     let mut c = Classifier::new();
     let mut exchanges = Vec::new();
-    for event in input["events"].as_array().ok_or("events must be an array")? {
+    for event in input["events"]
+        .as_array()
+        .ok_or("events must be an array")?
+    {
         let at = event["at_ms"].as_f64().ok_or("at_ms must be a number")?;
         if event["close"] == json!(true) {
             exchanges.extend(c.close(at));
@@ -70,13 +77,20 @@ fn every_split_of_a_session_gives_the_same_exchanges() {
 
 /// The real recorded session, as (direction, line) pairs.
 fn transcript() -> Vec<(Direction, f64, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/transcripts/server-everything.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/transcripts/server-everything.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("transcript");
     text.lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("transcript line is JSON");
             let direction = serde_json::from_value(v["direction"].clone()).expect("direction");
-            (direction, v["at_ms"].as_f64().expect("at_ms"), format!("{}\n", v["line"].as_str().expect("line")))
+            (
+                direction,
+                v["at_ms"].as_f64().expect("at_ms"),
+                format!("{}\n", v["line"].as_str().expect("line")),
+            )
         })
         .collect()
 }
@@ -85,7 +99,10 @@ fn transcript() -> Vec<(Direction, f64, String)> {
 fn the_recorded_session_classifies_the_same_in_any_chunk_size() {
     let session = transcript();
     let mut whole = Classifier::new();
-    let mut want: Vec<_> = session.iter().flat_map(|(d, at, line)| whole.feed(*d, line.as_bytes(), *at)).collect();
+    let mut want: Vec<_> = session
+        .iter()
+        .flat_map(|(d, at, line)| whole.feed(*d, line.as_bytes(), *at))
+        .collect();
     want.extend(whole.close(9999.0));
     assert_eq!(want.len(), 13);
     for size in [1, 2, 3, 7, 64, 4096] {

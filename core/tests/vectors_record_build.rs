@@ -11,7 +11,11 @@ use serde_json::{json, Value};
 /// Writes integral floats as integers (JSON has one number type; other hosts write `10`).
 fn normalise(v: Value) -> Value {
     match v {
-        Value::Number(n) if n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.0e15) => {
+        Value::Number(n)
+            if n.is_f64()
+                && n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.0e15) =>
+        {
             json!(n.as_f64().unwrap_or_default() as i64)
         }
         Value::Array(a) => Value::Array(a.into_iter().map(normalise).collect()),
@@ -32,7 +36,9 @@ fn record_build_vectors() {
         let ctx: RecordContext = field(input, "ctx")?;
         let record_id: Option<String> = field(input, "record_id")?;
         let record = build_record(&exchange, &facts, &ctx, record_id);
-        Ok(normalise(serde_json::to_value(record).map_err(|e| e.to_string())?))
+        Ok(normalise(
+            serde_json::to_value(record).map_err(|e| e.to_string())?,
+        ))
     });
 }
 
@@ -47,14 +53,38 @@ fn server_version_vectors() {
 #[test]
 fn arguments_results_errors_and_ids_never_reach_a_record() {
     let session: [(Direction, &str); 8] = [
-        (Direction::ClientToServer, r#"{"jsonrpc":"2.0","id":"CANARY-ID-1","method":"initialize","params":{"clientInfo":{"name":"CANARY-CLIENT","version":"1"}}}"#),
-        (Direction::ServerToClient, r#"{"jsonrpc":"2.0","id":"CANARY-ID-1","result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"CANARY-SERVER-NAME","version":"CANARY VERSION"},"instructions":"CANARY-INSTRUCTIONS"}}"#),
-        (Direction::ClientToServer, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"CANARY-ARGUMENT","token":"sk-CANARYSECRET"}}}"#),
-        (Direction::ServerToClient, r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"CANARY-RESULT"}],"structuredContent":{"x":"CANARY-STRUCTURED"}}}"#),
-        (Direction::ClientToServer, r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"CANARY-ARGUMENT-2"}}}"#),
-        (Direction::ServerToClient, r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"CANARY-ERROR-MESSAGE","data":"CANARY-ERROR-DATA"}}"#),
-        (Direction::ClientToServer, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"p":"CANARY-PENDING"}}}"#),
-        (Direction::ServerToClient, r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"CANARY-LOG-LINE"}}"#),
+        (
+            Direction::ClientToServer,
+            r#"{"jsonrpc":"2.0","id":"CANARY-ID-1","method":"initialize","params":{"clientInfo":{"name":"CANARY-CLIENT","version":"1"}}}"#,
+        ),
+        (
+            Direction::ServerToClient,
+            r#"{"jsonrpc":"2.0","id":"CANARY-ID-1","result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"CANARY-SERVER-NAME","version":"CANARY VERSION"},"instructions":"CANARY-INSTRUCTIONS"}}"#,
+        ),
+        (
+            Direction::ClientToServer,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"CANARY-ARGUMENT","token":"sk-CANARYSECRET"}}}"#,
+        ),
+        (
+            Direction::ServerToClient,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"CANARY-RESULT"}],"structuredContent":{"x":"CANARY-STRUCTURED"}}}"#,
+        ),
+        (
+            Direction::ClientToServer,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"CANARY-ARGUMENT-2"}}}"#,
+        ),
+        (
+            Direction::ServerToClient,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"CANARY-ERROR-MESSAGE","data":"CANARY-ERROR-DATA"}}"#,
+        ),
+        (
+            Direction::ClientToServer,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"p":"CANARY-PENDING"}}}"#,
+        ),
+        (
+            Direction::ServerToClient,
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"CANARY-LOG-LINE"}}"#,
+        ),
     ];
     let mut c = Classifier::new();
     let mut exchanges = Vec::new();
@@ -63,11 +93,28 @@ fn arguments_results_errors_and_ids_never_reach_a_record() {
     }
     exchanges.extend(c.close(100.0));
     let outcomes: Vec<Outcome> = exchanges.iter().map(|e| e.outcome).collect();
-    assert_eq!(outcomes, [Outcome::Success, Outcome::Success, Outcome::Failure, Outcome::Failure]);
-    let ctx = RecordContext { target: "npm:demo".into(), ..RecordContext::default() };
-    let records: Vec<_> = exchanges.iter().filter_map(|e| build_record(e, c.facts(), &ctx, None)).collect();
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Success,
+            Outcome::Success,
+            Outcome::Failure,
+            Outcome::Failure
+        ]
+    );
+    let ctx = RecordContext {
+        target: "npm:demo".into(),
+        ..RecordContext::default()
+    };
+    let records: Vec<_> = exchanges
+        .iter()
+        .filter_map(|e| build_record(e, c.facts(), &ctx, None))
+        .collect();
     assert_eq!(records.len(), 4);
     let text = serde_json::to_string(&records).expect("records serialise");
-    assert!(!text.contains("CANARY"), "a canary leaked into a record: {text}");
+    assert!(
+        !text.contains("CANARY"),
+        "a canary leaked into a record: {text}"
+    );
     assert!(text.contains(r#""task_type":"echo""#) && text.contains(r#""task_type":"initialize""#));
 }

@@ -6,7 +6,7 @@ const argv = process.argv.slice(2);
 const CONFIG_COMMANDS = new Set(['wrap', 'unwrap', 'status']);
 
 if (CONFIG_COMMANDS.has(argv[0])) {
-  await (await import('../src/wrap/cli.js')).main(argv.slice(1));
+  process.exitCode = await (await import('../src/wrap/cli.js')).main(argv);
 } else {
   const { main } = await import('../src/proxy.js');
   const code = await main(argv);

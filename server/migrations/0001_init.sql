@@ -26,8 +26,9 @@ CREATE TABLE interactions (
     day TEXT NOT NULL,
     created_at BIGINT NOT NULL
 );
+-- Answers read rollups only; this index serves audits and recomputation per target.
+-- Every other raw-row index would only slow ingest down.
 CREATE INDEX idx_interactions_target_created ON interactions (target, created_at);
-CREATE INDEX idx_interactions_node_created ON interactions (node_id, created_at);
 
 -- Every target ever recorded (or observed by telemetry), for exact and short-name lookup.
 -- name_key is the lower-cased last segment (after the last ':' or '/').
@@ -146,7 +147,6 @@ CREATE TABLE observations (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX idx_observations_host_created ON observations (host, created_at);
-CREATE INDEX idx_observations_service_created ON observations (service_id, created_at);
 
 -- Telemetry rollups per subject (a host, or a catalog service), day, source, status,
 -- weight and latency bucket (the core's histogram index). status -1 stands for "no

@@ -29,7 +29,12 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub catalog: Option<PathBuf>,
     /// Deployment name shown in every answer's `source` block.
-    #[arg(long, env = "LOWDOWN_DEPLOYMENT", default_value = "lowdown-server (local)", global = true)]
+    #[arg(
+        long,
+        env = "LOWDOWN_DEPLOYMENT",
+        default_value = "lowdown-server (local)",
+        global = true
+    )]
     pub name: String,
     /// Manage the service catalog instead of serving.
     #[command(subcommand)]
@@ -120,20 +125,42 @@ struct CatalogFile {
 pub fn parse_catalog(text: &str, toml_format: bool) -> Result<Vec<Service>, CatalogError> {
     let services = if toml_format {
         toml::from_str::<CatalogFile>(text)
-            .map_err(|e| CatalogError::Parse { format: "TOML".into(), message: e.message().to_owned() })?
+            .map_err(|e| CatalogError::Parse {
+                format: "TOML".into(),
+                message: e.message().to_owned(),
+            })?
             .services
     } else {
-        let v: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| CatalogError::Parse { format: "JSON".into(), message: e.to_string() })?;
-        let list = if v.is_array() { v } else { v.get("services").cloned().unwrap_or(serde_json::Value::Null) };
-        serde_json::from_value(list).map_err(|e| CatalogError::Parse { format: "JSON".into(), message: e.to_string() })?
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| CatalogError::Parse {
+            format: "JSON".into(),
+            message: e.to_string(),
+        })?;
+        let list = if v.is_array() {
+            v
+        } else {
+            v.get("services")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null)
+        };
+        serde_json::from_value(list).map_err(|e| CatalogError::Parse {
+            format: "JSON".into(),
+            message: e.to_string(),
+        })?
     };
-    services.into_iter().enumerate().map(|(i, s)| check_service(i, s)).collect()
+    services
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| check_service(i, s))
+        .collect()
 }
 
 /// Checks and normalises one service.
 pub fn check_service(index: usize, mut s: Service) -> Result<Service, CatalogError> {
-    let bad = |field: &str, message: &str| CatalogError::Invalid { index, field: field.into(), message: message.into() };
+    let bad = |field: &str, message: &str| CatalogError::Invalid {
+        index,
+        field: field.into(),
+        message: message.into(),
+    };
     let id_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     if s.id.is_empty() || s.id.len() > 64 || !s.id.chars().all(id_ok) {
         return Err(bad("id", "must match ^[A-Za-z0-9._-]{1,64}$"));
@@ -150,9 +177,13 @@ pub fn check_service(index: usize, mut s: Service) -> Result<Service, CatalogErr
             && h.contains('.')
             && !h.starts_with('.')
             && !h.ends_with('.')
-            && h.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'));
+            && h.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'));
         if !ok {
-            return Err(bad("hosts", "each host must be a bare DNS name like api.example.com"));
+            return Err(bad(
+                "hosts",
+                "each host must be a bare DNS name like api.example.com",
+            ));
         }
     }
     Ok(s)
@@ -165,10 +196,22 @@ mod tests {
     #[test]
     fn database_url_prefers_flag_then_env_then_home() {
         let home = Path::new("/h/.lowdown");
-        assert_eq!(database_url(None, None, home), "sqlite:///h/.lowdown/lowdown.db?mode=rwc");
-        assert_eq!(database_url(Some("/tmp/x.db"), Some("postgres://a/b"), home), "sqlite:///tmp/x.db?mode=rwc");
-        assert_eq!(database_url(None, Some("postgres://a/b"), home), "postgres://a/b");
-        assert_eq!(lowdown_home(None, Some("/root")), PathBuf::from("/root/.lowdown"));
+        assert_eq!(
+            database_url(None, None, home),
+            "sqlite:///h/.lowdown/lowdown.db?mode=rwc"
+        );
+        assert_eq!(
+            database_url(Some("/tmp/x.db"), Some("postgres://a/b"), home),
+            "sqlite:///tmp/x.db?mode=rwc"
+        );
+        assert_eq!(
+            database_url(None, Some("postgres://a/b"), home),
+            "postgres://a/b"
+        );
+        assert_eq!(
+            lowdown_home(None, Some("/root")),
+            PathBuf::from("/root/.lowdown")
+        );
         assert_eq!(lowdown_home(Some("/x"), Some("/root")), PathBuf::from("/x"));
     }
 

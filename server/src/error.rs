@@ -51,12 +51,16 @@ pub enum AppError {
 impl AppError {
     /// A 400 with a message naming the problem.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        AppError::BadRequest { message: message.into() }
+        AppError::BadRequest {
+            message: message.into(),
+        }
     }
 
     /// A 500 whose cause is logged, not returned.
     pub fn internal(detail: impl std::fmt::Display) -> Self {
-        AppError::Internal { detail: detail.to_string() }
+        AppError::Internal {
+            detail: detail.to_string(),
+        }
     }
 
     /// The HTTP status this error maps to.
@@ -85,7 +89,10 @@ impl IntoResponse for AppError {
         let status = self.status();
         let body = serde_json::json!({ "error": self.to_string() });
         let mut response = (status, axum::Json(body)).into_response();
-        if let AppError::RateLimited { retry_after_secs, .. } = &self {
+        if let AppError::RateLimited {
+            retry_after_secs, ..
+        } = &self
+        {
             if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);
             }

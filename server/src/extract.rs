@@ -21,7 +21,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = AppError;
 
     async fn from_request(req: Request<Body>, _state: &S) -> Result<Self, Self::Rejection> {
-        let too_large = AppError::PayloadTooLarge { limit: MAX_BODY_BYTES };
+        let too_large = AppError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        };
         let declared = req
             .headers()
             .get(axum::http::header::CONTENT_LENGTH)
@@ -33,13 +35,20 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         let bytes = match axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES).await {
             Ok(b) => b,
             Err(e) => {
-                let limit_hit = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
-                    .any(|e| e.to_string().contains("length limit exceeded"));
-                return Err(if limit_hit { too_large } else { AppError::bad_request("could not read the request body") });
+                let limit_hit =
+                    std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                        .any(|e| e.to_string().contains("length limit exceeded"));
+                return Err(if limit_hit {
+                    too_large
+                } else {
+                    AppError::bad_request("could not read the request body")
+                });
             }
         };
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(AppError::bad_request("body: expected JSON, got an empty body"));
+            return Err(AppError::bad_request(
+                "body: expected JSON, got an empty body",
+            ));
         }
         serde_json::from_slice(&bytes)
             .map(JsonBody)
@@ -57,6 +66,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(ClientIp(parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())))
+        Ok(ClientIp(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
     }
 }

@@ -10,8 +10,8 @@
 pub mod clock;
 pub mod db;
 pub mod error;
-pub mod names;
 pub mod extract;
+pub mod names;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;

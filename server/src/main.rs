@@ -11,37 +11,72 @@ use lowdown_server::{clock, AppState};
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "lowdown_server=info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "lowdown_server=info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     let home = config::lowdown_home(
-        std::env::var(lowdown_core::defaults::HOME_ENV).ok().as_deref(),
+        std::env::var(lowdown_core::defaults::HOME_ENV)
+            .ok()
+            .as_deref(),
         std::env::var("HOME").ok().as_deref(),
     );
-    let url = config::database_url(cli.db.as_deref(), std::env::var("DATABASE_URL").ok().as_deref(), &home);
+    let url = config::database_url(
+        cli.db.as_deref(),
+        std::env::var("DATABASE_URL").ok().as_deref(),
+        &home,
+    );
     if url.starts_with("sqlite:") && cli.db.is_none() && std::env::var("DATABASE_URL").is_err() {
-        std::fs::create_dir_all(&home).with_context(|| format!("cannot create {}", home.display()))?;
+        std::fs::create_dir_all(&home)
+            .with_context(|| format!("cannot create {}", home.display()))?;
     }
     let db = Db::open(&url, 16).await?;
     if let Some(path) = &cli.catalog {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         let is_toml = path.extension().is_some_and(|e| e == "toml");
         let services = config::parse_catalog(&text, is_toml)?;
         let n = services.len();
-        catalog::upsert(&db, services, clock::now_ms()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        catalog::upsert(&db, services, clock::now_ms())
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         tracing::info!(services = n, "catalog loaded");
     }
     match cli.command {
-        Some(Command::Catalog(CatalogCommand::Add { id, hosts, service_name })) => {
-            let s = catalog::Service { id, name: service_name.unwrap_or_default(), hosts };
+        Some(Command::Catalog(CatalogCommand::Add {
+            id,
+            hosts,
+            service_name,
+        })) => {
+            let s = catalog::Service {
+                id,
+                name: service_name.unwrap_or_default(),
+                hosts,
+            };
             let s = config::check_service(0, s)?;
-            catalog::upsert(&db, vec![s], clock::now_ms()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!("{}", serde_json::to_string_pretty(&catalog::list(&db).await.map_err(|e| anyhow::anyhow!("{e}"))?)?);
+            catalog::upsert(&db, vec![s], clock::now_ms())
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &catalog::list(&db)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                )?
+            );
         }
         Some(Command::Catalog(CatalogCommand::List)) => {
-            println!("{}", serde_json::to_string_pretty(&catalog::list(&db).await.map_err(|e| anyhow::anyhow!("{e}"))?)?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &catalog::list(&db)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                )?
+            );
         }
         None => {
             let listener = tokio::net::TcpListener::bind(cli.listen)
@@ -49,9 +84,13 @@ async fn main() -> anyhow::Result<()> {
                 .with_context(|| format!("cannot listen on {}", cli.listen))?;
             let backend = format!("{:?}", db.backend).to_lowercase();
             tracing::info!(listen = %cli.listen, database = %backend, "lowdown-server ready");
-            eprintln!("lowdown-server listening on http://{} ({backend})", cli.listen);
+            eprintln!(
+                "lowdown-server listening on http://{} ({backend})",
+                cli.listen
+            );
             let state = AppState::new(db, cli.name);
-            lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal()).await?;
+            lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal())
+                .await?;
         }
     }
     Ok(())

@@ -19,7 +19,11 @@ pub fn parse_enum<T: DeserializeOwned>(s: &str) -> Option<T> {
 /// The short-name key of a target: its last segment after `:` or `/`, lower-cased.
 /// `npm:@modelcontextprotocol/server-github` → `server-github`; `brave-search` → itself.
 pub fn name_key(target: &str) -> String {
-    target.rsplit([':', '/']).next().unwrap_or(target).to_lowercase()
+    target
+        .rsplit([':', '/'])
+        .next()
+        .unwrap_or(target)
+        .to_lowercase()
 }
 
 /// Escapes `\`, `%` and `_` so a user's text matches itself literally in `LIKE ... ESCAPE '\'`.
@@ -40,7 +44,10 @@ mod tests {
 
     #[test]
     fn name_keys_and_like_escapes() {
-        assert_eq!(name_key("npm:@modelcontextprotocol/server-github"), "server-github");
+        assert_eq!(
+            name_key("npm:@modelcontextprotocol/server-github"),
+            "server-github"
+        );
         assert_eq!(name_key("Brave-Search"), "brave-search");
         assert_eq!(name_key("pypi:mcp-fetch"), "mcp-fetch");
         assert_eq!(like_escape(r"50%_a\b"), r"50\%\_a\\b");

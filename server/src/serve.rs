@@ -17,7 +17,9 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let db = state.db.clone();
     let app = crate::routes::app(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
     db.close().await;
     Ok(())
 }

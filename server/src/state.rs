@@ -19,6 +19,10 @@ pub struct AppState {
 impl AppState {
     /// State with the default rate limits.
     pub fn new(db: Db, deployment: impl Into<String>) -> Self {
-        AppState { db, deployment: deployment.into(), limiter: Arc::new(RateLimiter::default()) }
+        AppState {
+            db,
+            deployment: deployment.into(),
+            limiter: Arc::new(RateLimiter::default()),
+        }
     }
 }

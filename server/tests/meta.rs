@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 
 use common::{call, get, TestDb};
 use lowdown_server::routes::ROUTES;
-use serde_json::Value;
 
 async fn openapi_documents_exactly_the_routes(t: &TestDb) {
     let app = t.app();
@@ -18,23 +17,38 @@ async fn openapi_documents_exactly_the_routes(t: &TestDb) {
     for (path, ops) in doc.json["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {
             documented.insert((method.clone(), path.clone()));
-            assert!(op["responses"].as_object().is_some_and(|r| !r.is_empty()), "{method} {path} has no responses");
+            assert!(
+                op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+                "{method} {path} has no responses"
+            );
             assert!(op["summary"].is_string(), "{method} {path} has no summary");
         }
     }
-    let routed: BTreeSet<(String, String)> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    let routed: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .collect();
     assert_eq!(documented, routed, "openapi.json and the router disagree");
     // Every $ref points at a defined schema.
     let text = doc.text.clone();
     for piece in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
         let name = &piece[..piece.find('"').unwrap()];
-        assert!(doc.json["components"]["schemas"][name].is_object(), "dangling $ref {name}");
+        assert!(
+            doc.json["components"]["schemas"][name].is_object(),
+            "dangling $ref {name}"
+        );
     }
     // Every documented route exists (answers something other than the 404/405 fallbacks).
     for (method, path) in &routed {
-        let uri = path.replace("{target}", "npm:x").replace("{node_id}", "ld_abc");
+        let uri = path
+            .replace("{target}", "npm:x")
+            .replace("{node_id}", "ld_abc");
         let r = call(&app, &method.to_uppercase(), &uri, &[], Some("{}".into())).await;
-        assert!(r.status != 404 && r.status != 405, "{method} {uri}: {}", r.status);
+        assert!(
+            r.status != 404 && r.status != 405,
+            "{method} {uri}: {}",
+            r.status
+        );
     }
 }
 on_both!(openapi_documents_exactly_the_routes);
@@ -43,13 +57,25 @@ async fn llms_txt_and_healthz_answer(t: &TestDb) {
     let app = t.app();
     let r = get(&app, "/llms.txt").await;
     assert_eq!(r.status, 200);
-    assert!(r.headers["content-type"].to_str().unwrap().starts_with("text/plain"));
-    for route in ["/api/reputation/", "/api/interactions", "/v1/telemetry/observe", "/api/compare"] {
+    assert!(r.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    for route in [
+        "/api/reputation/",
+        "/api/interactions",
+        "/v1/telemetry/observe",
+        "/api/compare",
+    ] {
         assert!(r.text.contains(route), "llms.txt does not explain {route}");
     }
     let h = get(&app, "/healthz").await;
     assert_eq!(h.json["ok"], true);
-    let expected = if t.kind == common::Kind::Sqlite { "sqlite" } else { "postgres" };
+    let expected = if t.kind == common::Kind::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
     assert_eq!(h.json["database"], expected);
 }
 on_both!(llms_txt_and_healthz_answer);
@@ -60,13 +86,27 @@ async fn cors_is_open_and_fallbacks_are_json(t: &TestDb) {
         &app,
         "OPTIONS",
         "/api/interactions",
-        &[("origin", "https://agent.example"), ("access-control-request-method", "POST"), ("access-control-request-headers", "content-type,x-lowdown-node-id")],
+        &[
+            ("origin", "https://agent.example"),
+            ("access-control-request-method", "POST"),
+            (
+                "access-control-request-headers",
+                "content-type,x-lowdown-node-id",
+            ),
+        ],
         None,
     )
     .await;
     assert!(pre.status.is_success(), "{}", pre.status);
     assert_eq!(pre.headers["access-control-allow-origin"], "*");
-    let r = call(&app, "GET", "/healthz", &[("origin", "https://agent.example")], None).await;
+    let r = call(
+        &app,
+        "GET",
+        "/healthz",
+        &[("origin", "https://agent.example")],
+        None,
+    )
+    .await;
     assert_eq!(r.headers["access-control-allow-origin"], "*");
     let r = get(&app, "/nope").await;
     assert_eq!(r.status, 404);
@@ -83,12 +123,21 @@ async fn server_errors_hide_internals(t: &TestDb) {
     t.db.pool.close().await;
     for (method, uri, body) in [
         ("GET", "/api/reputation/npm:x", None),
-        ("POST", "/api/interactions", Some(common::record("npm:x", "success").to_string())),
+        (
+            "POST",
+            "/api/interactions",
+            Some(common::record("npm:x", "success").to_string()),
+        ),
         ("GET", "/healthz", None),
     ] {
         let r = call(&app, method, uri, &[], body).await;
         assert_eq!(r.status, 500, "{uri}");
-        assert_eq!(r.json, Value::from(serde_json::json!({"error": "internal error"})), "{uri}: {}", r.text);
+        assert_eq!(
+            r.json,
+            serde_json::json!({"error": "internal error"}),
+            "{uri}: {}",
+            r.text
+        );
     }
 }
 on_both!(server_errors_hide_internals);

@@ -24,19 +24,38 @@ fn rec(target: &str, task: &str, outcome: &str, extra: Value) -> Value {
 
 async fn names_resolve_exactly_with_raw_or_encoded_slashes(t: &TestDb) {
     let app = t.app();
-    seed(&app, vec![record("mcp:io.github.user/server", "success"), record("npm:@scope/pkg", "failure")]).await;
-    for uri in ["/api/reputation/mcp:io.github.user/server", "/api/reputation/mcp:io.github.user%2Fserver"] {
+    seed(
+        &app,
+        vec![
+            record("mcp:io.github.user/server", "success"),
+            record("npm:@scope/pkg", "failure"),
+        ],
+    )
+    .await;
+    for uri in [
+        "/api/reputation/mcp:io.github.user/server",
+        "/api/reputation/mcp:io.github.user%2Fserver",
+    ] {
         let r = get(&app, uri).await;
         assert_eq!(r.status, 200, "{uri}");
-        assert_eq!(r.json["resolved_target"], "mcp:io.github.user/server", "{uri}");
+        assert_eq!(
+            r.json["resolved_target"], "mcp:io.github.user/server",
+            "{uri}"
+        );
         assert_eq!(r.json["interactions"], 1);
     }
     let r = get(&app, "/api/reputation/npm:@scope%2Fpkg").await;
     assert_eq!(r.json["resolved_target"], "npm:@scope/pkg");
     assert_eq!(r.json["success_rate"], 0.0);
     assert_eq!(r.json["source"]["deployment"], "lowdown-test");
-    assert!(r.json["source"]["retrieved_at"].as_str().unwrap().ends_with('Z'));
-    assert_eq!(r.json["message"], "npm:@scope/pkg: 1 organic tool call rated, 0.0% succeeded.");
+    assert!(r.json["source"]["retrieved_at"]
+        .as_str()
+        .unwrap()
+        .ends_with('Z'));
+    assert_eq!(
+        r.json["message"],
+        "npm:@scope/pkg: 1 organic tool call rated, 0.0% succeeded."
+    );
 }
 on_both!(names_resolve_exactly_with_raw_or_encoded_slashes);
 
@@ -52,35 +71,69 @@ async fn short_names_resolve_or_list_candidates(t: &TestDb) {
     )
     .await;
     let r = get(&app, "/api/reputation/server-brave-search").await;
-    assert_eq!(r.json["resolved_target"], "npm:@modelcontextprotocol/server-brave-search");
+    assert_eq!(
+        r.json["resolved_target"],
+        "npm:@modelcontextprotocol/server-brave-search"
+    );
     let r = get(&app, "/api/reputation/brave").await;
-    assert_eq!(r.json["resolved_target"], "npm:@modelcontextprotocol/server-brave-search", "unique substring resolves");
+    assert_eq!(
+        r.json["resolved_target"], "npm:@modelcontextprotocol/server-brave-search",
+        "unique substring resolves"
+    );
     let r = get(&app, "/api/reputation/fetch").await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json["candidates"], json!(["npm:fetch", "pypi:fetch"]));
-    assert!(r.json.get("success_rate").is_none(), "candidates carry no numbers");
+    assert!(
+        r.json.get("success_rate").is_none(),
+        "candidates carry no numbers"
+    );
     let r = get(&app, "/api/reputation/never-seen").await;
     assert_eq!(r.json["resolved_target"], Value::Null);
     assert_eq!(r.json["interactions"], 0);
     assert_eq!(r.json["confidence"], "none");
-    assert_eq!(r.json["message"], "never-seen: no interactions recorded yet.");
+    assert_eq!(
+        r.json["message"],
+        "never-seen: no interactions recorded yet."
+    );
 }
 on_both!(short_names_resolve_or_list_candidates);
 
 async fn like_wildcards_and_sql_in_targets_are_literal(t: &TestDb) {
     let app = t.app();
-    seed(&app, vec![record("npm:alpha", "success"), record("npm:beta", "success"), record("npm:100%_real", "failure")])
-        .await;
+    seed(
+        &app,
+        vec![
+            record("npm:alpha", "success"),
+            record("npm:beta", "success"),
+            record("npm:100%_real", "failure"),
+        ],
+    )
+    .await;
     // `%` and `_` match only targets that contain them literally, never everything.
     for q in ["%25", "_", "%25_"] {
         let r = get(&app, &format!("/api/reputation/{q}")).await;
         assert_eq!(r.status, 200, "{q}: {}", r.text);
-        assert_eq!(r.json["resolved_target"], "npm:100%_real", "{q} was a wildcard: {}", r.text);
+        assert_eq!(
+            r.json["resolved_target"], "npm:100%_real",
+            "{q} was a wildcard: {}",
+            r.text
+        );
     }
-    for q in ["a%25", "b_ta", "%25%25", "'%20OR%201=1%20--", "%5C", "alpha'--"] {
+    for q in [
+        "a%25",
+        "b_ta",
+        "%25%25",
+        "'%20OR%201=1%20--",
+        "%5C",
+        "alpha'--",
+    ] {
         let r = get(&app, &format!("/api/reputation/{q}")).await;
         assert_eq!(r.status, 200, "{q}: {}", r.text);
-        assert!(r.json.get("candidates").is_none(), "{q} matched as a wildcard: {}", r.text);
+        assert!(
+            r.json.get("candidates").is_none(),
+            "{q} matched as a wildcard: {}",
+            r.text
+        );
         assert_eq!(r.json["resolved_target"], Value::Null, "{q}");
         assert_eq!(r.json["interactions"], 0, "{q}");
     }
@@ -95,18 +148,49 @@ async fn sources_and_classes_are_reported_apart(t: &TestDb) {
     for _ in 0..9 {
         records.push(rec(target, "search", "success", json!({})));
     }
-    records.push(rec(target, "search", "failure", json!({"failure_type": "timeout", "error_layer": "server"})));
-    records.push(rec(target, "search", "failure", json!({"failure_type": "invalid_arguments", "error_layer": "request"})));
-    records.push(rec(target, "initialize", "success", json!({"request_kind": "protocol"})));
-    records.push(rec(target, "search", "failure", json!({"source": "synthetic"})));
-    records.push(rec(target, "search", "success", json!({"source": "seeded"})));
+    records.push(rec(
+        target,
+        "search",
+        "failure",
+        json!({"failure_type": "timeout", "error_layer": "server"}),
+    ));
+    records.push(rec(
+        target,
+        "search",
+        "failure",
+        json!({"failure_type": "invalid_arguments", "error_layer": "request"}),
+    ));
+    records.push(rec(
+        target,
+        "initialize",
+        "success",
+        json!({"request_kind": "protocol"}),
+    ));
+    records.push(rec(
+        target,
+        "search",
+        "failure",
+        json!({"source": "synthetic"}),
+    ));
+    records.push(rec(
+        target,
+        "search",
+        "success",
+        json!({"source": "seeded"}),
+    ));
     seed(&app, records).await;
     let r = get(&app, "/api/reputation/npm:mixed").await;
-    assert_eq!(r.json["rated_interactions"], 10, "organic success + failure only");
+    assert_eq!(
+        r.json["rated_interactions"], 10,
+        "organic success + failure only"
+    );
     assert_eq!(r.json["success_rate"], 0.9);
     assert_eq!(r.json["rejected_requests"], 1);
     assert_eq!(r.json["protocol_requests"], 1);
-    assert_eq!(r.json["by_source"], json!({"organic": 11, "seeded": 1, "synthetic": 1}));
+    assert_eq!(
+        r.json["by_source"],
+        json!({"organic": 11, "seeded": 1, "synthetic": 1})
+    );
     assert_eq!(r.json["interactions"], 13);
     assert_eq!(r.json["confidence"], "medium");
 }
@@ -126,12 +210,32 @@ async fn contributors_get_detail_and_task_type_narrows(t: &TestDb) {
     .await;
     let plain = get(&app, "/api/reputation/npm:tools").await;
     assert!(plain.json.get("task_breakdown").is_none());
-    let stranger = call(&app, "GET", "/api/reputation/npm:tools", &[("x-lowdown-node-id", "ld_neversent")], None).await;
+    let stranger = call(
+        &app,
+        "GET",
+        "/api/reputation/npm:tools",
+        &[("x-lowdown-node-id", "ld_neversent")],
+        None,
+    )
+    .await;
     assert_eq!(stranger.status, 200);
-    assert!(stranger.json.get("task_breakdown").is_none(), "a node that never contributed gets the basic answer");
-    let bad = call(&app, "GET", "/api/reputation/npm:tools", &[("x-lowdown-node-id", "node-1")], None).await;
+    assert!(
+        stranger.json.get("task_breakdown").is_none(),
+        "a node that never contributed gets the basic answer"
+    );
+    let bad = call(
+        &app,
+        "GET",
+        "/api/reputation/npm:tools",
+        &[("x-lowdown-node-id", "node-1")],
+        None,
+    )
+    .await;
     assert_eq!(bad.status, 400);
-    assert!(bad.json["error"].as_str().unwrap().contains("x-lowdown-node-id"));
+    assert!(bad.json["error"]
+        .as_str()
+        .unwrap()
+        .contains("x-lowdown-node-id"));
 
     let hdr = [("x-lowdown-node-id", "ld_0123456789ab")];
     let r = call(&app, "GET", "/api/reputation/npm:tools", &hdr, None).await;
@@ -146,9 +250,19 @@ async fn contributors_get_detail_and_task_type_narrows(t: &TestDb) {
     assert_eq!(trends[0]["success_rate"], 0.667);
     assert_eq!(r.json["by_server_version"]["1.2.0"]["interactions"], 1);
     assert_eq!(r.json["by_server_version"]["(none)"]["interactions"], 2);
-    assert_eq!(r.json["by_schema_hash"]["a".repeat(64)]["success_rate"], 0.0);
+    assert_eq!(
+        r.json["by_schema_hash"]["a".repeat(64)]["success_rate"],
+        0.0
+    );
 
-    let r = call(&app, "GET", "/api/reputation/npm:tools?task_type=search", &hdr, None).await;
+    let r = call(
+        &app,
+        "GET",
+        "/api/reputation/npm:tools?task_type=search",
+        &hdr,
+        None,
+    )
+    .await;
     assert_eq!(r.json["task_type"], "search");
     assert_eq!(r.json["interactions"], 2);
     assert_eq!(r.json["success_rate"], 0.5);
@@ -171,16 +285,37 @@ async fn compare_ranks_and_recommends_only_with_evidence(t: &TestDb) {
     let app = t.app();
     let mut records = vec![];
     for i in 0..6 {
-        records.push(rec("npm:good", "search", if i < 5 { "success" } else { "failure" }, json!({})));
+        records.push(rec(
+            "npm:good",
+            "search",
+            if i < 5 { "success" } else { "failure" },
+            json!({}),
+        ));
     }
     records.push(rec("npm:thin", "search", "success", json!({})));
     seed(&app, records).await;
     let r = get(&app, "/api/compare?targets=npm:thin,npm:good,npm:unknown").await;
     assert_eq!(r.status, 200, "{}", r.text);
-    let ranked: Vec<&str> = r.json["ranked"].as_array().unwrap().iter().map(|x| x["target"].as_str().unwrap()).collect();
-    assert_eq!(ranked, ["npm:thin", "npm:good", "npm:unknown"], "by success_rate, nulls last");
-    assert_eq!(r.json["recommendation"]["target"], Value::Null, "the leader has 1 rated interaction");
-    assert_eq!(r.json["recommendation"]["reason"], "Insufficient interaction history for a reliable comparison.");
+    let ranked: Vec<&str> = r.json["ranked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ranked,
+        ["npm:thin", "npm:good", "npm:unknown"],
+        "by success_rate, nulls last"
+    );
+    assert_eq!(
+        r.json["recommendation"]["target"],
+        Value::Null,
+        "the leader has 1 rated interaction"
+    );
+    assert_eq!(
+        r.json["recommendation"]["reason"],
+        "Insufficient interaction history for a reliable comparison."
+    );
 
     let r = get(&app, "/api/compare?targets=npm:good,npm:unknown").await;
     assert_eq!(r.json["recommendation"]["target"], "npm:good");
@@ -194,7 +329,11 @@ async fn compare_ranks_and_recommends_only_with_evidence(t: &TestDb) {
     ] {
         let r = get(&app, &format!("/api/compare{q}")).await;
         assert_eq!(r.status, 400, "{q}: {}", r.text);
-        assert!(r.json["error"].as_str().unwrap().contains(needle), "{q}: {}", r.text);
+        assert!(
+            r.json["error"].as_str().unwrap().contains(needle),
+            "{q}: {}",
+            r.text
+        );
     }
 }
 on_both!(compare_ranks_and_recommends_only_with_evidence);
@@ -208,22 +347,47 @@ async fn node_stats_count_distinct_nodes_and_rank(t: &TestDb) {
     assert_eq!(unknown.json["network"]["total_nodes"], 0);
 
     let by = |node: &str, target: &str| rec(target, "search", "success", json!({"node_id": node}));
-    seed(&app, vec![by("ld_big", "npm:a"), by("ld_big", "npm:b"), by("ld_big", "npm:b"), by("ld_small", "npm:a")]).await;
-    seed(&app, vec![by("ld_big", "npm:c"), record("npm:a", "success")]).await;
+    seed(
+        &app,
+        vec![
+            by("ld_big", "npm:a"),
+            by("ld_big", "npm:b"),
+            by("ld_big", "npm:b"),
+            by("ld_small", "npm:a"),
+        ],
+    )
+    .await;
+    seed(
+        &app,
+        vec![by("ld_big", "npm:c"), record("npm:a", "success")],
+    )
+    .await;
     let r = get(&app, "/api/node/ld_big").await;
     assert_eq!(r.json["status"], "active");
     assert_eq!(r.json["contribution"]["interactions"], 4);
     assert_eq!(r.json["contribution"]["targets_observed"], 3);
     assert_eq!(r.json["contribution"]["active_days"], 1);
-    assert_eq!(r.json["network"]["total_nodes"], 2, "distinct nodes, not records");
+    assert_eq!(
+        r.json["network"]["total_nodes"], 2,
+        "distinct nodes, not records"
+    );
     assert_eq!(r.json["network"]["total_interactions"], 6);
     assert_eq!(r.json["rank"]["percentile"], 100.0);
     let r = get(&app, "/api/node/ld_small").await;
     assert_eq!(r.json["rank"]["percentile"], 50.0);
-    for bad in ["node-1", "ld_", "ld_has%20space", &format!("ld_{}", "a".repeat(65))] {
+    for bad in [
+        "node-1",
+        "ld_",
+        "ld_has%20space",
+        &format!("ld_{}", "a".repeat(65)),
+    ] {
         let r = get(&app, &format!("/api/node/{bad}")).await;
         assert_eq!(r.status, 400, "{bad}");
-        assert!(r.json["error"].as_str().unwrap().starts_with("node_id"), "{}", r.text);
+        assert!(
+            r.json["error"].as_str().unwrap().starts_with("node_id"),
+            "{}",
+            r.text
+        );
     }
     common::assert_rollups_match_raw(t).await;
 }

@@ -35,23 +35,55 @@ impl Running {
     }
     async fn stop(self) {
         let _ = self.stop.send(());
-        tokio::time::timeout(Duration::from_secs(20), self.task).await.expect("shutdown in time").unwrap().unwrap();
+        tokio::time::timeout(Duration::from_secs(20), self.task)
+            .await
+            .expect("shutdown in time")
+            .unwrap()
+            .unwrap();
     }
 }
 
 async fn round_trips_over_a_socket(t: &TestDb) {
     let s = start(t.db.clone()).await;
     let c = reqwest::Client::new();
-    let r = c.post(s.url("/api/interactions")).json(&record("mcp:io.github.acme/weather", "success")).send().await.unwrap();
+    let r = c
+        .post(s.url("/api/interactions"))
+        .json(&record("mcp:io.github.acme/weather", "success"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 201);
-    let rep: Value = c.get(s.url("/api/reputation/mcp:io.github.acme%2Fweather")).send().await.unwrap().json().await.unwrap();
+    let rep: Value = c
+        .get(s.url("/api/reputation/mcp:io.github.acme%2Fweather"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(rep["interactions"], 1);
     let big = format!("[{}]", "1,".repeat(600_000) + "1");
-    let r = c.post(s.url("/api/interactions")).body(big).send().await.unwrap();
+    // Its own client: the server answers 413 without reading the body and closes that
+    // connection, which a pooled connection would then trip over.
+    let r = reqwest::Client::new()
+        .post(s.url("/api/interactions"))
+        .body(big)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 413);
     // The anonymous limit is per peer address; the socket gives a real one.
-    let batch: Vec<Value> = (0..61).map(|_| json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 5})).collect();
-    let r = c.post(s.url("/v1/telemetry/observe")).json(&batch).send().await.unwrap();
+    let batch: Vec<Value> = (0..61)
+        .map(
+            |_| json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 5}),
+        )
+        .collect();
+    let r = c
+        .post(s.url("/v1/telemetry/observe"))
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 429);
     assert!(r.headers().contains_key("retry-after"));
     s.stop().await;
@@ -62,7 +94,10 @@ fn batch(prefix: &str, n: usize) -> Value {
     Value::Array(
         (0..n)
             .map(|i| {
-                let mut r = record(&format!("npm:load-{}", i % 7), if i % 5 == 0 { "failure" } else { "success" });
+                let mut r = record(
+                    &format!("npm:load-{}", i % 7),
+                    if i % 5 == 0 { "failure" } else { "success" },
+                );
                 r["record_id"] = json!(format!("{prefix}-{i}"));
                 r["node_id"] = json!(format!("ld_node{}", i % 3));
                 r["task_type"] = json!(format!("task{}", i % 4));
@@ -81,10 +116,20 @@ async fn many_concurrent_writers_count_exactly(t: &TestDb) {
         let (c, url) = (c.clone(), s.url("/api/interactions"));
         tasks.push(tokio::spawn(async move {
             for r in 0..requests {
-                let res = c.post(&url).json(&batch(&format!("w{w}-r{r}"), per)).send().await.unwrap();
+                let res = c
+                    .post(&url)
+                    .json(&batch(&format!("w{w}-r{r}"), per))
+                    .send()
+                    .await
+                    .unwrap();
                 assert_eq!(res.status(), 201, "{}", res.text().await.unwrap());
                 // Every writer also re-sends one shared batch: stored once in total.
-                let res = c.post(&url).json(&batch("shared", 20)).send().await.unwrap();
+                let res = c
+                    .post(&url)
+                    .json(&batch("shared", 20))
+                    .send()
+                    .await
+                    .unwrap();
                 assert_eq!(res.status(), 201);
             }
         }));
@@ -96,10 +141,20 @@ async fn many_concurrent_writers_count_exactly(t: &TestDb) {
     assert_eq!(t.count("interactions").await, expected);
     let mut total = 0;
     for i in 0..7 {
-        let rep: Value = c.get(s.url(&format!("/api/reputation/npm:load-{i}"))).send().await.unwrap().json().await.unwrap();
+        let rep: Value = c
+            .get(s.url(&format!("/api/reputation/npm:load-{i}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         total += rep["interactions"].as_i64().unwrap();
     }
-    assert_eq!(total, expected, "reputation counts are exact under concurrency");
+    assert_eq!(
+        total, expected,
+        "reputation counts are exact under concurrency"
+    );
     common::assert_rollups_match_raw(t).await;
     s.stop().await;
 }
@@ -112,7 +167,12 @@ async fn shutdown_drains_in_flight_requests_and_loses_nothing_acknowledged(t: &T
     for i in 0..24 {
         let (c, url) = (c.clone(), s.url("/api/interactions"));
         tasks.push(tokio::spawn(async move {
-            match c.post(&url).json(&batch(&format!("drain{i}"), 200)).send().await {
+            match c
+                .post(&url)
+                .json(&batch(&format!("drain{i}"), 200))
+                .send()
+                .await
+            {
                 Ok(r) if r.status() == 201 => 200,
                 _ => 0,
             }
@@ -124,8 +184,15 @@ async fn shutdown_drains_in_flight_requests_and_loses_nothing_acknowledged(t: &T
     for task in tasks {
         acknowledged += task.await.unwrap();
     }
-    assert!(acknowledged > 0, "some requests were in flight and finished");
-    assert_eq!(t.count("interactions").await, acknowledged as i64, "every acknowledged record is stored, nothing else");
+    assert!(
+        acknowledged > 0,
+        "some requests were in flight and finished"
+    );
+    assert_eq!(
+        t.count("interactions").await,
+        acknowledged as i64,
+        "every acknowledged record is stored, nothing else"
+    );
 }
 on_both!(shutdown_drains_in_flight_requests_and_loses_nothing_acknowledged);
 
@@ -133,18 +200,48 @@ async fn records_survive_a_restart_and_rollups_match_raw_rows(t: &TestDb) {
     let s = start(t.db.clone()).await;
     let c = reqwest::Client::new();
     for i in 0..5 {
-        let r = c.post(s.url("/api/interactions")).json(&batch(&format!("restart{i}"), 100)).send().await.unwrap();
+        let r = c
+            .post(s.url("/api/interactions"))
+            .json(&batch(&format!("restart{i}"), 100))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), 201);
     }
-    let obs = json!([{"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 40}]);
-    c.post(s.url("/v1/telemetry/observe")).json(&obs).send().await.unwrap();
-    let before: Value = c.get(s.url("/api/reputation/npm:load-3")).send().await.unwrap().json().await.unwrap();
+    let obs =
+        json!([{"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 40}]);
+    c.post(s.url("/v1/telemetry/observe"))
+        .json(&obs)
+        .send()
+        .await
+        .unwrap();
+    let before: Value = c
+        .get(s.url("/api/reputation/npm:load-3"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     s.stop().await;
 
     let reopened = Db::open(&t.url, 4).await.expect("reopen after restart");
     let s = start(reopened.clone()).await;
-    let after: Value = c.get(s.url("/api/reputation/npm:load-3")).send().await.unwrap().json().await.unwrap();
-    for k in ["interactions", "rated_interactions", "success_rate", "by_source", "message"] {
+    let after: Value = c
+        .get(s.url("/api/reputation/npm:load-3"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for k in [
+        "interactions",
+        "rated_interactions",
+        "success_rate",
+        "by_source",
+        "message",
+    ] {
         assert_eq!(before[k], after[k], "{k} changed across the restart");
     }
     assert_eq!(t.count("interactions").await, 500);
@@ -155,26 +252,57 @@ async fn records_survive_a_restart_and_rollups_match_raw_rows(t: &TestDb) {
 on_both!(records_survive_a_restart_and_rollups_match_raw_rows);
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[tokio::test]
 async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
     let bin = env!("CARGO_BIN_EXE_lowdown-server");
-    let help = std::process::Command::new(bin).arg("--help").output().unwrap();
+    let help = std::process::Command::new(bin)
+        .arg("--help")
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&help.stdout);
     for flag in ["--listen", "--db", "--catalog", "catalog"] {
-        assert!(text.contains(flag), "--help does not explain {flag}:\n{text}");
+        assert!(
+            text.contains(flag),
+            "--help does not explain {flag}:\n{text}"
+        );
     }
     let home = std::env::temp_dir().join(format!("lowdown-bin-{}", free_port()));
     let _ = std::fs::remove_dir_all(&home);
     let catalog = home.with_extension("json");
-    std::fs::write(&catalog, r#"{"services":[{"id":"resend","hosts":["api.resend.com"]}]}"#).unwrap();
+    std::fs::write(
+        &catalog,
+        r#"{"services":[{"id":"resend","hosts":["api.resend.com"]}]}"#,
+    )
+    .unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(bin).args(args).env("LOWDOWN_HOME", &home).env_remove("DATABASE_URL").output().unwrap()
+        std::process::Command::new(bin)
+            .args(args)
+            .env("LOWDOWN_HOME", &home)
+            .env_remove("DATABASE_URL")
+            .output()
+            .unwrap()
     };
-    let out = run(&["catalog", "add", "stripe", "--host", "api.stripe.com", "--service-name", "Stripe"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "catalog",
+        "add",
+        "stripe",
+        "--host",
+        "api.stripe.com",
+        "--service-name",
+        "Stripe",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = run(&["--catalog", catalog.to_str().unwrap(), "catalog", "list"]);
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed[0]["id"], "resend");
@@ -203,11 +331,28 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
     }
     assert!(up, "server did not come up");
     let obs = json!({"host": "api.stripe.com", "method": "POST", "status": 200, "latency_ms": 12});
-    let r: Value = c.post(format!("{base}/v1/telemetry/observe")).json(&obs).send().await.unwrap().json().await.unwrap();
-    assert_eq!(r["service_id"], "stripe", "catalog added by the CLI is used");
+    let r: Value = c
+        .post(format!("{base}/v1/telemetry/observe"))
+        .json(&obs)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        r["service_id"], "stripe",
+        "catalog added by the CLI is used"
+    );
     assert!(home.join("lowdown.db").exists());
-    assert!(home.join("lowdown.db-wal").exists(), "SQLite runs in WAL mode");
-    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(
+        home.join("lowdown.db-wal").exists(),
+        "SQLite runs in WAL mode"
+    );
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
     let mut status = None;
     for _ in 0..100 {
         if let Some(s) = child.try_wait().unwrap() {

@@ -12,13 +12,22 @@ fn obs(host: &str, status: Value) -> Value {
 }
 
 async fn register(app: &axum::Router) -> String {
-    let r = post(app, "/v1/auth/agents/register", &json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"})).await;
+    let r = post(
+        app,
+        "/v1/auth/agents/register",
+        &json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"}),
+    )
+    .await;
     assert_eq!(r.status, 201, "{}", r.text);
     r.json["agent_key"].as_str().unwrap().to_owned()
 }
 
 async fn add_catalog(t: &TestDb) {
-    let s = Service { id: "stripe".into(), name: "Stripe".into(), hosts: vec!["stripe.com".into(), "api.stripe.com".into()] };
+    let s = Service {
+        id: "stripe".into(),
+        name: "Stripe".into(),
+        hosts: vec!["stripe.com".into(), "api.stripe.com".into()],
+    };
     catalog::upsert(&t.db, vec![s], 0).await.unwrap();
 }
 
@@ -33,40 +42,82 @@ async fn weights_follow_key_and_catalog(t: &TestDb) {
             if let Some(k) = &key {
                 h.push(("x-agent-key", k.as_str()));
             }
-            let r = call(&app, "POST", "/v1/telemetry/observe", &h, Some(obs(host, json!(200)).to_string())).await;
+            let r = call(
+                &app,
+                "POST",
+                "/v1/telemetry/observe",
+                &h,
+                Some(obs(host, json!(200)).to_string()),
+            )
+            .await;
             assert_eq!(r.status, 200, "{}", r.text);
             r.json
         }
     };
-    assert_eq!(send("example.org", None).await, json!({"ok": true, "weight": 0.1, "service_id": null}));
-    assert_eq!(send("api.stripe.com", None).await, json!({"ok": true, "weight": 0.3, "service_id": "stripe"}));
+    assert_eq!(
+        send("example.org", None).await,
+        json!({"ok": true, "weight": 0.1, "service_id": null})
+    );
+    assert_eq!(
+        send("api.stripe.com", None).await,
+        json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
+    );
     assert_eq!(send("example.org", Some(key.clone())).await["weight"], 0.5);
-    assert_eq!(send("files.stripe.com", Some(key.clone())).await, json!({"ok": true, "weight": 1.0, "service_id": "stripe"}));
-    assert_eq!(send("api.stripe.com", Some("ak_forged".into())).await["weight"], 0.3, "an unknown key is anonymous");
+    assert_eq!(
+        send("files.stripe.com", Some(key.clone())).await,
+        json!({"ok": true, "weight": 1.0, "service_id": "stripe"})
+    );
+    assert_eq!(
+        send("api.stripe.com", Some("ak_forged".into())).await["weight"],
+        0.3,
+        "an unknown key is anonymous"
+    );
 }
 on_both!(weights_follow_key_and_catalog);
 
 async fn telemetry_block_is_apart_from_success_rate(t: &TestDb) {
     let app = t.app();
     add_catalog(t).await;
-    post(&app, "/api/interactions", &record("api.stripe.com", "success")).await;
-    let batch = json!([obs("api.stripe.com", json!(200)), obs("api.stripe.com", json!(503)), obs("api.stripe.com", Value::Null),
-        obs("api.stripe.com", json!(429)), obs("api.stripe.com", json!(404))]);
+    post(
+        &app,
+        "/api/interactions",
+        &record("api.stripe.com", "success"),
+    )
+    .await;
+    let batch = json!([
+        obs("api.stripe.com", json!(200)),
+        obs("api.stripe.com", json!(503)),
+        obs("api.stripe.com", Value::Null),
+        obs("api.stripe.com", json!(429)),
+        obs("api.stripe.com", json!(404))
+    ]);
     let r = post(&app, "/v1/telemetry/observe", &batch).await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json["accepted"], 5);
     assert_eq!(r.json["items"].as_array().unwrap().len(), 5);
     let rep = get(&app, "/api/reputation/api.stripe.com").await;
-    assert_eq!(rep.json["success_rate"], 1.0, "telemetry never changes success_rate");
+    assert_eq!(
+        rep.json["success_rate"], 1.0,
+        "telemetry never changes success_rate"
+    );
     let tel = &rep.json["telemetry"];
     assert_eq!(tel["observations"], 5);
-    assert_eq!(tel["weighted_success_rate"], 0.333, "1 success of 3 (null and 5xx fail; 429 and 404 apart)");
-    assert_eq!(tel["status_classes"], json!({"success": 1, "failure": 2, "throttled": 1, "rejected": 1}));
+    assert_eq!(
+        tel["weighted_success_rate"], 0.333,
+        "1 success of 3 (null and 5xx fail; 429 and 404 apart)"
+    );
+    assert_eq!(
+        tel["status_classes"],
+        json!({"success": 1, "failure": 2, "throttled": 1, "rejected": 1})
+    );
     assert_eq!(tel["status_codes"]["none"], 1);
     assert_eq!(tel["latency_p50_ms"], 150.0);
     assert_eq!(tel["weight_mix"]["anonymous_known_host"], 5);
     let svc = get(&app, "/api/reputation/stripe").await;
-    assert_eq!(svc.json["telemetry"]["subject"], json!({"kind": "service", "name": "stripe"}));
+    assert_eq!(
+        svc.json["telemetry"]["subject"],
+        json!({"kind": "service", "name": "stripe"})
+    );
     assert_eq!(svc.json["telemetry"]["observations"], 5);
     let plain = get(&app, "/api/reputation/npm:nothing").await;
     assert!(plain.json.get("telemetry").is_none());
@@ -83,16 +134,32 @@ async fn observations_are_idempotent_and_validated(t: &TestDb) {
     assert_eq!(r.status, 200);
     assert_eq!(t.count("observations").await, 1);
     for (body, needle) in [
-        (json!({"host": "https://api.example.com/v1/charges?key=1", "method": "GET", "status": 200, "latency_ms": 1}), "host"),
-        (json!({"host": "api.example.com", "method": "GET", "latency_ms": 1}), "status"),
-        (json!({"host": "api.example.com", "method": "GET", "status": 700, "latency_ms": 1}), "status"),
-        (json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": "slow"}), "latency_ms"),
+        (
+            json!({"host": "https://api.example.com/v1/charges?key=1", "method": "GET", "status": 200, "latency_ms": 1}),
+            "host",
+        ),
+        (
+            json!({"host": "api.example.com", "method": "GET", "latency_ms": 1}),
+            "status",
+        ),
+        (
+            json!({"host": "api.example.com", "method": "GET", "status": 700, "latency_ms": 1}),
+            "status",
+        ),
+        (
+            json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": "slow"}),
+            "latency_ms",
+        ),
         (json!([o.clone(), {"host": "a.com"}]), "observations[1]"),
         (json!("text"), "observation"),
     ] {
         let r = post(&app, "/v1/telemetry/observe", &body).await;
         assert_eq!(r.status, 400, "{body}: {}", r.text);
-        assert!(r.json["error"].as_str().unwrap().contains(needle), "{needle}: {}", r.text);
+        assert!(
+            r.json["error"].as_str().unwrap().contains(needle),
+            "{needle}: {}",
+            r.text
+        );
     }
     assert_eq!(t.count("observations").await, 1, "nothing partly written");
 }
@@ -100,8 +167,12 @@ on_both!(observations_are_idempotent_and_validated);
 
 async fn rate_limits_answer_429_with_retry_after(t: &TestDb) {
     let app = t.app();
-    let batch = |n: usize| Value::Array((0..n).map(|_| obs("api.example.com", json!(200))).collect());
-    assert_eq!(post(&app, "/v1/telemetry/observe", &batch(60)).await.status, 200);
+    let batch =
+        |n: usize| Value::Array((0..n).map(|_| obs("api.example.com", json!(200))).collect());
+    assert_eq!(
+        post(&app, "/v1/telemetry/observe", &batch(60)).await.status,
+        200
+    );
     let r = post(&app, "/v1/telemetry/observe", &batch(1)).await;
     assert_eq!(r.status, 429);
     let retry: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
@@ -111,9 +182,23 @@ async fn rate_limits_answer_429_with_retry_after(t: &TestDb) {
 
     let key = register(&app).await;
     let hdr = [("x-agent-key", key.as_str())];
-    let r = call(&app, "POST", "/v1/telemetry/observe", &hdr, Some(batch(600).to_string())).await;
+    let r = call(
+        &app,
+        "POST",
+        "/v1/telemetry/observe",
+        &hdr,
+        Some(batch(600).to_string()),
+    )
+    .await;
     assert_eq!(r.status, 200, "a key has its own, larger budget");
-    let r = call(&app, "POST", "/v1/telemetry/observe", &hdr, Some(batch(1).to_string())).await;
+    let r = call(
+        &app,
+        "POST",
+        "/v1/telemetry/observe",
+        &hdr,
+        Some(batch(1).to_string()),
+    )
+    .await;
     assert_eq!(r.status, 429);
     assert!(r.headers.contains_key("retry-after"));
     assert_eq!(t.count("observations").await, 660);
@@ -127,29 +212,50 @@ async fn agent_keys_are_random_and_stored_hashed(t: &TestDb) {
     assert!(a.starts_with("ak_") && a.len() == 51, "{a}");
     assert_ne!(a, b);
     use sqlx::Row;
-    let rows = sqlx::query("SELECT agent_id, key_hash, name, model_provider, model_id, environment FROM agents")
-        .fetch_all(&t.db.pool)
-        .await
-        .unwrap();
+    let rows = sqlx::query(
+        "SELECT agent_id, key_hash, name, model_provider, model_id, environment FROM agents",
+    )
+    .fetch_all(&t.db.pool)
+    .await
+    .unwrap();
     assert_eq!(rows.len(), 2);
     for row in &rows {
         for i in 0..row.len() {
             let v: String = row.try_get(i).unwrap();
-            assert!(!v.contains(&a[3..]) && !v.contains(&b[3..]), "a key is stored in clear");
+            assert!(
+                !v.contains(&a[3..]) && !v.contains(&b[3..]),
+                "a key is stored in clear"
+            );
         }
     }
     let hashes: Vec<String> = rows.iter().map(|r| r.try_get(1).unwrap()).collect();
     assert!(hashes.contains(&lowdown_server::db::agents::key_hash(&a)));
     for (body, needle) in [
-        (json!({"model_provider": "p", "model_id": "m", "environment": "e"}), "name"),
-        (json!({"name": 5, "model_provider": "p", "model_id": "m", "environment": "e"}), "name"),
-        (json!({"name": "n", "model_provider": "p".repeat(129), "model_id": "m", "environment": "e"}), "model_provider"),
-        (json!({"name": "n", "model_provider": "p", "model_id": "", "environment": "e"}), "model_id"),
+        (
+            json!({"model_provider": "p", "model_id": "m", "environment": "e"}),
+            "name",
+        ),
+        (
+            json!({"name": 5, "model_provider": "p", "model_id": "m", "environment": "e"}),
+            "name",
+        ),
+        (
+            json!({"name": "n", "model_provider": "p".repeat(129), "model_id": "m", "environment": "e"}),
+            "model_provider",
+        ),
+        (
+            json!({"name": "n", "model_provider": "p", "model_id": "", "environment": "e"}),
+            "model_id",
+        ),
         (json!([]), "body"),
     ] {
         let r = post(&app, "/v1/auth/agents/register", &body).await;
         assert_eq!(r.status, 400, "{body}");
-        assert!(r.json["error"].as_str().unwrap().starts_with(needle), "{}", r.text);
+        assert!(
+            r.json["error"].as_str().unwrap().starts_with(needle),
+            "{}",
+            r.text
+        );
     }
     assert_eq!(t.count("agents").await, 2);
 }
@@ -167,9 +273,15 @@ async fn sampling_decisions_can_be_verified(t: &TestDb) {
     let mut claim = body.clone();
     claim["roll"] = json!(d.roll);
     claim["sampled"] = json!(d.sampled);
-    assert_eq!(post(&app, "/v1/sampling/verify", &claim).await.json["matches"], true);
+    assert_eq!(
+        post(&app, "/v1/sampling/verify", &claim).await.json["matches"],
+        true
+    );
     claim["sampled"] = json!(!d.sampled);
-    assert_eq!(post(&app, "/v1/sampling/verify", &claim).await.json["matches"], false);
+    assert_eq!(
+        post(&app, "/v1/sampling/verify", &claim).await.json["matches"],
+        false
+    );
     for (k, v, needle) in [
         ("sampling_rate", json!(2), "sampling_rate"),
         ("salt", Value::Null, "salt"),
@@ -180,7 +292,11 @@ async fn sampling_decisions_can_be_verified(t: &TestDb) {
         b[k] = v;
         let r = post(&app, "/v1/sampling/verify", &b).await;
         assert_eq!(r.status, 400, "{k}");
-        assert!(r.json["error"].as_str().unwrap().starts_with(needle), "{}", r.text);
+        assert!(
+            r.json["error"].as_str().unwrap().starts_with(needle),
+            "{}",
+            r.text
+        );
     }
 }
 on_both!(sampling_decisions_can_be_verified);

@@ -146,7 +146,10 @@ class Sender:
         while not self._stopping:
             self._wake.wait(SWEEP_INTERVAL_S)
             self._wake.clear()
-            self._drain(deadline=None)
+            try:
+                self._drain(deadline=None)
+            except Exception:  # keep the one sender alive whatever happens in a sweep
+                pass
 
     def _drain(self, deadline: Optional[float]) -> bool:
         """Send everything queued; True when the queues are empty at the end."""

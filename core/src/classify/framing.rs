@@ -102,7 +102,13 @@ mod tests {
         let input = b"a\r\npb\n\nccc\nd";
         for fast in [false, true] {
             for cut in 0..input.len() {
-                let (mut f, mut sink) = (Framer::default(), Collect { fast, got: Vec::new() });
+                let (mut f, mut sink) = (
+                    Framer::default(),
+                    Collect {
+                        fast,
+                        got: Vec::new(),
+                    },
+                );
                 f.feed(&input[..cut], &mut sink);
                 f.feed(&input[cut..], &mut sink);
                 f.finish(&mut sink);

@@ -100,7 +100,10 @@ fn id(s: &mut Scanner<'_>) -> Result<Option<Id>, Invalid> {
     }
 }
 
-fn if_object(s: &mut Scanner<'_>, f: impl FnMut(&mut Scanner<'_>, Str) -> Result<(), Invalid>) -> Result<(), Invalid> {
+fn if_object(
+    s: &mut Scanner<'_>,
+    f: impl FnMut(&mut Scanner<'_>, Str) -> Result<(), Invalid>,
+) -> Result<(), Invalid> {
     if s.peek() == Some(b'{') {
         s.object(f)
     } else {

@@ -27,13 +27,26 @@ impl Str {
     }
 }
 
+/// Length of the escape starting with the backslash at `p`, or `Invalid`.
+#[inline(always)]
+fn escape_len(b: &[u8], p: usize) -> Result<usize, Invalid> {
+    match b.get(p + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(2),
+        Some(b'u') => match b.get(p + 2..p + 6) {
+            Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => Ok(6),
+            _ => Err(Invalid),
+        },
+        _ => Err(Invalid),
+    }
+}
+
 /// Cursor over one line.
 pub(super) struct Scanner<'a> {
     pub b: &'a [u8],
     pub i: usize,
 }
 
-use super::swar::find_special;
+use super::swar::{special, word};
 
 /// Open containers while skipping: one bit per level (1 = object), spilling past 64 levels.
 struct Stack {
@@ -108,35 +121,65 @@ impl<'a> Scanner<'a> {
     }
 
     /// Scans a string starting at its opening quote.
+    ///
+    /// Works 32 bytes a block: the block's special bytes (`"`, `\\`, controls) are
+    /// flagged a word at a time ([`super::swar::special`]) and then visited in order, so a
+    /// text dense with escapes costs a few instructions per escape, not a new search.
     pub fn string(&mut self) -> Result<Str, Invalid> {
         self.eat(b'"')?;
+        let b = self.b;
         let start = self.i;
         let mut escaped = false;
-        loop {
-            self.i = find_special(self.b, self.i);
-            match self.b.get(self.i) {
-                Some(b'"') => {
-                    let end = self.i;
-                    self.i += 1;
-                    return Ok(Str { start, end, escaped });
-                }
-                Some(b'\\') => {
-                    escaped = true;
-                    match self.b.get(self.i + 1) {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
-                        Some(b'u') => {
-                            let hex = self.b.get(self.i + 2..self.i + 6).ok_or(Invalid)?;
-                            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return Err(Invalid);
+        // Bytes before `next` are consumed (an escape's tail may be flagged too).
+        let mut next = start;
+        let mut i = start;
+        while let Some(block) = b.get(i..i + 32) {
+            let m = [
+                special(word(&block[..8])),
+                special(word(&block[8..16])),
+                special(word(&block[16..24])),
+                special(word(&block[24..])),
+            ];
+            if m[0] | m[1] | m[2] | m[3] != 0 {
+                for (k, mut bits) in m.into_iter().enumerate() {
+                    while bits != 0 {
+                        let p = i + 8 * k + (bits.trailing_zeros() / 8) as usize;
+                        bits &= bits - 1;
+                        if p >= next {
+                            match b[p] {
+                                b'"' => return Ok(self.close_string(start, p, escaped)),
+                                b'\\' => {
+                                    escaped = true;
+                                    next = p + escape_len(b, p)?;
+                                }
+                                0..=0x1f => return Err(Invalid),
+                                // A borrow flagged a byte above a real one: not special.
+                                _ => {}
                             }
-                            self.i += 6;
                         }
-                        _ => return Err(Invalid),
                     }
                 }
-                _ => return Err(Invalid),
+            }
+            i += 32;
+        }
+        let mut p = next.max(i);
+        while let Some(&c) = b.get(p) {
+            match c {
+                b'"' => return Ok(self.close_string(start, p, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    p += escape_len(b, p)?;
+                }
+                0..=0x1f => return Err(Invalid),
+                _ => p += 1,
             }
         }
+        Err(Invalid)
+    }
+
+    fn close_string(&mut self, start: usize, end: usize, escaped: bool) -> Str {
+        self.i = end + 1;
+        Str { start, end, escaped }
     }
 
     fn digits(&mut self) -> usize {
@@ -204,7 +247,11 @@ impl<'a> Scanner<'a> {
     pub fn skip_value(&mut self) -> Result<(usize, usize), Invalid> {
         self.ws();
         let start = self.i;
-        let mut stack = Stack { bits: 0, depth: 0, spill: Vec::new() };
+        let mut stack = Stack {
+            bits: 0,
+            depth: 0,
+            spill: Vec::new(),
+        };
         loop {
             // Expect a value.
             if !self.scalar()? {
@@ -253,7 +300,10 @@ impl<'a> Scanner<'a> {
 
     /// Walks an object's members. `member` is called with each key and the scanner at the
     /// value, and must consume that value.
-    pub fn object(&mut self, mut member: impl FnMut(&mut Self, Str) -> Result<(), Invalid>) -> Result<(), Invalid> {
+    pub fn object(
+        &mut self,
+        mut member: impl FnMut(&mut Self, Str) -> Result<(), Invalid>,
+    ) -> Result<(), Invalid> {
         self.eat(b'{')?;
         if self.peek() == Some(b'}') {
             self.i += 1;
@@ -276,7 +326,10 @@ impl<'a> Scanner<'a> {
 
     /// Walks an array's elements. `element` is called with the scanner at each element and
     /// must consume it.
-    pub fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<(), Invalid>) -> Result<(), Invalid> {
+    pub fn array(
+        &mut self,
+        mut element: impl FnMut(&mut Self) -> Result<(), Invalid>,
+    ) -> Result<(), Invalid> {
         self.eat(b'[')?;
         if self.peek() == Some(b']') {
             self.i += 1;
@@ -322,11 +375,53 @@ mod tests {
 
     #[test]
     fn accepts_valid_json_and_rejects_the_rest() {
-        for ok in ["{}", "[]", r#"{"a":[1,-2.5e+3,true,false,null,"x\"\u00e9"]}"#, " [ [ ] , { } ] ", "0", "-0.0e0"] {
+        for ok in [
+            "{}",
+            "[]",
+            r#"{"a":[1,-2.5e+3,true,false,null,"x\"\u00e9"]}"#,
+            " [ [ ] , { } ] ",
+            "0",
+            "-0.0e0",
+        ] {
             assert!(skip(ok).is_ok(), "{ok}");
         }
-        for bad in ["{", "[1,]", r#"{"a"}"#, "01", "1.", "-", "tru", r#""\x""#, "\"a\u{1}\"", "[1 2]", "{\"a\":1,}", "]"] {
+        for bad in [
+            "{",
+            "[1,]",
+            r#"{"a"}"#,
+            "01",
+            "1.",
+            "-",
+            "tru",
+            r#""\x""#,
+            "\"a\u{1}\"",
+            "[1 2]",
+            "{\"a\":1,}",
+            "]",
+        ] {
             assert!(skip(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn strings_end_and_escape_correctly_at_every_offset() {
+        // Block boundaries are every 32 bytes: put each feature at every offset around them.
+        let features = [r#"\""#, r#"\\"#, r#"\u00e9"#, r#"\ud83d\ude00"#, "é", r#"\n\t"#];
+        for pad in 0..70 {
+            for f in features {
+                let body = format!("{}{f}{}", "a".repeat(pad), "b".repeat(pad % 7));
+                let text = format!("\"{body}\",1");
+                let mut sc = Scanner::new(text.as_bytes());
+                let s = sc.string().expect(&text);
+                assert_eq!((s.start, s.end, s.escaped), (1, 1 + body.len(), f.starts_with('\\')), "{text}");
+                assert_eq!(sc.i, body.len() + 2);
+                for bad in [r#"\x"#, r#"\u12g4"#, "\u{1}", r#"\u12"#] {
+                    let text = format!("\"{}{bad}{f}\"", "a".repeat(pad));
+                    assert!(Scanner::new(text.as_bytes()).string().is_err(), "{text}");
+                }
+                let open = format!("\"{body}");
+                assert!(Scanner::new(open.as_bytes()).string().is_err(), "{open}");
+            }
         }
     }
 

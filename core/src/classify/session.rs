@@ -74,7 +74,12 @@ impl Classifier {
     /// caller's clock in milliseconds. Returns the exchanges these bytes finished.
     pub fn feed(&mut self, direction: Direction, bytes: &[u8], now_ms: f64) -> Vec<Exchange> {
         let mut out = Vec::new();
-        let mut sink = Sink { state: &mut self.state, direction, now_ms, out: &mut out };
+        let mut sink = Sink {
+            state: &mut self.state,
+            direction,
+            now_ms,
+            out: &mut out,
+        };
         self.framers[slot(direction)].feed(bytes, &mut sink);
         out
     }
@@ -85,11 +90,18 @@ impl Classifier {
     pub fn close(&mut self, now_ms: f64) -> Vec<Exchange> {
         let mut out = Vec::new();
         for direction in [Direction::ClientToServer, Direction::ServerToClient] {
-            let mut sink = Sink { state: &mut self.state, direction, now_ms, out: &mut out };
+            let mut sink = Sink {
+                state: &mut self.state,
+                direction,
+                now_ms,
+                out: &mut out,
+            };
             self.framers[slot(direction)].finish(&mut sink);
         }
-        let mut left: Vec<(Direction, Pending)> =
-            std::mem::take(&mut self.state.pending).into_iter().map(|((d, _), p)| (d, p)).collect();
+        let mut left: Vec<(Direction, Pending)> = std::mem::take(&mut self.state.pending)
+            .into_iter()
+            .map(|((d, _), p)| (d, p))
+            .collect();
         left.sort_by_key(|(_, p)| p.seq);
         out.extend(left.into_iter().map(|(direction, p)| Exchange {
             failure_type: Some(FailureType::ServerError),
@@ -119,7 +131,11 @@ impl Classifier {
 fn finish(direction: Direction, p: Pending, outcome: Outcome, now_ms: f64) -> Exchange {
     Exchange {
         direction,
-        request_kind: if p.method == "tools/call" { RequestKind::Tool } else { RequestKind::Protocol },
+        request_kind: if p.method == "tools/call" {
+            RequestKind::Tool
+        } else {
+            RequestKind::Protocol
+        },
         id: p.raw_id,
         method: p.method,
         tool_name: p.tool_name,
@@ -146,18 +162,24 @@ fn error_class(code: Option<i64>) -> (ErrorLayer, FailureType) {
 /// The code of the TypeScript SDK's `isError` quirk, if the first text item carries one.
 fn sdk_error_code(line: &[u8], first_text: Option<Str>) -> Option<i64> {
     let raw = first_text?.raw(line);
-    [(-32602, "MCP error -32602"), (-32601, "MCP error -32601")].into_iter().find_map(|(code, prefix)| {
-        // `MCP error -326021` is not the quirk: the code must end where the prefix does.
-        let ends = !text::unit_at(raw, prefix.len()).is_some_and(|u| (0x30..=0x39).contains(&u));
-        (text::starts_with(raw, prefix) && ends).then_some(code)
-    })
+    [(-32602, "MCP error -32602"), (-32601, "MCP error -32601")]
+        .into_iter()
+        .find_map(|(code, prefix)| {
+            // `MCP error -326021` is not the quirk: the code must end where the prefix does.
+            let ends =
+                !text::unit_at(raw, prefix.len()).is_some_and(|u| (0x30..=0x39).contains(&u));
+            (text::starts_with(raw, prefix) && ends).then_some(code)
+        })
 }
 
 fn key(line: &[u8], id: Id) -> IdKey {
     match id {
         Id::Num(a, b) => {
             // The scanner checked the grammar, so this parses; `+ 0.0` folds -0 into 0.
-            let v: f64 = std::str::from_utf8(&line[a..b]).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN);
+            let v: f64 = std::str::from_utf8(&line[a..b])
+                .ok()
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(f64::NAN);
             IdKey::Num((v + 0.0).to_bits())
         }
         Id::Str(s) => IdKey::Str(text::units(s.raw(line)).collect()),
@@ -192,11 +214,13 @@ struct Sink<'a> {
 
 impl Lines for Sink<'_> {
     fn prefix(&mut self, rest: &[u8]) -> Option<usize> {
-        self.state.take_line(self.direction, rest, false, self.now_ms, self.out)
+        self.state
+            .take_line(self.direction, rest, false, self.now_ms, self.out)
     }
 
     fn line(&mut self, line: &[u8]) {
-        self.state.take_line(self.direction, line, true, self.now_ms, self.out);
+        self.state
+            .take_line(self.direction, line, true, self.now_ms, self.out);
     }
 }
 
@@ -204,7 +228,14 @@ impl State {
     /// Parses the line at the start of `bytes` and acts on its messages when it is JSON.
     /// A framed line (`framed`) is all of `bytes`; otherwise the line must end with a `\n`
     /// inside `bytes`, and the bytes used through it are returned (`None`: nothing done).
-    fn take_line(&mut self, direction: Direction, bytes: &[u8], framed: bool, now_ms: f64, out: &mut Vec<Exchange>) -> Option<usize> {
+    fn take_line(
+        &mut self,
+        direction: Direction,
+        bytes: &[u8],
+        framed: bool,
+        now_ms: f64,
+        out: &mut Vec<Exchange>,
+    ) -> Option<usize> {
         let mut messages = std::mem::take(&mut self.scratch);
         messages.clear();
         // A line the peer's JSON.parse would reject is ignored whole, so nothing is done
@@ -224,13 +255,24 @@ impl State {
         used
     }
 
-    fn message(&mut self, direction: Direction, line: &[u8], m: &Message, now_ms: f64, out: &mut Vec<Exchange>) {
+    fn message(
+        &mut self,
+        direction: Direction,
+        line: &[u8],
+        m: &Message,
+        now_ms: f64,
+        out: &mut Vec<Exchange>,
+    ) {
         if let Some(method) = m.method {
             let method = text::string(method.raw(line), method.escaped);
             match m.id {
                 Some(id) => {
                     self.seq += 1;
-                    let tool_name = if method == "tools/call" { decoded(line, m.name) } else { None };
+                    let tool_name = if method == "tools/call" {
+                        decoded(line, m.name)
+                    } else {
+                        None
+                    };
                     let pending = Pending {
                         raw_id: raw_id(line, id),
                         method,
@@ -258,17 +300,28 @@ impl State {
         let request_direction = direction.opposite();
         let k = (request_direction, key(line, id));
         if let (Some(r), None) = (&m.result, m.error) {
-            let interim = r.result_type.is_some_and(|t| text::string(t.raw(line), t.escaped) == "input_required");
+            let interim = r
+                .result_type
+                .is_some_and(|t| text::string(t.raw(line), t.escaped) == "input_required");
             if interim {
                 self.pending.remove(&k);
                 return;
             }
         }
-        let Some(p) = self.pending.remove(&k) else { return };
+        let Some(p) = self.pending.remove(&k) else {
+            return;
+        };
         out.push(self.response(request_direction, p, line, m, now_ms));
     }
 
-    fn response(&mut self, direction: Direction, p: Pending, line: &[u8], m: &Message, now_ms: f64) -> Exchange {
+    fn response(
+        &mut self,
+        direction: Direction,
+        p: Pending,
+        line: &[u8],
+        m: &Message,
+        now_ms: f64,
+    ) -> Exchange {
         if let Some(code) = m.error {
             let (layer, failure) = error_class(code);
             return Exchange {
@@ -289,9 +342,13 @@ impl State {
             match sdk_error_code(line, r.first_text) {
                 Some(code) => {
                     let (layer, failure) = error_class(Some(code));
-                    (e.error_layer, e.failure_type, e.error_code) = (Some(layer), Some(failure), Some(code));
+                    (e.error_layer, e.failure_type, e.error_code) =
+                        (Some(layer), Some(failure), Some(code));
                 }
-                None => (e.error_layer, e.failure_type) = (Some(ErrorLayer::Tool), Some(FailureType::ToolError)),
+                None => {
+                    (e.error_layer, e.failure_type) =
+                        (Some(ErrorLayer::Tool), Some(FailureType::ToolError))
+                }
             }
         }
         e
@@ -302,7 +359,9 @@ impl State {
     fn learn(&mut self, p: &Pending, line: &[u8], r: &ResultInfo) {
         let info: Info = match p.method.as_str() {
             "initialize" => r.server_info,
-            "server/discover" if r.meta_server_info.name.is_some() || r.meta_server_info.version.is_some() => {
+            "server/discover"
+                if r.meta_server_info.name.is_some() || r.meta_server_info.version.is_some() =>
+            {
                 r.meta_server_info
             }
             "server/discover" => r.server_info,
@@ -318,10 +377,14 @@ impl State {
         };
         let f = &mut self.facts;
         f.server_name = decoded(line, info.name).as_deref().and_then(sanitize_name);
-        f.server_version = decoded(line, info.version).as_deref().and_then(sanitize_server_version);
+        f.server_version = decoded(line, info.version)
+            .as_deref()
+            .and_then(sanitize_server_version);
         // `server/discover` may leave the protocol version out; keep the one known then.
         if r.protocol_version.is_some() {
-            f.protocol_version = decoded(line, r.protocol_version).as_deref().and_then(sanitize_server_version);
+            f.protocol_version = decoded(line, r.protocol_version)
+                .as_deref()
+                .and_then(sanitize_server_version);
         }
     }
 }

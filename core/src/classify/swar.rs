@@ -6,8 +6,9 @@
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
+/// The 8 bytes of `c` (exactly 8 long) as a little-endian word.
 #[inline(always)]
-fn word(c: &[u8]) -> u64 {
+pub(super) fn word(c: &[u8]) -> u64 {
     u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])
 }
 
@@ -18,8 +19,10 @@ fn zero_bytes(x: u64) -> u64 {
 
 /// Flags `"`, `\` and control bytes (< 0x20): where a JSON string body stops.
 #[inline(always)]
-fn special(x: u64) -> u64 {
-    zero_bytes(x ^ (LO * u64::from(b'"'))) | zero_bytes(x ^ (LO * u64::from(b'\\'))) | (x.wrapping_sub(LO * 0x20) & !x & HI)
+pub(super) fn special(x: u64) -> u64 {
+    zero_bytes(x ^ (LO * u64::from(b'"')))
+        | zero_bytes(x ^ (LO * u64::from(b'\\')))
+        | (x.wrapping_sub(LO * 0x20) & !x & HI)
 }
 
 /// Flags `\n`.
@@ -41,11 +44,22 @@ fn find(b: &[u8], i: usize, mask: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) 
     } else {
         return i + rest.iter().position(|&c| is(c)).unwrap_or(rest.len());
     }
-    // Then 32 bytes a round while nothing is there, so long strings and lines go fast.
+    // Then 32 bytes a round while nothing is there, so long strings and lines go fast; a
+    // hit is resolved from the masks already computed, without scanning the round again.
     let mut at = 8;
     for c in rest[8..].chunks_exact(32) {
-        if mask(word(&c[..8])) | mask(word(&c[8..16])) | mask(word(&c[16..24])) | mask(word(&c[24..])) != 0 {
-            break;
+        let m = [mask(word(&c[..8])), mask(word(&c[8..16])), mask(word(&c[16..24])), mask(word(&c[24..]))];
+        if m[0] | m[1] | m[2] | m[3] != 0 {
+            let (k, m) = if m[0] != 0 {
+                (0, m[0])
+            } else if m[1] != 0 {
+                (8, m[1])
+            } else if m[2] != 0 {
+                (16, m[2])
+            } else {
+                (24, m[3])
+            };
+            return i + at + k + (m.trailing_zeros() / 8) as usize;
         }
         at += 32;
     }
@@ -56,13 +70,11 @@ fn find(b: &[u8], i: usize, mask: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) 
         }
         at += 8;
     }
-    i + at + rest[at..].iter().position(|&c| is(c)).unwrap_or(rest.len() - at)
-}
-
-/// First index at or after `i` holding `"`, `\` or a control byte, or `b.len()`.
-#[inline]
-pub(super) fn find_special(b: &[u8], i: usize) -> usize {
-    find(b, i, special, |c| matches!(c, b'"' | b'\\' | 0..=0x1f))
+    i + at
+        + rest[at..]
+            .iter()
+            .position(|&c| is(c))
+            .unwrap_or(rest.len() - at)
 }
 
 /// Index of the first `\n` in `b`.
@@ -76,16 +88,36 @@ pub(super) fn find_newline(b: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    fn find_special(b: &[u8], i: usize) -> usize {
+        find(b, i, special, |c| matches!(c, b'"' | b'\\' | 0..=0x1f))
+    }
+
     #[test]
     fn finds_bytes_at_every_offset() {
         for len in [7, 8, 31, 32, 33, 70] {
             for pos in 0..len {
                 let mut v = vec![b'a'; len];
                 assert_eq!((find_special(&v, 0), find_newline(&v)), (len, None));
-                for (hit, special) in [(b'"', true), (b'\\', true), (0x1f, true), (b'\n', true), (0xe9, false), (b' ', false), (0x8a, false)] {
+                for (hit, special) in [
+                    (b'"', true),
+                    (b'\\', true),
+                    (0x1f, true),
+                    (b'\n', true),
+                    (0xe9, false),
+                    (b' ', false),
+                    (0x8a, false),
+                ] {
                     v[pos] = hit;
-                    assert_eq!(find_special(&v, 0), if special { pos } else { len }, "{hit:#x} at {pos} of {len}");
-                    assert_eq!(find_newline(&v), (hit == b'\n').then_some(pos), "{hit:#x} at {pos} of {len}");
+                    assert_eq!(
+                        find_special(&v, 0),
+                        if special { pos } else { len },
+                        "{hit:#x} at {pos} of {len}"
+                    );
+                    assert_eq!(
+                        find_newline(&v),
+                        (hit == b'\n').then_some(pos),
+                        "{hit:#x} at {pos} of {len}"
+                    );
                 }
                 v[pos] = 0x01;
                 v[len - 1] = b'"';

@@ -13,7 +13,11 @@ use std::str::Chars;
 /// resolved. Stops early at a truncated or malformed escape (the scanner has already
 /// rejected those in whole lines; this only happens on a deliberately cut prefix).
 pub(super) fn units(raw: &[u8]) -> Units<'_> {
-    Units { text: String::from_utf8_lossy(raw), pos: 0, low: None }
+    Units {
+        text: String::from_utf8_lossy(raw),
+        pos: 0,
+        low: None,
+    }
 }
 
 /// Iterator behind [`units`].
@@ -96,9 +100,15 @@ mod tests {
     fn resolves_escapes_and_keeps_lone_surrogates_as_units() {
         let u: Vec<u16> = units(br#"a\n\u00e9\ud83d\ude00\ud800"#).collect();
         assert_eq!(u, vec![0x61, 0x0a, 0xe9, 0xd83d, 0xde00, 0xd800]);
-        assert_eq!(string(br#"a\u00e9\ud83d\ude00\ud800"#, true), "aé😀\u{fffd}");
+        assert_eq!(
+            string(br#"a\u00e9\ud83d\ude00\ud800"#, true),
+            "aé😀\u{fffd}"
+        );
         assert_eq!(string(b"a\xffb", false), "a\u{fffd}b");
-        assert!(starts_with(br#"\u004dCP error -32602: x"#, "MCP error -32602"));
+        assert!(starts_with(
+            br#"\u004dCP error -32602: x"#,
+            "MCP error -32602"
+        ));
         assert!(!starts_with(b"MCP err", "MCP error -32602"));
         assert_eq!(unit_at(b"MCP error -32602: bad", 16), Some(u16::from(b':')));
     }

@@ -57,7 +57,11 @@ pub fn build_record(
     };
     Some(InteractionRecord {
         record_id,
-        actor: if ctx.actor.is_empty() { "anonymous".to_owned() } else { ctx.actor.clone() },
+        actor: if ctx.actor.is_empty() {
+            "anonymous".to_owned()
+        } else {
+            ctx.actor.clone()
+        },
         target: ctx.target.clone(),
         target_type: TargetType::Tool,
         task_type,
@@ -68,10 +72,16 @@ pub fn build_record(
         latency_ms: Some(exchange.latency_ms),
         source: ctx.source,
         node_id: ctx.node_id.clone(),
-        server_version: facts.server_version.as_deref().and_then(sanitize_server_version),
+        server_version: facts
+            .server_version
+            .as_deref()
+            .and_then(sanitize_server_version),
         schema_hash: facts.schema_hash.clone(),
         recorder_version: ctx.recorder_version.clone(),
-        protocol_version: facts.protocol_version.as_deref().and_then(sanitize_server_version),
+        protocol_version: facts
+            .protocol_version
+            .as_deref()
+            .and_then(sanitize_server_version),
     })
 }
 
@@ -81,6 +91,8 @@ pub fn build_record(
 pub fn sanitize_server_version(raw: &str) -> Option<String> {
     let cleaned: String = raw.chars().filter(|c| !c.is_control()).collect();
     let ok = (1..=32).contains(&cleaned.len())
-        && cleaned.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'_' | b'-'));
+        && cleaned
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'_' | b'-'));
     ok.then_some(cleaned)
 }

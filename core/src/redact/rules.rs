@@ -266,8 +266,27 @@ fn sensitive(key: &[u8]) -> bool {
 
 /// `user:password@` after `//`: the span of the password, when an `@` closes it.
 fn url_password(b: &[u8], sep: usize) -> Option<(usize, usize)> {
+    // RFC 3986 userinfo characters (so a mask, with its brackets, is never taken again).
     let n = run(b, sep + 1, |x| {
-        !matches!(x, b'@' | b'/' | b' ' | b'\t' | b'\r' | b'\n' | b'"' | b'\'')
+        x.is_ascii_alphanumeric()
+            || matches!(
+                x,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'%'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+            )
     });
     (n > 0 && b.get(sep + 1 + n) == Some(&b'@')).then_some((sep + 1, sep + 1 + n))
 }

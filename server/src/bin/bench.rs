@@ -21,13 +21,21 @@ const TARGETS: usize = 200;
 const HOT: &str = "npm:@bench/server-0";
 
 fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| default.to_owned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| default.to_owned())
 }
 
 /// One synthetic-looking (but `organic`-sourced, so it is rated) record; ~1/3 of records
 /// go to the hot target so its rollups hold a third of everything.
 fn record(seq: u64, run: &str) -> Value {
-    let target = if seq % 3 == 0 { 0 } else { (seq as usize * 7919) % TARGETS };
+    let target = if seq.is_multiple_of(3) {
+        0
+    } else {
+        (seq as usize * 7919) % TARGETS
+    };
     let outcome = match seq % 20 {
         0 => "failure",
         1 => "partial",
@@ -59,12 +67,17 @@ async fn fresh_db(url: &str) -> anyhow::Result<(Db, Option<(String, String)>)> {
         getrandom::fill(&mut suffix).map_err(|e| anyhow::anyhow!("{e}"))?;
         let name = format!("lowdown_bench_{}", hex::encode(suffix));
         let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(url).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut conn)
+            .await?;
         let root = url.rsplit_once('/').map_or(url, |(r, _)| r);
         let db_url = format!("{root}/{name}");
         Ok((Db::open(&db_url, 16).await?, Some((url.to_owned(), name))))
     } else {
-        if let Some(path) = url.strip_prefix("sqlite://").and_then(|p| p.split('?').next()) {
+        if let Some(path) = url
+            .strip_prefix("sqlite://")
+            .and_then(|p| p.split('?').next())
+        {
             for ext in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{path}{ext}"));
             }
@@ -77,7 +90,11 @@ async fn drop_db(db: Db, pg: Option<(String, String)>) -> anyhow::Result<()> {
     db.close().await;
     if let Some((admin, name)) = pg {
         let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))).execute(&mut conn).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+        )))
+        .execute(&mut conn)
+        .await?;
     }
     Ok(())
 }
@@ -86,9 +103,13 @@ async fn serve(db: Db) -> anyhow::Result<(String, tokio::sync::oneshot::Sender<(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(lowdown_server::serve(listener, AppState::new(db, "bench"), async move {
-        let _ = rx.await;
-    }));
+    tokio::spawn(lowdown_server::serve(
+        listener,
+        AppState::new(db, "bench"),
+        async move {
+            let _ = rx.await;
+        },
+    ));
     Ok((format!("http://{addr}"), tx))
 }
 
@@ -99,19 +120,38 @@ async fn ingest(url: &str, records: u64, batch: u64, clients: u64) -> anyhow::Re
     let batches = records / batch;
     // Bodies are built before the clock starts: the number is the server's, not serde's.
     let bodies: Vec<String> = (0..batches)
-        .map(|b| Value::Array((0..batch).map(|i| record(b * batch + i, "ingest")).collect()).to_string())
+        .map(|b| {
+            Value::Array(
+                (0..batch)
+                    .map(|i| record(b * batch + i, "ingest"))
+                    .collect(),
+            )
+            .to_string()
+        })
         .collect();
     let bodies = std::sync::Arc::new(bodies);
     let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let start = Instant::now();
     let mut tasks = vec![];
     for _ in 0..clients {
-        let (client, bodies, next, url) = (client.clone(), bodies.clone(), next.clone(), format!("{base}/api/interactions"));
+        let (client, bodies, next, url) = (
+            client.clone(),
+            bodies.clone(),
+            next.clone(),
+            format!("{base}/api/interactions"),
+        );
         tasks.push(tokio::spawn(async move {
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(body) = bodies.get(i) else { return Ok::<_, anyhow::Error>(()) };
-                let r = client.post(&url).header("content-type", "application/json").body(body.clone()).send().await?;
+                let Some(body) = bodies.get(i) else {
+                    return Ok::<_, anyhow::Error>(());
+                };
+                let r = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await?;
                 if r.status() != 201 {
                     bail!("ingest answered {}", r.status());
                 }
@@ -122,7 +162,12 @@ async fn ingest(url: &str, records: u64, batch: u64, clients: u64) -> anyhow::Re
         t.await??;
     }
     let secs = start.elapsed().as_secs_f64();
-    let stored: i64 = sqlx::Row::try_get(&sqlx::query("SELECT COUNT(*) FROM interactions").fetch_one(&db.pool).await?, 0)?;
+    let stored: i64 = sqlx::Row::try_get(
+        &sqlx::query("SELECT COUNT(*) FROM interactions")
+            .fetch_one(&db.pool)
+            .await?,
+        0,
+    )?;
     println!(
         "ingest backend={:?} records={stored} batch={batch} clients={clients} seconds={secs:.2} records_per_sec={:.0}",
         db.backend,
@@ -136,9 +181,11 @@ async fn ingest(url: &str, records: u64, batch: u64, clients: u64) -> anyhow::Re
 /// Storage alone, no HTTP: validation and store times per batch, sequentially.
 async fn store(url: &str, records: u64, batch: u64) -> anyhow::Result<()> {
     let (db, pg) = fresh_db(url).await?;
-    let (mut t_parse, mut t_validate, mut t_store) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut t_parse, mut t_validate, mut t_store) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for b in 0..records / batch {
-        let text = Value::Array((0..batch).map(|i| record(b * batch + i, "store")).collect()).to_string();
+        let text =
+            Value::Array((0..batch).map(|i| record(b * batch + i, "store")).collect()).to_string();
         let t = Instant::now();
         let body: Value = serde_json::from_str(&text)?;
         t_parse += t.elapsed();
@@ -146,7 +193,9 @@ async fn store(url: &str, records: u64, batch: u64) -> anyhow::Result<()> {
         let recs = validate_records(&body).map_err(|e| anyhow::anyhow!("{e}"))?;
         t_validate += t.elapsed();
         let t = Instant::now();
-        ingest::store_interactions(&db, recs, clock::now_ms()).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        ingest::store_interactions(&db, recs, clock::now_ms())
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         t_store += t.elapsed();
     }
     let per = |d: Duration| records as f64 / d.as_secs_f64();
@@ -175,12 +224,18 @@ async fn query(url: &str, records: u64, requests: usize) -> anyhow::Result<()> {
         let n = chunk.min(records - seq);
         let mut recs = Vec::with_capacity(n as usize);
         for start in (seq..seq + n).step_by(1000) {
-            let body = Value::Array((start..(start + 1000).min(seq + n)).map(|i| record(i, "seed")).collect());
+            let body = Value::Array(
+                (start..(start + 1000).min(seq + n))
+                    .map(|i| record(i, "seed"))
+                    .collect(),
+            );
             recs.extend(validate_records(&body).map_err(|e| anyhow::anyhow!("{e}"))?);
         }
         // Spread the records over the last 60 days so trends and day rollups are realistic.
         let day = (seq / n.max(1)) as i64 % 60;
-        ingest::store_interactions(&db, recs, now - day * 86_400_000).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        ingest::store_interactions(&db, recs, now - day * 86_400_000)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         seq += n;
     }
     let seed_secs = seed_start.elapsed().as_secs_f64();
@@ -188,7 +243,9 @@ async fn query(url: &str, records: u64, requests: usize) -> anyhow::Result<()> {
     let client = reqwest::Client::new();
     let url = format!("{base}/api/reputation/{}", HOT.replace('/', "%2F"));
     let check: Value = client.get(&url).send().await?.json().await?;
-    let hot = check["interactions"].as_u64().context("no interactions in answer")?;
+    let hot = check["interactions"]
+        .as_u64()
+        .context("no interactions in answer")?;
     for (label, node) in [("plain", None), ("contributor", Some("ld_bench0001"))] {
         let mut times = Vec::with_capacity(requests);
         for i in 0..requests + 50 {
@@ -223,7 +280,9 @@ async fn query(url: &str, records: u64, requests: usize) -> anyhow::Result<()> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let args: Vec<String> = std::env::args().collect();
@@ -234,7 +293,13 @@ async fn main() -> anyhow::Result<()> {
     let records: u64 = arg(&args, "--records", "200000").parse()?;
     match args.get(1).map(String::as_str) {
         Some("ingest") => {
-            ingest(&url, records, arg(&args, "--batch", "100").parse()?, arg(&args, "--clients", "4").parse()?).await
+            ingest(
+                &url,
+                records,
+                arg(&args, "--batch", "100").parse()?,
+                arg(&args, "--clients", "4").parse()?,
+            )
+            .await
         }
         Some("store") => store(&url, records, arg(&args, "--batch", "100").parse()?).await,
         Some("query") => query(&url, records, arg(&args, "--requests", "2000").parse()?).await,

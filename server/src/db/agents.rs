@@ -59,7 +59,10 @@ pub async fn register(db: &Db, agent: NewAgent, now: i64) -> AppResult<Registere
         })
     })
     .await?;
-    Ok(Registered { agent_id, agent_key })
+    Ok(Registered {
+        agent_id,
+        agent_key,
+    })
 }
 
 /// The agent id a key belongs to, or `None` for an unknown key.

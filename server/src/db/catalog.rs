@@ -24,7 +24,11 @@ pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> AppResult<()> 
     db.write(move |conn| {
         Box::pin(async move {
             for s in services {
-                let name = if s.name.is_empty() { s.id.clone() } else { s.name.clone() };
+                let name = if s.name.is_empty() {
+                    s.id.clone()
+                } else {
+                    s.name.clone()
+                };
                 sqlx::query(
                     "INSERT INTO services (service_id, name, created_at) VALUES ($1, $2, $3) \
                      ON CONFLICT (service_id) DO UPDATE SET name = excluded.name",
@@ -53,8 +57,12 @@ pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> AppResult<()> 
 
 /// Every service with its hosts, sorted by id.
 pub async fn list(db: &Db) -> AppResult<Vec<Service>> {
-    let services = sqlx::query("SELECT service_id, name FROM services ORDER BY service_id").fetch_all(&db.pool).await?;
-    let hosts = sqlx::query("SELECT service_id, host FROM service_hosts ORDER BY host").fetch_all(&db.pool).await?;
+    let services = sqlx::query("SELECT service_id, name FROM services ORDER BY service_id")
+        .fetch_all(&db.pool)
+        .await?;
+    let hosts = sqlx::query("SELECT service_id, host FROM service_hosts ORDER BY host")
+        .fetch_all(&db.pool)
+        .await?;
     let mut out = Vec::with_capacity(services.len());
     for row in services {
         let id: String = row.try_get(0)?;
@@ -64,7 +72,11 @@ pub async fn list(db: &Db) -> AppResult<Vec<Service>> {
                 list.push(h.try_get(1)?);
             }
         }
-        out.push(Service { name: row.try_get(1)?, id, hosts: list });
+        out.push(Service {
+            name: row.try_get(1)?,
+            id,
+            hosts: list,
+        });
     }
     Ok(out)
 }

@@ -42,10 +42,13 @@ pub struct Db {
     /// instead of in SQLite's busy loop, and skip the pool's acquire/return round trip.
     /// PostgreSQL writers take pool connections and run concurrently.
     sqlite_writer: Arc<tokio::sync::Mutex<Option<sqlx::AnyConnection>>>,
+    /// Ingest batches waiting for the SQLite writer (group commit, see [`ingest`]).
+    pub(crate) ingest_queue: Arc<std::sync::Mutex<Vec<ingest::Job>>>,
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "init", include_str!("../../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "init", include_str!("../../migrations/0001_init.sql"))];
 
 /// Errors opening the database.
 #[derive(Debug, thiserror::Error, serde::Serialize)]
@@ -101,11 +104,15 @@ impl Db {
                 })
             });
         }
-        let pool = options
-            .connect(url)
-            .await
-            .map_err(|e| DbError::Connect { message: e.to_string() })?;
-        let db = Db { pool, backend, sqlite_writer: Arc::new(tokio::sync::Mutex::new(None)) };
+        let pool = options.connect(url).await.map_err(|e| DbError::Connect {
+            message: e.to_string(),
+        })?;
+        let db = Db {
+            pool,
+            backend,
+            sqlite_writer: Arc::new(tokio::sync::Mutex::new(None)),
+            ingest_queue: Arc::default(),
+        };
         db.migrate().await?;
         Ok(db)
     }
@@ -114,11 +121,22 @@ impl Db {
         let migrations = MIGRATIONS
             .iter()
             .map(|(version, name, sql)| {
-                Migration::new(*version, (*name).into(), MigrationType::Simple, sqlx::SqlSafeStr::into_sql_str(*sql), false)
+                Migration::new(
+                    *version,
+                    (*name).into(),
+                    MigrationType::Simple,
+                    sqlx::SqlSafeStr::into_sql_str(*sql),
+                    false,
+                )
             })
             .collect();
         let migrator = Migrator::with_migrations(migrations);
-        migrator.run(&self.pool).await.map_err(|e| DbError::Migrate { message: e.to_string() })
+        migrator
+            .run(&self.pool)
+            .await
+            .map_err(|e| DbError::Migrate {
+                message: e.to_string(),
+            })
     }
 
     /// Runs `f` inside one write transaction: committed when it returns `Ok`, rolled back
@@ -138,23 +156,42 @@ impl Db {
             return Ok(out);
         }
         let mut writer = self.sqlite_writer.lock().await;
+        self.write_locked(&mut writer, f).await
+    }
+
+    /// Takes the SQLite writer lock (for group commit, see [`ingest`]).
+    pub(crate) async fn lock_sqlite_writer(
+        &self,
+    ) -> tokio::sync::MutexGuard<'_, Option<sqlx::AnyConnection>> {
+        self.sqlite_writer.lock().await
+    }
+
+    /// [`Db::write`] on SQLite with the writer lock already held.
+    pub(crate) async fn write_locked<T, F>(
+        &self,
+        writer: &mut Option<sqlx::AnyConnection>,
+        f: F,
+    ) -> crate::error::AppResult<T>
+    where
+        F: for<'c> FnOnce(
+            &'c mut sqlx::AnyConnection,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = crate::error::AppResult<T>> + Send + 'c>,
+        >,
+    {
         let mut conn = match writer.take() {
             Some(c) => c,
             None => self.pool.acquire().await?.detach(),
         };
         let result = async {
-            let t0 = std::time::Instant::now();
             let mut tx = sqlx::Connection::begin(&mut conn).await?;
-            let t1 = t0.elapsed();
             let out = f(&mut tx).await?;
-            let t2 = t0.elapsed();
             tx.commit().await?;
-            tracing::trace!(begin = ?t1, body = ?(t2 - t1), commit = ?(t0.elapsed() - t2), "sqlite write");
             Ok(out)
         }
         .await;
         // Keep the connection unless the database failed under it; a failed one is
-        // replaced on the next write. A validation-free error (ours) leaves it usable.
+        // replaced on the next write.
         if !matches!(result, Err(crate::error::AppError::Internal { .. })) {
             *writer = Some(conn);
         }
@@ -180,6 +217,7 @@ pub(crate) fn get_u64(row: &AnyRow, idx: usize) -> Result<u64, sqlx::Error> {
 /// operating system's random source.
 pub fn random_id(prefix: &str, bytes: usize) -> Result<String, crate::error::AppError> {
     let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf).map_err(|e| crate::error::AppError::internal(format!("getrandom: {e}")))?;
+    getrandom::fill(&mut buf)
+        .map_err(|e| crate::error::AppError::internal(format!("getrandom: {e}")))?;
     Ok(format!("{prefix}{}", hex::encode(buf)))
 }

@@ -33,10 +33,11 @@ pub struct Network {
 
 /// The node's contribution, or `None` when it never sent a record.
 pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contribution>> {
-    let Some(row) = sqlx::query("SELECT interactions, first_seen, last_seen FROM nodes WHERE node_id = $1")
-        .bind(node_id.to_owned())
-        .fetch_optional(&db.pool)
-        .await?
+    let Some(row) =
+        sqlx::query("SELECT interactions, first_seen, last_seen FROM nodes WHERE node_id = $1")
+            .bind(node_id.to_owned())
+            .fetch_optional(&db.pool)
+            .await?
     else {
         return Ok(None);
     };
@@ -66,9 +67,14 @@ pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contributi
 
 /// Network-wide totals.
 pub async fn network(db: &Db) -> AppResult<Network> {
-    let nodes = sqlx::query("SELECT COUNT(*) FROM nodes").fetch_one(&db.pool).await?;
+    let nodes = sqlx::query("SELECT COUNT(*) FROM nodes")
+        .fetch_one(&db.pool)
+        .await?;
     let records = sqlx::query("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM rollup_targets")
         .fetch_one(&db.pool)
         .await?;
-    Ok(Network { total_nodes: get_u64(&nodes, 0)?, total_interactions: get_u64(&records, 0)? })
+    Ok(Network {
+        total_nodes: get_u64(&nodes, 0)?,
+        total_interactions: get_u64(&records, 0)?,
+    })
 }

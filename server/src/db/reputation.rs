@@ -37,11 +37,12 @@ pub async fn resolve(db: &Db, name: &str) -> AppResult<Resolution> {
         return Ok(Resolution::Found(name.to_owned()));
     }
     if !name.contains([':', '/']) {
-        let rows = sqlx::query("SELECT target FROM targets WHERE name_key = $1 ORDER BY target LIMIT $2")
-            .bind(name_key(name))
-            .bind(MAX_CANDIDATES + 1)
-            .fetch_all(&db.pool)
-            .await?;
+        let rows =
+            sqlx::query("SELECT target FROM targets WHERE name_key = $1 ORDER BY target LIMIT $2")
+                .bind(name_key(name))
+                .bind(MAX_CANDIDATES + 1)
+                .fetch_all(&db.pool)
+                .await?;
         if let Some(r) = pick(rows)? {
             return Ok(r);
         }
@@ -58,7 +59,10 @@ pub async fn resolve(db: &Db, name: &str) -> AppResult<Resolution> {
 }
 
 fn pick(rows: Vec<sqlx::any::AnyRow>) -> AppResult<Option<Resolution>> {
-    let mut names = rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?;
+    let mut names = rows
+        .iter()
+        .map(|r| r.try_get::<String, _>(0))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(match names.len() {
         0 => None,
         1 => Some(Resolution::Found(names.remove(0))),
@@ -70,7 +74,10 @@ fn pick(rows: Vec<sqlx::any::AnyRow>) -> AppResult<Option<Resolution>> {
 }
 
 fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
-    if let (Some(s), Some(c)) = (parse_enum::<Source>(source), parse_enum::<OutcomeClass>(class)) {
+    if let (Some(s), Some(c)) = (
+        parse_enum::<Source>(source),
+        parse_enum::<OutcomeClass>(class),
+    ) {
         counts.add(s, c, n);
     }
 }
@@ -97,7 +104,12 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<Sour
     };
     let mut counts = SourceCounts::default();
     for row in rows {
-        add_row(&mut counts, &row.try_get::<String, _>(0)?, &row.try_get::<String, _>(1)?, get_u64(&row, 2)?);
+        add_row(
+            &mut counts,
+            &row.try_get::<String, _>(0)?,
+            &row.try_get::<String, _>(1)?,
+            get_u64(&row, 2)?,
+        );
     }
     Ok(counts)
 }
@@ -119,8 +131,12 @@ pub async fn task_breakdown(
     .await?;
     let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
     for row in rows {
-        let (task, source, class, failure): (String, String, String, String) =
-            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
+        let (task, source, class, failure): (String, String, String, String) = (
+            row.try_get(0)?,
+            row.try_get(1)?,
+            row.try_get(2)?,
+            row.try_get(3)?,
+        );
         let n = get_u64(&row, 4)?;
         let entry = out.entry(task).or_default();
         add_row(&mut entry.0, &source, &class, n);
@@ -161,7 +177,12 @@ pub async fn grouped(
     for row in rows {
         let key: String = row.try_get(0)?;
         let entry = out.entry(key).or_default();
-        add_row(entry, &row.try_get::<String, _>(1)?, &row.try_get::<String, _>(2)?, get_u64(&row, 3)?);
+        add_row(
+            entry,
+            &row.try_get::<String, _>(1)?,
+            &row.try_get::<String, _>(2)?,
+            get_u64(&row, 3)?,
+        );
     }
     Ok(out)
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use lowdown_core::record::Source;
 use lowdown_core::telemetry::{
-    latency_bucket, status_class, summarize_telemetry, Observation, StatusClass, TelemetryRollup, WeightTier,
-    LATENCY_BUCKETS_MS,
+    latency_bucket, status_class, summarize_telemetry, Observation, StatusClass, TelemetryRollup,
+    WeightTier, LATENCY_BUCKETS_MS,
 };
 use serde_json::{json, Value};
 use sqlx::{AnyConnection, Row};
@@ -46,8 +46,15 @@ const COLS: &[&str] = &[
     "created_at",
 ];
 
-const ROLLUP_KEYS: &[&str] =
-    &["subject_kind", "subject", "day", "source", "status", "weight_tenths", "latency_bucket"];
+const ROLLUP_KEYS: &[&str] = &[
+    "subject_kind",
+    "subject",
+    "day",
+    "source",
+    "status",
+    "weight_tenths",
+    "latency_bucket",
+];
 
 /// Stores observations in one transaction; a repeated `record_id` is skipped. Returns how
 /// many were new.
@@ -64,10 +71,15 @@ pub async fn store(db: &Db, items: Vec<Weighed>, now: i64) -> AppResult<usize> {
         }
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0));
-    db.write(move |conn| Box::pin(async move { write(conn, rows, now).await })).await
+    db.write(move |conn| Box::pin(async move { write(conn, rows, now).await }))
+        .await
 }
 
-async fn write(conn: &mut AnyConnection, items: Vec<(String, Weighed)>, now: i64) -> AppResult<usize> {
+async fn write(
+    conn: &mut AnyConnection,
+    items: Vec<(String, Weighed)>,
+    now: i64,
+) -> AppResult<usize> {
     let day = clock::day_of(now);
     let raw = items
         .iter()
@@ -91,7 +103,10 @@ async fn write(conn: &mut AnyConnection, items: Vec<(String, Weighed)>, now: i64
         })
         .collect();
     let inserted: HashSet<String> =
-        insert_new(conn, "observations", COLS, "record_id", "record_id", raw).await?.into_iter().collect();
+        insert_new(conn, "observations", COLS, "record_id", "record_id", raw)
+            .await?
+            .into_iter()
+            .collect();
     let mut rollups: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
     let mut subjects = BTreeMap::new();
     let mut fresh = 0;
@@ -106,7 +121,9 @@ async fn write(conn: &mut AnyConnection, items: Vec<(String, Weighed)>, now: i64
             kinds.push(("service", s.clone()));
         }
         for (kind, subject) in kinds {
-            subjects.entry(subject.clone()).or_insert_with(|| name_key(&subject));
+            subjects
+                .entry(subject.clone())
+                .or_insert_with(|| name_key(&subject));
             let key = vec![
                 Val::Text(kind.to_owned()),
                 Val::Text(subject),
@@ -119,16 +136,31 @@ async fn write(conn: &mut AnyConnection, items: Vec<(String, Weighed)>, now: i64
             *rollups.entry(key).or_insert(0) += 1;
         }
     }
-    let subject_rows = subjects.into_iter().map(|(t, k)| vec![Val::Text(t), Val::Text(k), Val::Int(now)]).collect();
-    insert_ignore(conn, "targets", &["target", "name_key", "first_seen"], "target", subject_rows).await?;
+    let subject_rows = subjects
+        .into_iter()
+        .map(|(t, k)| vec![Val::Text(t), Val::Text(k), Val::Int(now)])
+        .collect();
+    insert_ignore(
+        conn,
+        "targets",
+        &["target", "name_key", "first_seen"],
+        "target",
+        subject_rows,
+    )
+    .await?;
     add_counts(conn, "telemetry_rollups", ROLLUP_KEYS, rollups).await?;
     Ok(fresh)
 }
 
 fn tier_of(tenths: i64) -> Option<WeightTier> {
-    [WeightTier::AnonymousUnknownHost, WeightTier::AnonymousKnownHost, WeightTier::KeyUnknownHost, WeightTier::KeyKnownHost]
-        .into_iter()
-        .find(|t| t.tenths() as i64 == tenths)
+    [
+        WeightTier::AnonymousUnknownHost,
+        WeightTier::AnonymousKnownHost,
+        WeightTier::KeyUnknownHost,
+        WeightTier::KeyKnownHost,
+    ]
+    .into_iter()
+    .find(|t| t.tenths() as i64 == tenths)
 }
 
 /// The `telemetry{...}` block for a host or catalog service id, or `None` when nothing was
@@ -147,9 +179,14 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
         if rows.is_empty() {
             continue;
         }
-        let mut rollup = TelemetryRollup { latency_histogram: vec![0; LATENCY_BUCKETS_MS.len()], ..Default::default() };
-        let mut by_source: BTreeMap<String, u64> =
-            ["organic", "seeded", "synthetic"].into_iter().map(|s| (s.to_owned(), 0)).collect();
+        let mut rollup = TelemetryRollup {
+            latency_histogram: vec![0; LATENCY_BUCKETS_MS.len()],
+            ..Default::default()
+        };
+        let mut by_source: BTreeMap<String, u64> = ["organic", "seeded", "synthetic"]
+            .into_iter()
+            .map(|s| (s.to_owned(), 0))
+            .collect();
         for row in rows {
             let source: String = row.try_get(0)?;
             let status: i64 = row.try_get(1)?;
@@ -158,7 +195,9 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
             if parse_enum::<Source>(&source) != Some(Source::Organic) {
                 continue;
             }
-            let Some(tier) = tier_of(row.try_get(2)?) else { continue };
+            let Some(tier) = tier_of(row.try_get(2)?) else {
+                continue;
+            };
             let status = u16::try_from(status).ok();
             let counts = rollup.by_tier.entry(tier).or_default();
             match status_class(status) {
@@ -169,7 +208,9 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
             }
             let code = status.map_or_else(|| "none".to_owned(), |s| s.to_string());
             *rollup.status_codes.entry(code).or_insert(0) += n;
-            let bucket = usize::try_from(row.try_get::<i64, _>(3)?).unwrap_or(0).min(LATENCY_BUCKETS_MS.len() - 1);
+            let bucket = usize::try_from(row.try_get::<i64, _>(3)?)
+                .unwrap_or(0)
+                .min(LATENCY_BUCKETS_MS.len() - 1);
             rollup.latency_histogram[bucket] += n;
         }
         let summary = summarize_telemetry(&rollup);

@@ -98,8 +98,12 @@ pub async fn add_counts(
             placeholders(is_sqlite(conn), chunk.len(), cols),
             keys.join(", ")
         );
-        let vals = chunk.iter().flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
-        bind_all(sqlx::query(AssertSqlSafe(sql)), vals).execute(&mut *conn).await?;
+        let vals = chunk
+            .iter()
+            .flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
+        bind_all(sqlx::query(AssertSqlSafe(sql)), vals)
+            .execute(&mut *conn)
+            .await?;
     }
     Ok(())
 }
@@ -122,7 +126,10 @@ pub async fn insert_new(
             cols.join(", "),
             placeholders(is_sqlite(conn), chunk.len(), cols.len()),
         );
-        let q = bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned());
+        let q = bind_all(
+            sqlx::query(AssertSqlSafe(sql)),
+            chunk.iter().flatten().cloned(),
+        );
         for row in q.fetch_all(&mut *conn).await? {
             inserted.push(row.try_get::<String, _>(0)?);
         }
@@ -144,7 +151,12 @@ pub async fn insert_ignore(
             cols.join(", "),
             placeholders(is_sqlite(conn), chunk.len(), cols.len()),
         );
-        bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().flatten().cloned()).execute(&mut *conn).await?;
+        bind_all(
+            sqlx::query(AssertSqlSafe(sql)),
+            chunk.iter().flatten().cloned(),
+        )
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(())
 }

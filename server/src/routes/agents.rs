@@ -25,7 +25,10 @@ fn field(body: &Value, key: &str) -> AppResult<String> {
 }
 
 /// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash.
-pub async fn register(State(state): State<AppState>, JsonBody(body): JsonBody) -> AppResult<(StatusCode, Json<Value>)> {
+pub async fn register(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> AppResult<(StatusCode, Json<Value>)> {
     if !body.is_object() {
         return Err(AppError::bad_request("body: must be a JSON object"));
     }
@@ -36,5 +39,8 @@ pub async fn register(State(state): State<AppState>, JsonBody(body): JsonBody) -
         environment: field(&body, "environment")?,
     };
     let r = store(&state.db, agent, crate::clock::now_ms()).await?;
-    Ok((StatusCode::CREATED, Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id}))))
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id})),
+    ))
 }

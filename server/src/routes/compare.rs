@@ -21,9 +21,15 @@ pub struct Params {
 
 /// Ranks 2-5 targets by organic `success_rate` (nulls last) with the core's rules; the
 /// recommendation needs at least 5 rated interactions behind the best.
-pub async fn get(State(state): State<AppState>, params: Result<Query<Params>, QueryRejection>) -> AppResult<Json<Value>> {
-    let Query(p) = params.map_err(|e| AppError::bad_request(format!("query: {}", e.body_text())))?;
-    let raw = p.targets.ok_or_else(|| AppError::bad_request("targets: missing (2 to 5 names, comma-separated)"))?;
+pub async fn get(
+    State(state): State<AppState>,
+    params: Result<Query<Params>, QueryRejection>,
+) -> AppResult<Json<Value>> {
+    let Query(p) =
+        params.map_err(|e| AppError::bad_request(format!("query: {}", e.body_text())))?;
+    let raw = p
+        .targets
+        .ok_or_else(|| AppError::bad_request("targets: missing (2 to 5 names, comma-separated)"))?;
     let names: Vec<&str> = raw.split(',').map(str::trim).collect();
     for n in &names {
         super::check_name("targets", n, MAX_TARGET)?;
@@ -32,18 +38,25 @@ pub async fn get(State(state): State<AppState>, params: Result<Query<Params>, Qu
         super::check_name("task_type", t, MAX_NAME)?;
     }
     if !(2..=5).contains(&names.len()) {
-        return Err(AppError::bad_request(format!("targets: expected 2 to 5 names, got {}", names.len())));
+        return Err(AppError::bad_request(format!(
+            "targets: expected 2 to 5 names, got {}",
+            names.len()
+        )));
     }
     let mut summaries = Vec::with_capacity(names.len());
     for n in names {
         summaries.push(super::reputation::summary_for(&state, n, p.task_type.as_deref()).await?);
     }
-    let comparison = lowdown_core::aggregate::compare(&summaries).map_err(|e| AppError::bad_request(format!("targets: {e}")))?;
+    let comparison = lowdown_core::aggregate::compare(&summaries)
+        .map_err(|e| AppError::bad_request(format!("targets: {e}")))?;
     let now = crate::clock::now_ms();
     let mut out = serde_json::to_value(comparison).map_err(AppError::internal)?;
     if let Value::Object(m) = &mut out {
         m.insert("task_type".into(), json!(p.task_type));
-        m.insert("source".into(), super::reputation::source_block(&state, now));
+        m.insert(
+            "source".into(),
+            super::reputation::source_block(&state, now),
+        );
     }
     Ok(Json(out))
 }

@@ -17,12 +17,17 @@ pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Value>> {
         Backend::Sqlite => "sqlite",
         Backend::Postgres => "postgres",
     };
-    Ok(Json(json!({"ok": true, "database": database, "version": env!("CARGO_PKG_VERSION")})))
+    Ok(Json(
+        json!({"ok": true, "database": database, "version": env!("CARGO_PKG_VERSION")}),
+    ))
 }
 
 /// How an agent uses this API, in plain text.
 pub async fn llms() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], include_str!("../llms.txt"))
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        include_str!("../llms.txt"),
+    )
 }
 
 /// The OpenAPI 3.1 description of every route.

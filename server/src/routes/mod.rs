@@ -59,27 +59,40 @@ pub fn app(state: AppState) -> Router {
 }
 
 async fn not_found() -> impl IntoResponse {
-    (StatusCode::NOT_FOUND, Json(serde_json::json!({"error": "no such endpoint; see /openapi.json"})))
+    (
+        StatusCode::NOT_FOUND,
+        Json(serde_json::json!({"error": "no such endpoint; see /openapi.json"})),
+    )
 }
 
 async fn method_not_allowed() -> impl IntoResponse {
     (
         StatusCode::METHOD_NOT_ALLOWED,
-        Json(serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"})),
+        Json(
+            serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"}),
+        ),
     )
 }
 
 /// Checks a name given in a URL: non-empty, at most `max` characters, no control characters.
-pub(crate) fn check_name(field: &str, value: &str, max: usize) -> Result<(), crate::error::AppError> {
+pub(crate) fn check_name(
+    field: &str,
+    value: &str,
+    max: usize,
+) -> Result<(), crate::error::AppError> {
     use crate::error::AppError;
     if value.is_empty() {
         return Err(AppError::bad_request(format!("{field}: must not be empty")));
     }
     if value.chars().count() > max {
-        return Err(AppError::bad_request(format!("{field}: longer than {max} characters")));
+        return Err(AppError::bad_request(format!(
+            "{field}: longer than {max} characters"
+        )));
     }
     if value.chars().any(char::is_control) {
-        return Err(AppError::bad_request(format!("{field}: contains a control character")));
+        return Err(AppError::bad_request(format!(
+            "{field}: contains a control character"
+        )));
     }
     Ok(())
 }

@@ -12,9 +12,13 @@ use crate::state::AppState;
 
 /// A node's contribution and the network totals; `status: "unknown"` for a valid id that
 /// never sent a record.
-pub async fn get(State(state): State<AppState>, node_id: Result<Path<String>, PathRejection>) -> AppResult<Json<Value>> {
+pub async fn get(
+    State(state): State<AppState>,
+    node_id: Result<Path<String>, PathRejection>,
+) -> AppResult<Json<Value>> {
     let Path(node_id) = node_id.map_err(|_| AppError::bad_request("node_id: not valid UTF-8"))?;
-    lowdown_core::record::validate::validate_node_id(&node_id).map_err(|e| AppError::bad_request(e.to_string()))?;
+    lowdown_core::record::validate::validate_node_id(&node_id)
+        .map_err(|e| AppError::bad_request(e.to_string()))?;
     let network = nodes::network(&state.db).await?;
     let network_json = json!({
         "total_nodes": network.total_nodes,

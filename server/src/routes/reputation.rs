@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::aggregate::{self, ClassCounts, Summary};
 use lowdown_core::defaults::NODE_ID_HEADER;
@@ -103,7 +104,12 @@ fn brief(s: &Summary) -> Value {
 /// in either, so it never collides with a real value.
 const NONE_KEY: &str = "(none)";
 
-async fn contributor(state: &AppState, target: &str, task: Option<&str>, now: i64) -> AppResult<Contributor> {
+async fn contributor(
+    state: &AppState,
+    target: &str,
+    task: Option<&str>,
+    now: i64,
+) -> AppResult<Contributor> {
     let db = &state.db;
     let mut task_breakdown = BTreeMap::new();
     for (task, (counts, failure_types)) in store::task_breakdown(db, target, task).await? {
@@ -130,22 +136,41 @@ async fn contributor(state: &AppState, target: &str, task: Option<&str>, now: i6
         .collect();
     let keyed = |m: BTreeMap<String, aggregate::SourceCounts>| {
         m.into_iter()
-            .map(|(k, c)| (if k.is_empty() { NONE_KEY.to_owned() } else { k }, brief(&aggregate::summarize(&c))))
+            .map(|(k, c)| {
+                (
+                    if k.is_empty() { NONE_KEY.to_owned() } else { k },
+                    brief(&aggregate::summarize(&c)),
+                )
+            })
             .collect::<BTreeMap<_, _>>()
     };
-    let by_server_version = keyed(store::grouped(db, Dimension::ServerVersion, target, task, None).await?);
-    let by_schema_hash = keyed(store::grouped(db, Dimension::SchemaHash, target, task, None).await?);
-    Ok(Contributor { task_breakdown, recent_trends, by_server_version, by_schema_hash })
+    let by_server_version =
+        keyed(store::grouped(db, Dimension::ServerVersion, target, task, None).await?);
+    let by_schema_hash =
+        keyed(store::grouped(db, Dimension::SchemaHash, target, task, None).await?);
+    Ok(Contributor {
+        task_breakdown,
+        recent_trends,
+        by_server_version,
+        by_schema_hash,
+    })
 }
 
 /// Whether the request carries the id of a node that has contributed. An invalid id is
 /// a 400 (it names the header); a valid one that never sent a record is simply not a
 /// contributor.
 async fn is_contributor(state: &AppState, headers: &HeaderMap) -> AppResult<bool> {
-    let Some(v) = headers.get(NODE_ID_HEADER) else { return Ok(false) };
-    let id = v.to_str().map_err(|_| AppError::bad_request(format!("{NODE_ID_HEADER}: not ASCII")))?;
-    validate_node_id(id).map_err(|e| AppError::bad_request(format!("{NODE_ID_HEADER}: {}", e.message)))?;
-    Ok(crate::db::nodes::contribution(&state.db, id).await?.is_some())
+    let Some(v) = headers.get(NODE_ID_HEADER) else {
+        return Ok(false);
+    };
+    let id = v
+        .to_str()
+        .map_err(|_| AppError::bad_request(format!("{NODE_ID_HEADER}: not ASCII")))?;
+    validate_node_id(id)
+        .map_err(|e| AppError::bad_request(format!("{NODE_ID_HEADER}: {}", e.message)))?;
+    Ok(crate::db::nodes::contribution(&state.db, id)
+        .await?
+        .is_some())
 }
 
 /// The reputation answer for a target (or the candidates for an ambiguous short name).
@@ -154,7 +179,7 @@ pub async fn get(
     target: Result<Path<String>, PathRejection>,
     params: Result<Query<Params>, QueryRejection>,
     headers: HeaderMap,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Response> {
     let Path(target) = target.map_err(|_| AppError::bad_request("target: not valid UTF-8"))?;
     super::check_name("target", &target, MAX_TARGET)?;
     let task = task_param(params)?;
@@ -169,7 +194,8 @@ pub async fn get(
                 "candidates": c,
                 "message": format!("{target}: matches {} targets; ask again with one of the candidates.", c.len()),
                 "source": source_block(&state, now),
-            })));
+            }))
+            .into_response());
         }
         Resolution::Nothing => None,
     };
@@ -204,12 +230,17 @@ pub async fn get(
         contributor,
         source: source_block(&state, now),
     };
-    Ok(Json(serde_json::to_value(answer).map_err(AppError::internal)?))
+    // Serialised straight from the struct, so fields keep the documented order.
+    Ok(Json(answer).into_response())
 }
 
 /// The summary of `name` for compare: resolved like a reputation request; an ambiguous
 /// or unknown name counts as nothing recorded.
-pub(crate) async fn summary_for(state: &AppState, name: &str, task: Option<&str>) -> AppResult<(String, Summary)> {
+pub(crate) async fn summary_for(
+    state: &AppState,
+    name: &str,
+    task: Option<&str>,
+) -> AppResult<(String, Summary)> {
     match store::resolve(&state.db, name).await? {
         Resolution::Found(t) => {
             let counts = store::counts(&state.db, &t, task).await?;

@@ -39,7 +39,9 @@ pub async fn verify(JsonBody(body): JsonBody) -> AppResult<Json<Value>> {
     };
     let claimed_roll = match body.get("roll") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => Some(s.as_str()),
+        Some(Value::String(s)) if s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Some(s.as_str())
+        }
         Some(_) => return Err(AppError::bad_request("roll: must be 64 hex digits")),
     };
     let claimed_sampled = match body.get("sampled") {
@@ -51,7 +53,13 @@ pub async fn verify(JsonBody(body): JsonBody) -> AppResult<Json<Value>> {
     let matches = match (claimed_roll, claimed_sampled) {
         (Some(r), Some(s)) => Some(core_verify(service, agent, salt_id, salt, rate, r, s)),
         (None, None) => None,
-        _ => return Err(AppError::bad_request("roll, sampled: give both to check a decision, or neither")),
+        _ => {
+            return Err(AppError::bad_request(
+                "roll, sampled: give both to check a decision, or neither",
+            ))
+        }
     };
-    Ok(Json(json!({"roll": d.roll, "bucket": d.bucket, "sampled": d.sampled, "matches": matches})))
+    Ok(Json(
+        json!({"roll": d.roll, "bucket": d.bucket, "sampled": d.sampled, "matches": matches}),
+    ))
 }

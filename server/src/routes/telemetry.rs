@@ -29,35 +29,58 @@ pub async fn post(
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> AppResult<Json<Value>> {
-    let observations = validate_observations(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
-    let key = headers.get(AGENT_KEY_HEADER).and_then(|v| v.to_str().ok()).map(str::trim);
+    let observations =
+        validate_observations(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
+    let key = headers
+        .get(AGENT_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
     let agent_id = match key {
-        Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => agents::agent_for_key(&state.db, k).await?,
+        Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => {
+            agents::agent_for_key(&state.db, k).await?
+        }
         _ => None,
     };
     let now = crate::clock::now_ms();
     let n = u32::try_from(observations.len()).unwrap_or(u32::MAX);
     let (caller, limit, scope) = match &agent_id {
-        Some(a) => (format!("agent:{a}"), RATE_LIMIT_PER_KEY_PER_HOUR, "agent key"),
+        Some(a) => (
+            format!("agent:{a}"),
+            RATE_LIMIT_PER_KEY_PER_HOUR,
+            "agent key",
+        ),
         None => (
-            format!("ip:{}", ip.map_or_else(|| "unknown".to_owned(), |i| i.to_string())),
+            format!(
+                "ip:{}",
+                ip.map_or_else(|| "unknown".to_owned(), |i| i.to_string())
+            ),
             RATE_LIMIT_PER_IP_PER_HOUR,
             "IP address",
         ),
     };
-    state.limiter.take(&caller, n, limit, now).map_err(|retry_after_secs| AppError::RateLimited {
-        scope: scope.to_owned(),
-        limit,
-        retry_after_secs,
-    })?;
+    state
+        .limiter
+        .take(&caller, n, limit, now)
+        .map_err(|retry_after_secs| AppError::RateLimited {
+            scope: scope.to_owned(),
+            limit,
+            retry_after_secs,
+        })?;
     let mut items = Vec::with_capacity(observations.len());
     for obs in observations {
         let service_id = catalog::service_for_host(&state.db, &obs.host).await?;
         let tier = WeightTier::of(agent_id.is_some(), service_id.is_some());
-        items.push(Weighed { obs, tier, service_id, agent_id: agent_id.clone() });
+        items.push(Weighed {
+            obs,
+            tier,
+            service_id,
+            agent_id: agent_id.clone(),
+        });
     }
-    let answers: Vec<Value> =
-        items.iter().map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id})).collect();
+    let answers: Vec<Value> = items
+        .iter()
+        .map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id}))
+        .collect();
     let single = body.is_object();
     let stored = store(&state.db, items, now).await?;
     if single {
@@ -67,5 +90,7 @@ pub async fn post(
         }
         return Ok(Json(a));
     }
-    Ok(Json(json!({"ok": true, "accepted": answers.len(), "stored": stored, "items": answers})))
+    Ok(Json(
+        json!({"ok": true, "accepted": answers.len(), "stored": stored, "items": answers}),
+    ))
 }

@@ -78,7 +78,14 @@ impl TestDb {
                 let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
                 let db = Db::open(&url, 8).await.expect("open sqlite");
                 let check = Db::open(&url, 2).await.expect("open sqlite");
-                Some(TestDb { kind, url, db, check, dir: Some(dir), pg: None })
+                Some(TestDb {
+                    kind,
+                    url,
+                    db,
+                    check,
+                    dir: Some(dir),
+                    pg: None,
+                })
             }
             Kind::Postgres => {
                 let admin = pg_url()?;
@@ -86,12 +93,24 @@ impl TestDb {
                 sqlx::any::install_default_drivers();
                 let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
                     .await
-                    .unwrap_or_else(|e| panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}"));
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&mut conn).await.unwrap();
+                    .unwrap_or_else(|e| {
+                        panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}")
+                    });
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
                 let url = with_database(&admin, &name);
                 let db = Db::open(&url, 8).await.expect("open postgres");
                 let check = Db::open(&url, 2).await.expect("open postgres");
-                Some(TestDb { kind, url, db, check, dir: None, pg: Some((admin, name)) })
+                Some(TestDb {
+                    kind,
+                    url,
+                    db,
+                    check,
+                    dir: None,
+                    pg: Some((admin, name)),
+                })
             }
         }
     }
@@ -105,9 +124,11 @@ impl TestDb {
         }
         if let Some((admin, name)) = self.pg {
             if let Ok(mut conn) = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin).await {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-                    .execute(&mut conn)
-                    .await;
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .execute(&mut conn)
+                .await;
             }
         }
     }
@@ -140,7 +161,13 @@ pub struct Resp {
 }
 
 /// Sends a request through the router with `oneshot`.
-pub async fn call(app: &Router, method: &str, uri: &str, headers: &[(&str, &str)], body: Option<String>) -> Resp {
+pub async fn call(
+    app: &Router,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Option<String>,
+) -> Resp {
     let mut req = Request::builder().method(method).uri(uri);
     for (k, v) in headers {
         req = req.header(*k, *v);
@@ -149,10 +176,17 @@ pub async fn call(app: &Router, method: &str, uri: &str, headers: &[(&str, &str)
     let res = app.clone().oneshot(req).await.unwrap();
     let status = res.status();
     let headers = res.headers().clone();
-    let bytes = axum::body::to_bytes(res.into_body(), 16 << 20).await.unwrap();
+    let bytes = axum::body::to_bytes(res.into_body(), 16 << 20)
+        .await
+        .unwrap();
     let text = String::from_utf8_lossy(&bytes).into_owned();
     let json = serde_json::from_str(&text).unwrap_or(Value::String(text.clone()));
-    Resp { status, headers, json, text }
+    Resp {
+        status,
+        headers,
+        json,
+        text,
+    }
 }
 
 pub async fn get(app: &Router, uri: &str) -> Resp {
@@ -160,7 +194,14 @@ pub async fn get(app: &Router, uri: &str) -> Resp {
 }
 
 pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
-    call(app, "POST", uri, &[("content-type", "application/json")], Some(body.to_string())).await
+    call(
+        app,
+        "POST",
+        uri,
+        &[("content-type", "application/json")],
+        Some(body.to_string()),
+    )
+    .await
 }
 
 /// A valid record for `target` with `outcome`.
@@ -182,13 +223,18 @@ macro_rules! on_both {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
-                let t = $crate::common::TestDb::new($crate::common::Kind::Sqlite).await.unwrap();
+                let t = $crate::common::TestDb::new($crate::common::Kind::Sqlite)
+                    .await
+                    .unwrap();
                 super::$name(&t).await;
                 t.cleanup().await;
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                let Some(t) = $crate::common::TestDb::new($crate::common::Kind::Postgres).await else { return };
+                let Some(t) = $crate::common::TestDb::new($crate::common::Kind::Postgres).await
+                else {
+                    return;
+                };
                 super::$name(&t).await;
                 t.cleanup().await;
             }
@@ -199,13 +245,21 @@ macro_rules! on_both {
 /// Checks that every rollup equals a recomputation from the raw rows.
 pub async fn assert_rollups_match_raw(t: &TestDb) {
     let checks: &[(&str, &str, &str)] = &[
-        ("rollup_targets", "target, source, outcome_class", "target, source, outcome_class"),
+        (
+            "rollup_targets",
+            "target, source, outcome_class",
+            "target, source, outcome_class",
+        ),
         (
             "rollup_tasks",
             "target, task_type, source, outcome_class, failure_type",
             "target, task_type, source, outcome_class, COALESCE(failure_type, '')",
         ),
-        ("rollup_days", "target, task_type, day, source, outcome_class", "target, task_type, day, source, outcome_class"),
+        (
+            "rollup_days",
+            "target, task_type, day, source, outcome_class",
+            "target, task_type, day, source, outcome_class",
+        ),
         (
             "rollup_versions",
             "target, task_type, server_version, source, outcome_class",
@@ -219,13 +273,22 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
     ];
     for (table, keys, raw_keys) in checks {
         let from_rollup = fetch_pairs(t, &format!("SELECT {keys}, n FROM {table}")).await;
-        let from_raw =
-            fetch_pairs(t, &format!("SELECT {raw_keys}, COUNT(*) FROM interactions GROUP BY {raw_keys}")).await;
-        assert_eq!(from_rollup, from_raw, "{table} disagrees with the raw interactions");
+        let from_raw = fetch_pairs(
+            t,
+            &format!("SELECT {raw_keys}, COUNT(*) FROM interactions GROUP BY {raw_keys}"),
+        )
+        .await;
+        assert_eq!(
+            from_rollup, from_raw,
+            "{table} disagrees with the raw interactions"
+        );
     }
     let nodes = fetch_pairs(t, "SELECT node_id, interactions FROM nodes").await;
-    let raw_nodes =
-        fetch_pairs(t, "SELECT node_id, COUNT(*) FROM interactions WHERE node_id IS NOT NULL GROUP BY node_id").await;
+    let raw_nodes = fetch_pairs(
+        t,
+        "SELECT node_id, COUNT(*) FROM interactions WHERE node_id IS NOT NULL GROUP BY node_id",
+    )
+    .await;
     assert_eq!(nodes, raw_nodes, "nodes disagree with the raw interactions");
     let tel = fetch_pairs(
         t,
@@ -233,15 +296,23 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
     )
     .await;
     let raw_tel = fetch_pairs(t, "SELECT host, COUNT(*) FROM observations GROUP BY host").await;
-    assert_eq!(tel, raw_tel, "telemetry rollups disagree with the raw observations");
+    assert_eq!(
+        tel, raw_tel,
+        "telemetry rollups disagree with the raw observations"
+    );
 }
 
 async fn fetch_pairs(t: &TestDb, sql: &str) -> std::collections::BTreeMap<String, i64> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned())).fetch_all(&t.check.pool).await.unwrap();
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()))
+        .fetch_all(&t.check.pool)
+        .await
+        .unwrap();
     rows.iter()
         .map(|r| {
             let cols = r.len();
-            let key: Vec<String> = (0..cols - 1).map(|i| r.try_get::<String, _>(i).unwrap()).collect();
+            let key: Vec<String> = (0..cols - 1)
+                .map(|i| r.try_get::<String, _>(i).unwrap())
+                .collect();
             (key.join("|"), r.try_get::<i64, _>(cols - 1).unwrap())
         })
         .collect()

@@ -47,6 +47,7 @@ add("batch array gets nothing", '[{"id":1,"result":{"content":[]}}]', null);
 add("not JSON gets nothing", "Starting server on stdio...", null);
 add("truncated JSON gets nothing", '{"id":1,"result":{"content":[]}', null);
 add("trailing garbage gets nothing", '{"id":1,"result":{"content":[]}} x', null);
+add("deeply nested result gets nothing, not a stack overflow", { $concat: ['{"id":1,"result":{"content":[],"x":', { $repeat: ["[", 100000] }, { $repeat: ["]", 100000] }, "}}"] }, null);
 add("invalid UTF-8 in a string gets nothing", { $bytes: ['{"id":1,"result":{"content":[{"type":"text","text":"', { $bytes_hex: "ff" }, '"}]}}'] }, null);
 writeVectors("append_text_item.json", "append_text_item",
   "append_text_item(message: the JSON-RPC response line as UTF-8 bytes, text: string) -> the rewritten line as a string, or null when the message cannot carry the item.",

@@ -53,6 +53,7 @@ const cases = [
   ["max_tokens is not a secret", "max_tokens=4096 input_tokens: 300 tokenizer=cl100k", null],
   ["author is not auth", "author: Jane", null],
   ["URL credentials", "postgres://admin:hunter2@db.internal:5432/app", `postgres://admin:${R}@db.internal:5432/app`],
+  ["URL password with percent-encoding", "https://bob:p%40ss!w0rd@host.example/x", `https://bob:${R}@host.example/x`],
   ["URL with a port is not a credential", "http://localhost:8080/path?x=1", null],
   ["hex run of 40", `commit ${hex40} failed`, `commit ${R} failed`],
   ["hex run of exactly 32", "id=0123456789ABCDEF0123456789abcdef.", `id=${R}.`],
