@@ -1,6 +1,11 @@
 //! The `lowdown-server` binary: `lowdown-server [--listen ADDR] [--db URL|PATH]
 //! [--catalog FILE]`, or `lowdown-server catalog add|list`.
 
+// Ingest allocates many small strings per record on several threads; mimalloc spends
+// far less time in them than the system allocator (a third of ingest CPU in profiles).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use anyhow::Context;
 use clap::Parser;
 use lowdown_server::config::{self, CatalogCommand, Cli, Command};

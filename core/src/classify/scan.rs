@@ -129,6 +129,14 @@ impl<'a> Scanner<'a> {
         self.eat(b'"')?;
         let b = self.b;
         let start = self.i;
+        // Most strings (keys, methods, ids) end within one word: one mask settles them.
+        if let Some(c) = b.get(start..start + 8) {
+            let m = special(word(c));
+            let p = start + (m.trailing_zeros() / 8) as usize;
+            if m != 0 && b[p] == b'"' {
+                return Ok(self.close_string(start, p, false));
+            }
+        }
         let mut escaped = false;
         // Bytes before `next` are consumed (an escape's tail may be flagged too).
         let mut next = start;
@@ -179,7 +187,11 @@ impl<'a> Scanner<'a> {
 
     fn close_string(&mut self, start: usize, end: usize, escaped: bool) -> Str {
         self.i = end + 1;
-        Str { start, end, escaped }
+        Str {
+            start,
+            end,
+            escaped,
+        }
     }
 
     fn digits(&mut self) -> usize {
@@ -406,14 +418,25 @@ mod tests {
     #[test]
     fn strings_end_and_escape_correctly_at_every_offset() {
         // Block boundaries are every 32 bytes: put each feature at every offset around them.
-        let features = [r#"\""#, r#"\\"#, r#"\u00e9"#, r#"\ud83d\ude00"#, "é", r#"\n\t"#];
+        let features = [
+            r#"\""#,
+            r#"\\"#,
+            r#"\u00e9"#,
+            r#"\ud83d\ude00"#,
+            "é",
+            r#"\n\t"#,
+        ];
         for pad in 0..70 {
             for f in features {
                 let body = format!("{}{f}{}", "a".repeat(pad), "b".repeat(pad % 7));
                 let text = format!("\"{body}\",1");
                 let mut sc = Scanner::new(text.as_bytes());
                 let s = sc.string().expect(&text);
-                assert_eq!((s.start, s.end, s.escaped), (1, 1 + body.len(), f.starts_with('\\')), "{text}");
+                assert_eq!(
+                    (s.start, s.end, s.escaped),
+                    (1, 1 + body.len(), f.starts_with('\\')),
+                    "{text}"
+                );
                 assert_eq!(sc.i, body.len() + 2);
                 for bad in [r#"\x"#, r#"\u12g4"#, "\u{1}", r#"\u12"#] {
                     let text = format!("\"{}{bad}{f}\"", "a".repeat(pad));

@@ -48,7 +48,12 @@ fn find(b: &[u8], i: usize, mask: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) 
     // hit is resolved from the masks already computed, without scanning the round again.
     let mut at = 8;
     for c in rest[8..].chunks_exact(32) {
-        let m = [mask(word(&c[..8])), mask(word(&c[8..16])), mask(word(&c[16..24])), mask(word(&c[24..]))];
+        let m = [
+            mask(word(&c[..8])),
+            mask(word(&c[8..16])),
+            mask(word(&c[16..24])),
+            mask(word(&c[24..])),
+        ];
         if m[0] | m[1] | m[2] | m[3] != 0 {
             let (k, m) = if m[0] != 0 {
                 (0, m[0])

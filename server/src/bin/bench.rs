@@ -9,6 +9,11 @@
 //! `--db` may be `sqlite://PATH?mode=rwc` or a PostgreSQL URL of a database to create
 //! (it is created fresh and dropped at the end).
 
+// Ingest allocates many small strings per record on several threads; mimalloc spends
+// far less time in them than the system allocator (a third of ingest CPU in profiles).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
