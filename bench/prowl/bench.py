@@ -186,9 +186,8 @@ def cost_async() -> Dict[str, float]:
     return asyncio.run(run())
 
 
-def cost_langchain() -> Dict[str, float]:
-    """Per tool run: no callbacks, a no-op inline handler, and the prowl handler."""
-    import prowl
+def langchain_variants() -> Dict[str, Callable[[], object]]:
+    """One tool run each: no callbacks, a no-op inline handler, and the prowl handler."""
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.tools import tool
 
@@ -203,22 +202,47 @@ def cost_langchain() -> Dict[str, float]:
         run_inline = True
 
     args = {"a": 1, "b": 2}
-    configs: Dict[str, Any] = {
-        "no callbacks": None,
-        "no-op handler": {"callbacks": [Noop()]},
-        "prowl handler": {"callbacks": [ProwlCallbackHandler()]},
+    noop, handler = {"callbacks": [Noop()]}, {"callbacks": [ProwlCallbackHandler()]}
+    return {
+        "no callbacks": lambda: add.invoke(args),
+        "no-op handler": lambda: add.invoke(args, config=noop),
+        "prowl handler": lambda: add.invoke(args, config=handler),
     }
 
+
+def latency_langchain() -> Dict[str, float]:
+    """Median time of one tool run, the variants interleaved run by run."""
+    runs = langchain_variants()
+    names = list(runs)
+    samples: Dict[str, List[float]] = {k: [] for k in names}
+    perf = time.perf_counter
+    for i in range(LATENCY_REQUESTS + WARMUP):
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
+            run = runs[name]
+            t0 = perf()
+            run()
+            if i >= WARMUP:
+                samples[name].append(perf() - t0)
+    return _median_us(samples)
+
+
+def cost_langchain() -> Dict[str, float]:
+    """CPU per tool run, in blocks, the prowl handler's records flushed in its block."""
+    import prowl
+
+    runs = langchain_variants()
+
     def block(name: str) -> float:
-        config = configs[name]
+        run = runs[name]
         t0 = time.process_time()
         for _ in range(BLOCK_SIZE):
-            add.invoke(args, config=config)
+            run()
         if name == "prowl handler":
             prowl.flush(10.0)
         return (time.process_time() - t0) / BLOCK_SIZE
 
-    return _blocks(list(configs), block)
+    return _blocks(list(runs), block)
 
 
 def _row(label: str, r: Dict[str, float]) -> str:
@@ -242,7 +266,8 @@ def main() -> None:
             "latency async": latency_async(url),
             "cost sync": cost_sync(),
             "cost async": cost_async(),
-            "langchain": cost_langchain(),
+            "langchain latency": latency_langchain(),
+            "langchain cost": cost_langchain(),
         }
         prowl.flush(5.0)
         results["prowl_stats"] = prowl.stats()
@@ -257,12 +282,14 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     for key in ("latency sync", "latency async", "cost sync", "cost async"):
         print(_row(key, results[key]))
-    lc = results["langchain"]
-    lc["prowl added"] = lc["prowl handler"] - lc["no callbacks"]
-    lc["prowl vs no-op handler"] = lc["prowl handler"] - lc["no-op handler"]
-    print(f"\nLangChain tool run (CPU µs, median of blocks, flush included): no callbacks {lc['no callbacks']:.1f}, "
-          f"no-op handler {lc['no-op handler']:.1f}, prowl handler {lc['prowl handler']:.1f} -> prowl added "
-          f"**{lc['prowl added']:.1f}** ({lc['prowl vs no-op handler']:.1f} over a handler that does nothing)")
+    print("\n| LangChain tool run | no callbacks | no-op handler | prowl handler | prowl added | over a no-op handler |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for key in ("langchain latency", "langchain cost"):
+        lc = results[key]
+        lc["prowl added"] = lc["prowl handler"] - lc["no callbacks"]
+        lc["prowl vs no-op handler"] = lc["prowl handler"] - lc["no-op handler"]
+        print(f"| {key.split()[1]} | {lc['no callbacks']:.1f} | {lc['no-op handler']:.1f} | {lc['prowl handler']:.1f} "
+              f"| {lc['prowl added']:.1f} | **{lc['prowl vs no-op handler']:.1f}** |")
     print(f"prowl sender: {results['prowl_stats']}")
     out = ROOT / "target" / "bench-prowl.json"
     out.parent.mkdir(exist_ok=True)

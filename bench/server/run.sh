@@ -16,10 +16,13 @@ BIG="${BENCH_QUERY_RECORDS:-1000000}"
 
 run() { echo "+ ${*##*/}" >&2; "$@" | tee -a "$OUT"; }
 echo "# $(date -u +%FT%TZ) $(nproc) cores" >>"$OUT"
-run "$BIN" ingest --db "$SQLITE" --records "$RECORDS" --batch 100 --clients 4
-if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then
-  run "$BIN" ingest --db "$LOWDOWN_BENCH_PG_URL" --records "$RECORDS" --batch 100 --clients 8
-fi
+# 4 and 16 concurrent clients (proxies), each sending batches of 100 records.
+for clients in 4 16; do
+  run "$BIN" ingest --db "$SQLITE" --records "$RECORDS" --batch 100 --clients "$clients"
+  if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then
+    run "$BIN" ingest --db "$LOWDOWN_BENCH_PG_URL" --records "$RECORDS" --batch 100 --clients "$clients"
+  fi
+done
 run "$BIN" query --db "$SQLITE" --records 10000 --requests 2000
 run "$BIN" query --db "$SQLITE" --records "$BIG" --requests 2000
 if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then

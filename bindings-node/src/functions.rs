@@ -42,3 +42,28 @@ pub fn js_redact(text: String) -> String {
 pub fn js_target_label(argv: Vec<String>) -> Option<String> {
     target_label::target_label(&argv)
 }
+
+/// The core's shared defaults (SPEC §2): `API_URL`, `API_URL_ENV`, `PROWL_API_URL_ENV`,
+/// `HOME_ENV`, `HOME_DIR_NAME`, `NODE_ID_HEADER`, `AGENT_KEY_HEADER`.
+#[napi(
+    js_name = "defaults",
+    ts_return_type = "Record<'API_URL' | 'API_URL_ENV' | 'PROWL_API_URL_ENV' | 'HOME_ENV' | 'HOME_DIR_NAME' | 'NODE_ID_HEADER' | 'AGENT_KEY_HEADER', string>"
+)]
+pub fn js_defaults(env: &Env) -> Result<Unknown<'_>> {
+    use lowdown_core::defaults as d;
+    let pairs = [
+        ("API_URL", d::API_URL),
+        ("API_URL_ENV", d::API_URL_ENV),
+        ("PROWL_API_URL_ENV", d::PROWL_API_URL_ENV),
+        ("HOME_ENV", d::HOME_ENV),
+        ("HOME_DIR_NAME", d::HOME_DIR_NAME),
+        ("NODE_ID_HEADER", d::NODE_ID_HEADER),
+        ("AGENT_KEY_HEADER", d::AGENT_KEY_HEADER),
+    ];
+    to_js(
+        env,
+        &pairs
+            .into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
+}

@@ -15,3 +15,8 @@ pub mod logdiff;
 pub mod options;
 pub mod record;
 pub mod telemetry;
+
+// The plain-object types the exports name (`Exchange`, `SessionFacts`, ...), declared once
+// for both JavaScript bindings in bindings-node/types.d.ts and appended to the generated .d.ts.
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("../../bindings-node/types.d.ts");

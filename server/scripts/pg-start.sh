@@ -2,17 +2,20 @@
 # Start a throwaway PostgreSQL for the server tests and print its URL on stdout.
 #
 # Idempotent: installs PostgreSQL with apt when `initdb`/`postgres` are missing, creates
-# the cluster once under $PGROOT (default: <repo>/target/pg), starts it on 127.0.0.1:$PGPORT
-# (default 55432) when it is not already running, and creates the database `lowdown_test`.
-# PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
+# the cluster once under $PGROOT, starts it on 127.0.0.1:$PGPORT (default 55432) unless a
+# server already answers there, and creates the database `lowdown_test`.
+# PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user
+# and lives in /tmp/lowdown-pg (a directory that user can reach without opening up the
+# checkout's parents); otherwise in <repo>/target/pg.
 # Stop it with: server/scripts/pg-stop.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-PGROOT="${PGROOT:-$ROOT/target/pg}"
+if [ "$(id -u)" = "0" ]; then PGROOT="${PGROOT:-/tmp/lowdown-pg}"; else PGROOT="${PGROOT:-$ROOT/target/pg}"; fi
 PGPORT="${PGPORT:-55432}"
 DB="${PGDATABASE_NAME:-lowdown_test}"
 log() { echo "pg-start: $*" >&2; }
+cd /  # the cluster owner may not be allowed into the caller's directory
 
 find_bin() {
   local name="$1" d
@@ -44,25 +47,25 @@ else
   as_owner() { "$@"; }
 fi
 
-mkdir -p "$PGROOT"
-chown "$OWNER" "$PGROOT"
-# The owner must be able to reach the directory (e.g. a checkout under /root).
-if [ "$OWNER" = postgres ]; then
-  d="$PGROOT"
-  while [ "$d" != "/" ]; do d="$(dirname "$d")"; chmod o+x "$d" 2>/dev/null || true; done
-fi
-
+PG_ISREADY="$(find_bin pg_isready || echo "$BINDIR/pg_isready")"
 DATA="$PGROOT/data"
-if [ ! -f "$DATA/PG_VERSION" ]; then
-  log "initdb $DATA"
-  as_owner "$INITDB" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C >/dev/null
-fi
+if "$PG_ISREADY" -q -h 127.0.0.1 -p "$PGPORT"; then
+  log "a server already answers on 127.0.0.1:$PGPORT; using it"
+else
+  mkdir -p "$PGROOT"
+  chown "$OWNER" "$PGROOT"
 
-if ! as_owner "$PG_CTL" -D "$DATA" status >/dev/null 2>&1; then
-  log "starting on 127.0.0.1:$PGPORT"
-  as_owner "$PG_CTL" -D "$DATA" -l "$PGROOT/postgres.log" -w -t 30 \
-    -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $PGROOT -c max_connections=300 -c fsync=off -c synchronous_commit=off" \
-    start >/dev/null
+  if [ ! -f "$DATA/PG_VERSION" ]; then
+    log "initdb $DATA"
+    as_owner "$INITDB" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C >/dev/null
+  fi
+
+  if ! as_owner "$PG_CTL" -D "$DATA" status >/dev/null 2>&1; then
+    log "starting on 127.0.0.1:$PGPORT"
+    as_owner "$PG_CTL" -D "$DATA" -l "$PGROOT/postgres.log" -w -t 30 \
+      -o "-c listen_addresses=127.0.0.1 -p $PGPORT -k $PGROOT -c max_connections=300 -c fsync=off -c synchronous_commit=off" \
+      start >/dev/null
+  fi
 fi
 
 if ! as_owner "$PSQL" -h 127.0.0.1 -p "$PGPORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='$DB'" postgres | grep -q 1; then

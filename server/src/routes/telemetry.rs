@@ -67,8 +67,18 @@ pub async fn post(
             retry_after_secs,
         })?;
     let mut items = Vec::with_capacity(observations.len());
+    // A batch usually repeats a few hosts: look each one up once.
+    let mut known: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
     for obs in observations {
-        let service_id = catalog::service_for_host(&state.db, &obs.host).await?;
+        let service_id = match known.get(&obs.host) {
+            Some(s) => s.clone(),
+            None => {
+                let s = catalog::service_for_host(&state.db, &obs.host).await?;
+                known.insert(obs.host.clone(), s.clone());
+                s
+            }
+        };
         let tier = WeightTier::of(agent_id.is_some(), service_id.is_some());
         items.push(Weighed {
             obs,

@@ -113,6 +113,13 @@ export function runApiTests(api) {
     assert.equal(other.summary().observations, 2);
   });
 
+  it('defaults are the core constants', () => {
+    const d = api.defaults();
+    assert.equal(d.API_URL, 'http://127.0.0.1:7077');
+    assert.equal(d.NODE_ID_HEADER, 'x-lowdown-node-id');
+    assert.equal(Object.keys(d).length, 7);
+  });
+
   it('results are plain JSON objects, integers as numbers', () => {
     const s = api.summarize({ organic: { success: 5_000_000_000 } });
     assert.equal(typeof s.interactions, 'number');
