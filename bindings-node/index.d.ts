@@ -288,6 +288,12 @@ export declare function compare(candidates: Array<[string, Summary]>): Compariso
 export declare function decide(serviceId: string, agentId: string, saltId: string, salt: string, samplingRate: number): SamplingDecision
 
 /**
+ * The core's shared defaults (SPEC §2): `API_URL`, `API_URL_ENV`, `PROWL_API_URL_ENV`,
+ * `HOME_ENV`, `HOME_DIR_NAME`, `NODE_ID_HEADER`, `AGENT_KEY_HEADER`.
+ */
+export declare function defaults(): Record<'API_URL' | 'API_URL_ENV' | 'PROWL_API_URL_ENV' | 'HOME_ENV' | 'HOME_DIR_NAME' | 'NODE_ID_HEADER' | 'AGENT_KEY_HEADER', string>
+
+/**
  * Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a `--watch-log` path; unknown
  * variables are left as written.
  */

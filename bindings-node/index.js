@@ -849,6 +849,7 @@ module.exports.buildRecord = nativeBinding.buildRecord
 module.exports.canonicalJson = nativeBinding.canonicalJson
 module.exports.compare = nativeBinding.compare
 module.exports.decide = nativeBinding.decide
+module.exports.defaults = nativeBinding.defaults
 module.exports.expandPath = nativeBinding.expandPath
 module.exports.hashTools = nativeBinding.hashTools
 module.exports.hashToolsResult = nativeBinding.hashToolsResult

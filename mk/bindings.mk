@@ -98,7 +98,7 @@ test-wasm-binding: ## every golden vector and the binding's own tests, under Nod
 # --- bench and lint ---------------------------------------------------------------------
 
 bench-bindings: ## per-call overhead of napi, pyo3 and wasm against the same calls in Rust
-	cargo bench -p lowdown-node --bench bindings_overhead -- --quiet > $(ROOT)/target/bench-bindings-rust.json
+	cargo bench -q -p lowdown-node --bench bindings_overhead > $(ROOT)/target/bench-bindings-rust.json
 	cd bench/bindings && node overhead.mjs > $(ROOT)/target/bench-bindings-js.json
 	$(PY) bench/bindings/overhead.py > $(ROOT)/target/bench-bindings-py.json
 	node bench/bindings/table.mjs $(ROOT)/target/bench-bindings-rust.json $(ROOT)/target/bench-bindings-js.json $(ROOT)/target/bench-bindings-py.json

@@ -162,3 +162,5 @@ CREATE TABLE telemetry_rollups (
     n BIGINT NOT NULL,
     PRIMARY KEY (subject_kind, subject, day, source, status, weight_tenths, latency_bucket)
 );
+-- Reputation answers look a name up as a host or as a service in one query.
+CREATE INDEX idx_telemetry_rollups_subject ON telemetry_rollups (subject, subject_kind);

@@ -67,12 +67,17 @@ class _ObservedStream(httpx.SyncByteStream):
 
 
 class _ObservedAsyncStream(httpx.AsyncByteStream):
-    """The async twin of :class:`_ObservedStream`."""
+    """The async twin of :class:`_ObservedStream`.
 
-    __slots__ = ("_inner", "_request", "_status", "_t0", "_t_end", "_nbytes", "_reported")
+    An iterator class rather than an async generator: asyncio registers every async
+    generator with its loop (a weak set), which cost more than the rest of the wrapper.
+    """
+
+    __slots__ = ("_inner", "_it", "_request", "_status", "_t0", "_t_end", "_nbytes", "_reported")
 
     def __init__(self, inner: httpx.AsyncByteStream, request: httpx.Request, status: int, t0: float) -> None:
         self._inner = inner
+        self._it: Optional[AsyncIterator[bytes]] = None
         self._request = request
         self._status: Optional[int] = status
         self._t0 = t0
@@ -80,15 +85,21 @@ class _ObservedAsyncStream(httpx.AsyncByteStream):
         self._nbytes = 0
         self._reported = False
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    def __aiter__(self) -> "_ObservedAsyncStream":
+        self._it = self._inner.__aiter__()
+        return self
+
+    async def __anext__(self) -> bytes:
         try:
-            async for chunk in self._inner:
-                self._nbytes += len(chunk)
-                yield chunk
+            chunk = await self._it.__anext__()  # type: ignore[union-attr]
+        except StopAsyncIteration:
+            self._t_end = _perf()
+            raise
         except httpx.TransportError:
             self._status = None
             raise
-        self._t_end = _perf()
+        self._nbytes += len(chunk)
+        return chunk
 
     async def aclose(self) -> None:
         try:

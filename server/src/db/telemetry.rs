@@ -167,15 +167,23 @@ fn tier_of(tenths: i64) -> Option<WeightTier> {
 /// observed. Numbers summarise organic observations (the core's rules); `by_source`
 /// counts observations of every source, so nothing is mixed silently.
 pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
+    // One query for both kinds (one round trip per answer); a host wins over a service
+    // id of the same name.
+    let all = sqlx::query(
+        "SELECT subject_kind, source, status, weight_tenths, latency_bucket, CAST(SUM(n) AS BIGINT) \
+         FROM telemetry_rollups WHERE subject = $1 \
+         GROUP BY subject_kind, source, status, weight_tenths, latency_bucket",
+    )
+    .bind(subject.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
     for kind in ["host", "service"] {
-        let rows = sqlx::query(
-            "SELECT source, status, weight_tenths, latency_bucket, CAST(SUM(n) AS BIGINT) FROM telemetry_rollups \
-             WHERE subject_kind = $1 AND subject = $2 GROUP BY source, status, weight_tenths, latency_bucket",
-        )
-        .bind(kind)
-        .bind(subject.to_owned())
-        .fetch_all(&db.pool)
-        .await?;
+        let mut rows = Vec::new();
+        for row in &all {
+            if row.try_get::<String, _>(0)? == kind {
+                rows.push(row);
+            }
+        }
         if rows.is_empty() {
             continue;
         }
@@ -188,14 +196,14 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
             .map(|s| (s.to_owned(), 0))
             .collect();
         for row in rows {
-            let source: String = row.try_get(0)?;
-            let status: i64 = row.try_get(1)?;
-            let n = get_u64(&row, 4)?;
+            let source: String = row.try_get(1)?;
+            let status: i64 = row.try_get(2)?;
+            let n = get_u64(row, 5)?;
             *by_source.entry(source.clone()).or_insert(0) += n;
             if parse_enum::<Source>(&source) != Some(Source::Organic) {
                 continue;
             }
-            let Some(tier) = tier_of(row.try_get(2)?) else {
+            let Some(tier) = tier_of(row.try_get(3)?) else {
                 continue;
             };
             let status = u16::try_from(status).ok();
@@ -208,7 +216,7 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
             }
             let code = status.map_or_else(|| "none".to_owned(), |s| s.to_string());
             *rollup.status_codes.entry(code).or_insert(0) += n;
-            let bucket = usize::try_from(row.try_get::<i64, _>(3)?)
+            let bucket = usize::try_from(row.try_get::<i64, _>(4)?)
                 .unwrap_or(0)
                 .min(LATENCY_BUCKETS_MS.len() - 1);
             rollup.latency_histogram[bucket] += n;
