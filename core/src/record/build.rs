@@ -69,7 +69,8 @@ pub fn build_record(
         failure_type: exchange.failure_type,
         error_layer: exchange.error_layer,
         request_kind: exchange.request_kind,
-        latency_ms: Some(exchange.latency_ms),
+        // Microseconds are the most a host clock means; more digits are float noise.
+        latency_ms: Some((exchange.latency_ms * 1000.0).round() / 1000.0),
         source: ctx.source,
         node_id: ctx.node_id.clone(),
         server_version: facts

@@ -65,6 +65,8 @@ const r = (name, exchange, expected, o = {}) =>
 const call = (o = {}) => ex({ id: "3", tool_name: "echo", started_ms: 492.843, latency_ms: 4.5, has_content: true, ...o });
 
 r("successful tools/call uses the tool name as task_type", call(), rec({}));
+r("latency is kept to the microsecond, without float noise", call({ latency_ms: 5.266999999999996 }), rec({ latency_ms: 5.267 }));
+r("sub-microsecond latency rounds to the nearest microsecond", call({ latency_ms: 0.0004 }), rec({ latency_ms: 0 }));
 r("record_id from the host is carried", call(), rec({ record_id: "rec_5f1c2d" }), { record_id: "rec_5f1c2d" });
 r("tool error", call({ outcome: "failure", failure_type: "tool_error", error_layer: "tool" }), rec({ outcome: "failure", failure_type: "tool_error", error_layer: "tool" }));
 r("SDK quirk rejection keeps the request layer", call({ tool_name: "no-such-tool", outcome: "failure", failure_type: "invalid_arguments", error_layer: "request", error_code: -32602 }),
