@@ -19,7 +19,7 @@ LINT_TARGETS += lint-bindings
 	test-node-binding test-python-binding test-wasm-binding bench-bindings lint-bindings
 
 PYTHON ?= python3
-WASM_RELEASE := $(ROOT)/target/wasm32-unknown-unknown/release/lowdown_wasm.wasm
+WASM_RELEASE = $(or $(CARGO_TARGET_DIR),$(ROOT)/target)/wasm32-unknown-unknown/release/lowdown_wasm.wasm
 WASM_PKG := $(ROOT)/bindings-wasm/pkg
 # The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock.
 WASM_BINDGEN_VERSION = $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/[^0-9.]/, ""); print }' $(ROOT)/Cargo.lock)
@@ -103,7 +103,7 @@ bench-bindings: ## per-call overhead of napi, pyo3 and wasm against the same cal
 	$(PY) bench/bindings/overhead.py > $(ROOT)/target/bench-bindings-py.json
 	node bench/bindings/table.mjs $(ROOT)/target/bench-bindings-rust.json $(ROOT)/target/bench-bindings-js.json $(ROOT)/target/bench-bindings-py.json
 
-lint-bindings: ## the JS test files parse; the stubs name only what the module has
-	node --check tests/vectors/js/load.mjs
-	node --check tests/vectors/js/run.mjs
-	node --check tests/vectors/js/operations.mjs
+lint-bindings: ## the bindings' JS and Python test and bench files parse
+	@for f in tests/vectors/js/*.mjs bindings-node/__test__/*.mjs bindings-wasm/tests/*.mjs bench/bindings/*.mjs; do \
+		node --check $$f || exit 1; done
+	$(PY) -m py_compile bindings-python/tests/test_vectors.py bindings-python/tests/test_native.py bench/bindings/overhead.py

@@ -7,8 +7,8 @@ BENCH_TARGETS += bench-server
 
 .PHONY: setup-server build-server test-server bench-server pg-start pg-stop run-server
 
-setup-server: ## install PostgreSQL for the server tests when missing (apt) and start it
-	@server/scripts/pg-start.sh >/dev/null
+setup-server: ## install PostgreSQL for the server tests when missing (apt)
+	@server/scripts/pg-start.sh --install-only
 
 build-server: ## build lowdown-server
 	cargo build -p lowdown-server
@@ -19,12 +19,14 @@ pg-start: ## start the test PostgreSQL on 127.0.0.1:55432 (prints its URL)
 pg-stop: ## stop the test PostgreSQL
 	@server/scripts/pg-stop.sh
 
-test-server: ## server tests: every endpoint on SQLite AND on a real PostgreSQL (started here)
-	LOWDOWN_TEST_DATABASE_URL="$$(server/scripts/pg-start.sh)" cargo test -p lowdown-server
+test-server: ## server tests: every endpoint on SQLite AND on a real PostgreSQL (started and stopped here)
+	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
+	LOWDOWN_TEST_DATABASE_URL="$$url" cargo test -p lowdown-server
 
 bench-server: ## ingest records/s over HTTP (SQLite, PostgreSQL); reputation p50/p99 at 10k and 1M records
 	cargo build --release -p lowdown-server --bin lowdown-server-bench
-	LOWDOWN_BENCH_PG_URL="$$(server/scripts/pg-start.sh)" bench/server/run.sh
+	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
+	LOWDOWN_BENCH_PG_URL="$$url" bench/server/run.sh
 
 run-server: ## run lowdown-server on 127.0.0.1:7077 (SQLite under LOWDOWN_HOME, default ~/.lowdown)
 	cargo run -p lowdown-server

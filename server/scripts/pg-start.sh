@@ -7,7 +7,7 @@
 # PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user
 # and lives in /tmp/lowdown-pg (a directory that user can reach without opening up the
 # checkout's parents); otherwise in <repo>/target/pg.
-# Stop it with: server/scripts/pg-stop.sh
+# Stop it with: server/scripts/pg-stop.sh. `pg-start.sh --install-only` only installs.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -32,10 +32,12 @@ if ! find_bin initdb >/dev/null || ! find_bin postgres >/dev/null; then
   apt-get update -qq >&2
   apt-get install -y -qq postgresql >&2
 fi
+if [ "${1:-}" = "--install-only" ]; then exit 0; fi
 INITDB="$(find_bin initdb)"
 PG_CTL="$(find_bin pg_ctl)"
-BINDIR="$(dirname "$INITDB")"
-PSQL="$(find_bin psql || echo "$BINDIR/psql")"
+BINDIR="$(dirname "$(readlink -f "$INITDB")")"
+# Prefer the server's own client tools over Debian's /usr/bin wrappers.
+PSQL="$BINDIR/psql"; [ -x "$PSQL" ] || PSQL="$(find_bin psql)"
 
 # Run a command as the cluster owner.
 if [ "$(id -u)" = "0" ]; then
@@ -47,7 +49,7 @@ else
   as_owner() { "$@"; }
 fi
 
-PG_ISREADY="$(find_bin pg_isready || echo "$BINDIR/pg_isready")"
+PG_ISREADY="$BINDIR/pg_isready"; [ -x "$PG_ISREADY" ] || PG_ISREADY="$(find_bin pg_isready)"
 DATA="$PGROOT/data"
 if "$PG_ISREADY" -q -h 127.0.0.1 -p "$PGPORT"; then
   log "a server already answers on 127.0.0.1:$PGPORT; using it"

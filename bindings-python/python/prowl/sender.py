@@ -31,7 +31,7 @@ BATCH_SIZE = 200
 #: Seconds the sender sleeps between sweeps when the queue is not full enough to wake it.
 SWEEP_INTERVAL_S = 0.25
 #: Items the sender prepares before it gives the GIL away for a moment.
-YIELD_EVERY = 16
+YIELD_EVERY = 64
 #: Longest pause after a 429, whatever its Retry-After says.
 MAX_PAUSE_S = 3600.0
 

@@ -121,14 +121,27 @@ pub async fn task_breakdown(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
-    let rows = sqlx::query(
-        "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks \
-         WHERE target = $1 AND ($2 = '' OR task_type = $2)",
-    )
-    .bind(target.to_owned())
-    .bind(task.unwrap_or("").to_owned())
-    .fetch_all(&db.pool)
-    .await?;
+    // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
+    // statements generically, and the OR form scans the whole table.
+    let sql = "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks WHERE target = $1";
+    let rows = match task {
+        None => {
+            sqlx::query(sql)
+                .bind(target.to_owned())
+                .fetch_all(&db.pool)
+                .await?
+        }
+        Some(t) => {
+            sqlx::query(
+                "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks \
+                 WHERE target = $1 AND task_type = $2",
+            )
+            .bind(target.to_owned())
+            .bind(t.to_owned())
+            .fetch_all(&db.pool)
+            .await?
+        }
+    };
     let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
     for row in rows {
         let (task, source, class, failure): (String, String, String, String) = (
@@ -161,18 +174,28 @@ pub async fn grouped(
         Dimension::ServerVersion => ("rollup_versions", "server_version"),
         Dimension::SchemaHash => ("rollup_schemas", "schema_hash"),
     };
+    // Only the conditions that apply, each bound: see `task_breakdown` on why no OR.
+    let mut binds = vec![target.to_owned()];
+    let mut conditions = vec!["target = $1".to_owned()];
+    if let Some(t) = task {
+        binds.push(t.to_owned());
+        conditions.push(format!("task_type = ${}", binds.len()));
+    }
+    if let (Dimension::Day, Some(d)) = (dimension, since_day) {
+        binds.push(d.to_owned());
+        conditions.push(format!("day >= ${}", binds.len()));
+    }
     // table and column come from the match above, never from input.
     let sql = format!(
         "SELECT {column}, source, outcome_class, CAST(SUM(n) AS BIGINT) FROM {table} \
-         WHERE target = $1 AND ($2 = '' OR task_type = $2) {} GROUP BY {column}, source, outcome_class",
-        if dimension == Dimension::Day { "AND day >= $3" } else { "AND $3 = $3" }
+         WHERE {} GROUP BY {column}, source, outcome_class",
+        conditions.join(" AND ")
     );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(target.to_owned())
-        .bind(task.unwrap_or("").to_owned())
-        .bind(since_day.unwrap_or("").to_owned())
-        .fetch_all(&db.pool)
-        .await?;
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for b in binds {
+        q = q.bind(b);
+    }
+    let rows = q.fetch_all(&db.pool).await?;
     let mut out: BTreeMap<String, SourceCounts> = BTreeMap::new();
     for row in rows {
         let key: String = row.try_get(0)?;
