@@ -2,7 +2,7 @@
 //! snake_case keys; data inputs (exchanges, facts, counters) are read the same way.
 
 use crate::errors::{from_napi, invalid_argument, Result};
-use napi::bindgen_prelude::{Env, JsObjectValue, Unknown};
+use napi::bindgen_prelude::{Env, Unknown};
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::Value;
 
@@ -10,12 +10,6 @@ use serde_json::Value;
 /// serializer refuses those above 2^32, so such a value is retried through JSON with them
 /// written as doubles (what `JSON.parse` would give). The direct path is the fast one.
 pub fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Result<Unknown<'e>> {
-    if std::env::var_os("LD_JSON_PARSE").is_some() {
-        let text = serde_json::to_string(value).map_err(invalid_argument)?;
-        let json: napi::bindgen_prelude::Object = env.get_global().map_err(from_napi)?.get_named_property("JSON").map_err(from_napi)?;
-        let parse: napi::bindgen_prelude::Function<String, Unknown<'e>> = json.get_named_property("parse").map_err(from_napi)?;
-        return parse.call(text).map_err(from_napi);
-    }
     env.to_js_value(value).or_else(|_| {
         let mut value = serde_json::to_value(value).map_err(invalid_argument)?;
         widen_integers(&mut value);

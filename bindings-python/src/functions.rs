@@ -75,10 +75,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::aggregate::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(crate::aggregate::compare, m)?)?;
     m.add_function(wrap_pyfunction!(crate::aggregate::message, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::aggregate::decide, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::aggregate::verify, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::aggregate::salt_epoch, m)?)?;
-    m.add_function(wrap_pyfunction!(crate::aggregate::accepted_epochs, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::sample::decide, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::sample::verify, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::sample::salt_epoch, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::sample::accepted_epochs, m)?)?;
     m.add_class::<crate::telemetry::PyHostPolicy>()?;
     m.add_class::<crate::telemetry::PyTelemetryRollup>()?;
     m.add_class::<crate::classify::PyClassifier>()?;

@@ -16,6 +16,7 @@ mod functions;
 mod logdiff;
 mod options;
 mod record;
+mod sample;
 mod telemetry;
 
 /// The private native module behind the `prowl` package; the constants are the core's

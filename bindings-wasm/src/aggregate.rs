@@ -1,8 +1,8 @@
-//! Aggregation (SPEC §5) and sampling (SPEC §4).
+//! Aggregation (SPEC §5): outcome classes, reputation summaries, comparison.
 
 use crate::convert::{from_js, parse_enum, to_js};
 use crate::errors::{to_js_error, Result};
-use lowdown_core::{aggregate, sample};
+use lowdown_core::aggregate;
 use wasm_bindgen::prelude::*;
 
 /// Which counter one interaction goes to: `protocol` first, then `cancelled`, then a
@@ -48,61 +48,4 @@ pub fn js_message(
     #[wasm_bindgen(unchecked_param_type = "Summary")] summary: JsValue,
 ) -> Result<String> {
     Ok(aggregate::message(target, &from_js(summary)?))
-}
-
-/// The decision for one (service, agent) pair under one salt: `{roll, bucket, sampled}`.
-#[wasm_bindgen(js_name = "decide", unchecked_return_type = "SamplingDecision")]
-pub fn js_decide(
-    #[wasm_bindgen(js_name = "serviceId")] service_id: &str,
-    #[wasm_bindgen(js_name = "agentId")] agent_id: &str,
-    #[wasm_bindgen(js_name = "saltId")] salt_id: &str,
-    salt: &str,
-    #[wasm_bindgen(js_name = "samplingRate")] sampling_rate: f64,
-) -> Result<JsValue> {
-    to_js(&sample::decide(
-        service_id,
-        agent_id,
-        salt_id,
-        salt,
-        sampling_rate,
-    ))
-}
-
-/// Whether a claimed roll (hex, any case) and sampled flag are what these inputs give.
-#[wasm_bindgen(js_name = "verify")]
-#[allow(
-    clippy::too_many_arguments,
-    reason = "mirrors the core's signature one to one"
-)]
-pub fn js_verify(
-    #[wasm_bindgen(js_name = "serviceId")] service_id: &str,
-    #[wasm_bindgen(js_name = "agentId")] agent_id: &str,
-    #[wasm_bindgen(js_name = "saltId")] salt_id: &str,
-    salt: &str,
-    #[wasm_bindgen(js_name = "samplingRate")] sampling_rate: f64,
-    #[wasm_bindgen(js_name = "claimedRoll")] claimed_roll: &str,
-    #[wasm_bindgen(js_name = "claimedSampled")] claimed_sampled: bool,
-) -> bool {
-    sample::verify(
-        service_id,
-        agent_id,
-        salt_id,
-        salt,
-        sampling_rate,
-        claimed_roll,
-        claimed_sampled,
-    )
-}
-
-/// The salt epoch (whole UTC days since 1970) in force at `nowMs` (a number, not a BigInt).
-#[wasm_bindgen(js_name = "saltEpoch")]
-pub fn js_salt_epoch(#[wasm_bindgen(js_name = "nowMs")] now_ms: f64) -> f64 {
-    sample::salt_epoch(now_ms as i64) as f64
-}
-
-/// The epochs whose salts are accepted at `nowMs`, current first (the previous one during
-/// the first hour after a rotation).
-#[wasm_bindgen(js_name = "acceptedEpochs", unchecked_return_type = "number[]")]
-pub fn js_accepted_epochs(#[wasm_bindgen(js_name = "nowMs")] now_ms: f64) -> Result<JsValue> {
-    to_js(&sample::accepted_epochs(now_ms as i64))
 }

@@ -14,6 +14,7 @@ pub mod functions;
 pub mod logdiff;
 pub mod options;
 pub mod record;
+pub mod sample;
 pub mod telemetry;
 
 // The plain-object types the exports name (`Exchange`, `SessionFacts`, ...), declared once

@@ -4,8 +4,9 @@ The client's transport and every mounted transport (proxies included) are wrappe
 request is timed from the moment it is handed to the transport to the end of its body
 (or to the body's close, when it is never read). Transport errors (connect errors,
 timeouts, broken bodies) are reported with ``status=None`` and re-raised unchanged. The
-report itself is a call into the core (host extraction, privacy filter, allowlist) and an
-append to the sender's queue: the caller never waits on the network for telemetry.
+caller's side of a report is an append to the sender's bounded queue; the sender thread
+hands each item to the core (host extraction, privacy filter, allowlist) before batching,
+so the caller never waits on the core or the network for telemetry.
 """
 
 from __future__ import annotations
