@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Optional, TypeVar, Union, overload
 
 from . import config as _config
+from ._native import LowdownError
 from .sender import SENDER as _SENDER
 
 if TYPE_CHECKING:  # httpx is imported on first use, so the hook command starts fast
     import httpx
 
-__all__ = ["observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
+__all__ = ["LowdownError", "observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
 
 
 def _version() -> str:
