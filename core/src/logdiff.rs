@@ -27,6 +27,17 @@
 //!
 //! The initial size is taken as a line boundary: if a line was half written when the proxy
 //! started, its rest counts as a new line.
+//!
+//! The pattern is compiled by `regex-lite`: Rust `regex` syntax with ASCII-only classes.
+//! This is deliberate, to keep the WebAssembly build small (the full `regex` crate with its
+//! Unicode tables was most of the module), and every host uses the same engine so a pattern
+//! matches the same lines everywhere. What it means for a pattern:
+//! - case-insensitive matching folds ASCII letters only (`error` matches `ERROR`, but `é`
+//!   does not match `É`); log levels and the default words are ASCII, so this rarely matters;
+//! - `\w`, `\d`, `\s` and `\b` are ASCII (`\b` sees a boundary between `é` and `e`);
+//!   `.` and literals still match any character, `é` included;
+//! - Unicode classes (`\p{L}`) and nested or set-operation classes (`[a-z&&[^x]]`) are
+//!   rejected with `invalid_pattern`.
 
 mod append;
 mod expand;
@@ -36,7 +47,7 @@ pub use append::append_text_item;
 pub use expand::expand_path;
 
 use lines::Pending;
-use regex::{Regex, RegexBuilder};
+use regex_lite::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 /// The pattern used when none is given (matched case-insensitively).
@@ -48,7 +59,8 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LogDiffOptions {
-    /// Regular expression (Rust `regex` syntax, matched case-insensitively) a line must match.
+    /// Regular expression a line must match: Rust `regex` syntax with ASCII-only classes,
+    /// matched case-insensitively (ASCII letters); see the module documentation.
     /// @default `\b(error|exception|fatal|uncaught|unhandled|failed)\b`
     pub pattern: Option<String>,
     /// Most matching lines quoted per file per result (the last ones; 0 counts as 1).
@@ -215,3 +227,6 @@ fn keep(partial: &mut Vec<u8>, bytes: &[u8]) {
     let room = MAX_LINE_BYTES.saturating_sub(partial.len());
     partial.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
+
+#[cfg(test)]
+mod tests;

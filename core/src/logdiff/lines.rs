@@ -1,7 +1,7 @@
 //! One file's matching lines: cleaning, matching, redaction, cutting and rendering.
 
 use crate::redact::redact;
-use regex::Regex;
+use regex_lite::Regex;
 use std::collections::VecDeque;
 
 /// Matching lines of one file not yet quoted.
