@@ -174,6 +174,12 @@ export declare class Classifier {
    */
   feed(direction: Direction, bytes: Uint8Array, nowMs: number): Exchange[]
   /**
+   * `feed`, with the finished exchanges as JSON text (`"[]"` when none): one string
+   * crosses instead of an object per exchange, and `JSON.parse` of it gives what `feed`
+   * gives. For hosts that usually find nothing finished, or pass exchanges on as text.
+   */
+  feedJson(direction: Direction, bytes: Uint8Array, nowMs: number): string
+  /**
    * Ends the session at `nowMs` (child exited, pipe closed): frames unterminated last
    * lines and fails every pending request as a server error.
    */

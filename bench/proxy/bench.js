@@ -4,7 +4,9 @@
 // direct; a bare 10-line Node pipe relay (the floor for any Node proxy); lowdown-proxy with
 // recording on (to a real lowdown-server when target/debug/lowdown-server exists); the
 // proxy with --watch-log on a file that grows during the run; the proxy with recording
-// off. Prints one table. BENCH_SEQ and BENCH_PIPELINED change the counts.
+// off. Prints one table. BENCH_SEQ and BENCH_PIPELINED change the counts. On Linux, the
+// table also shows how long each relay's main thread ran per sequential call: on a busy
+// machine latency swings by tens of µs between runs, that CPU time much less.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,7 +59,19 @@ function open(cmd, args, env) {
       child.on('close', resolve);
       child.stdin.end();
     });
-  return { request, close };
+  return { request, close, pid: child.pid };
+}
+
+/**
+ * Nanoseconds the process's main thread (the relay's thread; for `direct`, the server's)
+ * has run on a CPU so far (Linux `schedstat`), or null where that is not available.
+ */
+function mainThreadCpuNs(pid) {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'latin1').split(' ')[0]);
+  } catch {
+    return null;
+  }
 }
 
 const call = (c, args = { message: ARG }) => c.request('tools/call', { name: 'echo', arguments: args });
@@ -72,11 +86,12 @@ async function start(label, cmd, args, env, logFile) {
   await c.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
   await c.request('tools/list', {});
   for (let i = 0; i < 300; i += 1) await call(c); // warm-up
-  return { label, c, logFile, times: [], calls: 0 };
+  return { label, c, logFile, times: [], calls: 0, cpuNs: 0 };
 }
 
 /** `n` sequential calls on one session, timed one by one. */
 async function sequential(s, n) {
+  const cpu0 = mainThreadCpuNs(s.c.pid);
   for (let i = 0; i < n; i += 1) {
     if (s.logFile && s.calls % 10 === 0) fs.appendFileSync(s.logFile, `12:00:00 ERROR bench line ${s.calls} token=abc123\n`);
     s.calls += 1;
@@ -84,6 +99,8 @@ async function sequential(s, n) {
     await call(s.c);
     s.times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
+  const cpu1 = mainThreadCpuNs(s.c.pid);
+  s.cpuNs = cpu0 === null || cpu1 === null || s.cpuNs === null ? null : s.cpuNs + cpu1 - cpu0;
 }
 
 /** Pipelined throughput and one 10 MB message, then the summary row. */
@@ -97,7 +114,8 @@ async function finish(s) {
   await call(s.c, { big });
   const bigMs = Number(process.hrtime.bigint() - t2) / 1e6;
   await s.c.close();
-  return { label: s.label, p50: pct(times, 50), p99: pct(times, 99), rps: PIPELINED / pipeSecs, bigMs };
+  const cpuUs = s.cpuNs === null ? null : s.cpuNs / 1000 / s.times.length;
+  return { label: s.label, p50: pct(times, 50), p99: pct(times, 99), cpuUs, rps: PIPELINED / pipeSecs, bigMs };
 }
 
 async function freePort() {
@@ -150,13 +168,14 @@ async function main() {
   const bare = rows[1];
   console.log(`\nlowdown-proxy benchmark: ${SEQ} sequential 1 KB tools/call, ${PIPELINED} pipelined, one 10 MB message`);
   console.log(`recording to ${server ? 'a real lowdown-server (debug build, SQLite)' : 'an unreachable API (spool)'}; node ${process.version}; ${os.cpus().length} CPUs\n`);
-  const head = ['path', 'p50 µs', 'p99 µs', '+p50 vs direct', '+p99 vs direct', 'pipelined msg/s', '10 MB ms'];
+  const head = ['path', 'p50 µs', 'p99 µs', '+p50 vs direct', '+p99 vs direct', 'CPU µs/call', 'pipelined msg/s', '10 MB ms'];
   const table = rows.map((r) => [
     r.label,
     r.p50.toFixed(0),
     r.p99.toFixed(0),
     r === d ? '-' : (r.p50 - d.p50).toFixed(0),
     r === d ? '-' : (r.p99 - d.p99).toFixed(0),
+    r === d || r.cpuUs === null ? '-' : r.cpuUs.toFixed(1),
     r.rps.toFixed(0),
     r.bigMs.toFixed(1),
   ]);
@@ -172,6 +191,10 @@ async function main() {
   console.log(`\nproxy overhead / bare-relay overhead: p50 ${ratio('p50')}, p99 ${ratio('p99')} (aim ≤ 1.2×)`);
   console.log(`recording on vs LOWDOWN_RECORD=0, per call: p50 ${(proxy.p50 - rows[4].p50).toFixed(0)} µs`);
   console.log(`watch-log on vs off, per call: p50 ${(rows[3].p50 - proxy.p50).toFixed(0)} µs (aim ≤ 50 µs)`);
+  if (proxy.cpuUs !== null) {
+    console.log(`relay-thread CPU per call, watch-log on vs off: ${(rows[3].cpuUs - proxy.cpuUs).toFixed(1)} µs`);
+    console.log('(CPU µs/call: time the relay process\'s main thread ran per sequential call, from /proc schedstat; the load-independent part of the latency)');
+  }
 }
 
 await main();

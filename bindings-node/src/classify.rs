@@ -1,6 +1,6 @@
 //! `Classifier`: the streaming MCP session classifier (SPEC §3.1) as a JavaScript class.
 
-use crate::convert::{parse_enum, to_js};
+use crate::convert::{parse_enum, to_js, to_json};
 use crate::errors::Result;
 use lowdown_core::classify::Classifier;
 use napi::bindgen_prelude::{Env, Uint8Array, Unknown};
@@ -44,6 +44,19 @@ impl JsClassifier {
             env,
             &self.inner.feed(parse_enum(&direction)?, &bytes, now_ms),
         )
+    }
+
+    /// `feed`, with the finished exchanges as JSON text (`"[]"` when none): one string
+    /// crosses instead of an object per exchange, and `JSON.parse` of it gives what `feed`
+    /// gives. For hosts that usually find nothing finished, or pass exchanges on as text.
+    #[napi(ts_args_type = "direction: Direction, bytes: Uint8Array, nowMs: number")]
+    pub fn feed_json(
+        &mut self,
+        direction: String,
+        bytes: Uint8Array,
+        now_ms: f64,
+    ) -> Result<String> {
+        to_json(&self.inner.feed(parse_enum(&direction)?, &bytes, now_ms))
     }
 
     /// Ends the session at `nowMs` (child exited, pipe closed): frames unterminated last

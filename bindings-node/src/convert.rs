@@ -17,6 +17,12 @@ pub fn to_js<'e, T: Serialize>(env: &'e Env, value: &T) -> Result<Unknown<'e>> {
     })
 }
 
+/// A core value as JSON text (integers above 2^53 read back as doubles in `JSON.parse`,
+/// as [`to_js`] gives them).
+pub fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(invalid_argument)
+}
+
 fn widen_integers(v: &mut Value) {
     match v {
         Value::Number(n) if n.as_u64().is_some_and(|u| u > u64::from(u32::MAX)) => {

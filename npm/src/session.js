@@ -5,7 +5,8 @@
 //   thread. The relay thread does no parsing at all.
 // - `Session` (--watch-log): classifies on the relay thread, because it must know, before
 //   relaying a server→client line, whether it ends a `tools/call` that can carry the log
-//   block; finished exchanges go to the recorder (when recording) as they are.
+//   block. It reads that from the binding's JSON text of the finished exchanges (`scan`)
+//   and hands the text, unparsed, to the recorder (when recording).
 
 import { Classifier } from './core.js';
 
@@ -13,6 +14,43 @@ const NL = 0x0a;
 
 /** A monotonic wall clock in ms (the classifier's `nowMs`). */
 const wallClock = () => performance.timeOrigin + performance.now();
+
+/** No exchange finished: what `feedJson` answers for most lines. */
+const NONE = '[]';
+
+// The relay thread reads what it needs from the binding's JSON text of the finished exchanges
+// without parsing it when the text holds one exchange (the usual case): serde writes an
+// exchange's fields in one order and escapes every `"` inside a string value, so these
+// key-value texts can only be that exchange's own fields. Text with several exchanges is
+// parsed. The recording thread parses what it records.
+const EXCHANGE = '{"direction":';
+const FROM_CLIENT = '"direction":"client_to_server"';
+const TOOL = '"request_kind":"tool"';
+const CONTENT = '"has_content":true';
+
+/** Bit of `scan`: a client→server `tools/call` finished with a `content` array (it can carry the log block). */
+export const CARRIES_LOG = 1;
+/** Bit of `scan`: a non-`tools/call` exchange finished (it may have taught the classifier facts). */
+export const PROTOCOL = 2;
+
+/**
+ * What the relay thread needs to know about the exchanges in `json` (the text of
+ * `Classifier.feedJson`, not `"[]"`), as `CARRIES_LOG | PROTOCOL` bits.
+ * @param {string} json
+ * @returns {number}
+ */
+export function scan(json) {
+  if (json.indexOf(EXCHANGE, 2) === -1) {
+    const tool = json.includes(TOOL);
+    return (tool && json.includes(FROM_CLIENT) && json.includes(CONTENT) ? CARRIES_LOG : 0) | (tool ? 0 : PROTOCOL);
+  }
+  let bits = 0;
+  for (const e of JSON.parse(json)) {
+    if (e.direction === 'client_to_server' && e.request_kind === 'tool' && e.has_content) bits |= CARRIES_LOG;
+    if (e.request_kind !== 'tool') bits |= PROTOCOL;
+  }
+  return bits;
+}
 
 /** Observer for recording without --watch-log: queues bytes for the recording thread. */
 export class RecordingObserver {
@@ -46,7 +84,7 @@ export class RecordingObserver {
 export class Session {
   /**
    * @param {object} p
-   * @param {{add: (exchanges: object[], facts: object) => void} | null} p.recorder where finished
+   * @param {{add: (exchanges: string, facts: object) => void} | null} p.recorder where finished
    *   exchanges go (see record/recorder.js); null = recording off
    * @param {import('./watchlog/watcher.js').LogWatcher | null} p.watch
    * @param {(msg: string) => void} p.debug
@@ -63,13 +101,12 @@ export class Session {
     this.holdsServerBytes = Boolean(watch);
     this.held = [];
     this.heldBytes = 0;
-    this.exchanges = 0;
   }
 
   /** @param {Buffer} chunk client→server bytes, already forwarded */
   fromClient(chunk) {
     if (this.broken) return;
-    this.#handle(this.classifier.feed('client_to_server', chunk, this.now()));
+    this.#handle(this.classifier.feedJson('client_to_server', chunk, this.now()));
   }
 
   /**
@@ -79,7 +116,7 @@ export class Session {
   fromServer(chunk) {
     if (!this.holdsServerBytes) {
       if (this.broken) return undefined;
-      this.#handle(this.classifier.feed('server_to_client', chunk, this.now()));
+      this.#handle(this.classifier.feedJson('server_to_client', chunk, this.now()));
       return undefined;
     }
     const last = chunk.lastIndexOf(NL);
@@ -119,9 +156,8 @@ export class Session {
       const nl = data.indexOf(NL, pos);
       const end = nl === -1 ? data.length : nl + 1;
       const line = data.subarray(pos, end);
-      const exchanges = this.classifier.feed('server_to_client', line, this.now());
-      this.#handle(exchanges);
-      const replaced = this.#withLogBlock(line, exchanges);
+      const bits = this.#handle(this.classifier.feedJson('server_to_client', line, this.now()));
+      const replaced = bits & CARRIES_LOG ? this.#withLogBlock(line) : null;
       if (replaced) {
         if (pos > runStart) out.push(data.subarray(runStart, pos));
         out.push(replaced);
@@ -133,10 +169,8 @@ export class Session {
     return out;
   }
 
-  /** The rewritten line when it ends a `tools/call` with content and the logs have news. */
-  #withLogBlock(line, exchanges) {
-    const ex = exchanges.find((e) => e.direction === 'client_to_server' && e.method === 'tools/call' && e.has_content);
-    if (!ex) return null;
+  /** The rewritten `tools/call` result line (it has content) when the logs have news. */
+  #withLogBlock(line) {
     try {
       return this.watch.appendTo(line, this.now());
     } catch (err) {
@@ -151,7 +185,7 @@ export class Session {
     this.held = [];
     this.heldBytes = 0;
     try {
-      for (const b of out) this.#handle(this.classifier.feed('server_to_client', b, this.now()));
+      for (const b of out) this.#handle(this.classifier.feedJson('server_to_client', b, this.now()));
     } catch (err) {
       this.debug(`session observer failed at EOF: ${err.message}`);
     }
@@ -161,17 +195,25 @@ export class Session {
   /** Ends the session: pending requests become server-layer failures (SPEC §3.1). */
   close() {
     if (this.broken) return;
-    this.#handle(this.classifier.close(this.now()));
+    const exchanges = this.classifier.close(this.now());
+    if (exchanges.length > 0) this.#handle(JSON.stringify(exchanges));
   }
 
-  #handle(exchanges) {
-    if (exchanges.length === 0 || !this.recorder) return;
+  /**
+   * Passes the exchanges of one feed (`feedJson` text) to the recorder.
+   * @param {string} json
+   * @returns {number} their `scan` bits (0 when none finished)
+   */
+  #handle(json) {
+    if (json === NONE) return 0;
+    const bits = scan(json);
+    if (!this.recorder) return bits;
     // The facts as they were when these exchanges finished (the records are built on the
     // recording thread). Facts are learnt only from protocol exchanges (initialize,
     // server/discover, tools/list), so a run of tools/call results reuses the last snapshot
     // instead of asking the binding again.
-    this.exchanges += exchanges.length;
-    if (!this.facts || exchanges.some((e) => e.request_kind !== 'tool')) this.facts = this.classifier.facts();
-    this.recorder.add(exchanges, this.facts);
+    if (!this.facts || bits & PROTOCOL) this.facts = this.classifier.facts();
+    this.recorder.add(json, this.facts);
+    return bits;
   }
 }

@@ -147,3 +147,38 @@ test('the rewritten message keeps every other byte (CRLF, unknown fields, number
   assert.equal(lines[1], original.slice(0, at) + ',' + JSON.stringify({ type: 'text', text: block }) + original.slice(at));
   assert.ok(lines[1].includes('ERROR between calls'));
 });
+
+test('the relay thread reads exchanges from the binding text exactly as from the parsed objects', async () => {
+  const { Classifier } = await import('../src/core.js');
+  const { scan, CARRIES_LOG, PROTOCOL } = await import('../src/session.js');
+  const expected = (all) =>
+    all.reduce((bits, e) => bits | (e.direction === 'client_to_server' && e.request_kind === 'tool' && e.has_content ? CARRIES_LOG : 0) | (e.request_kind !== 'tool' ? PROTOCOL : 0), 0);
+  // A tool name and ids that spell the fields scan looks for must not fool it.
+  const sly = 'x","request_kind":"tool","direction":"client_to_server","has_content":true,"y":"{\\"direction\\":';
+  const session = [
+    ['client_to_server', `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n`],
+    ['server_to_client', `{"jsonrpc":"2.0","id":1,"result":{"content":[],"serverInfo":{"name":"s","version":"1"}}}\n`],
+    ['client_to_server', `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":${JSON.stringify(sly)}}}\n`],
+    ['server_to_client', `{"jsonrpc":"2.0","id":2,"result":{"isError":true}}\n`],
+    ['client_to_server', `{"jsonrpc":"2.0","id":"3","method":"tools/call","params":{"name":"a"}}\n`],
+    ['server_to_client', `{"jsonrpc":"2.0","id":"3","result":{"content":[{"type":"text","text":"{\\"direction\\":"}]}}\n`],
+    ['server_to_client', `{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n`],
+    ['client_to_server', `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n`],
+    ['client_to_server', `[{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"b"}},{"jsonrpc":"2.0","id":5,"method":"ping"}]\n`],
+    ['server_to_client', `[{"jsonrpc":"2.0","id":5,"result":{}},{"jsonrpc":"2.0","id":4,"result":{"content":[]}}]\n`],
+  ];
+  const objects = new Classifier();
+  const text = new Classifier();
+  const seen = [];
+  for (const [direction, line] of session) {
+    const bytes = Buffer.from(line);
+    const parsed = objects.feed(direction, bytes, 5);
+    const json = text.feedJson(direction, bytes, 5);
+    assert.deepEqual(JSON.parse(json), parsed, line);
+    if (parsed.length > 0) seen.push([scan(json), expected(parsed)]);
+  }
+  assert.deepEqual(seen.map(([got]) => got), seen.map(([, want]) => want));
+  // initialize (protocol), the isError call (no content), the call with content, roots/list
+  // (server→client: never carries the block), and the batch (both bits).
+  assert.deepEqual(seen.map(([got]) => got), [PROTOCOL, 0, CARRIES_LOG, PROTOCOL, CARRIES_LOG | PROTOCOL]);
+});

@@ -66,7 +66,7 @@ export class Recorder {
   /**
    * Queues exchanges the relay thread classified itself (--watch-log mode), with the
    * session facts at that moment.
-   * @param {object[]} exchanges
+   * @param {string} exchanges their JSON text (`Classifier.feedJson`), parsed on the recording thread
    * @param {object} facts
    */
   add(exchanges, facts) {

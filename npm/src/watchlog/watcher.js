@@ -27,8 +27,8 @@ function stringEnv(env) {
 
 function statOrNull(p) {
   try {
-    const st = fs.statSync(p);
-    return st.isFile() ? st : null;
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    return st?.isFile() ? st : null;
   } catch {
     return null;
   }
@@ -45,6 +45,10 @@ export class LogWatcher {
     this.debug = debug;
     this.now = now;
     this.identity = new Map();
+    /** Each path's read offset as last seen in the LogDiff (absent: ask it). */
+    this.offsets = new Map();
+    /** False while the LogDiff is known to hold no matching lines (nothing fed since it said so). */
+    this.mayHavePending = false;
     this.paths = [];
     for (const f of files) {
       const p = path.resolve(expandPath(f, stringEnv(env), os.homedir()));
@@ -62,20 +66,28 @@ export class LogWatcher {
       const st = statOrNull(p);
       if (!st) {
         // Gone (rotated away or deleted): when a file appears here again, read it from 0.
-        if (this.identity.get(p) !== null) this.diff.restart(p);
+        if (this.identity.get(p) !== null) this.#restart(p);
         this.identity.set(p, null);
         continue;
       }
       const id = `${st.dev}:${st.ino}`;
       const prev = this.identity.get(p);
-      if (prev && prev !== id) this.diff.restart(p);
+      if (prev && prev !== id) this.#restart(p);
       this.identity.set(p, id);
       if (this.#read(p, st.size) === 'restarted') this.#read(p, st.size);
     }
   }
 
+  #restart(p) {
+    this.diff.restart(p);
+    this.offsets.delete(p);
+  }
+
   #read(p, size) {
-    const offset = Number(this.diff.offset(p));
+    let offset = this.offsets.get(p);
+    if (offset === undefined) offset = Number(this.diff.offset(p));
+    // Nothing appended (the usual case for a result): no read and no call into the core.
+    if (size === offset) return 'read';
     const len = Math.min(Math.max(0, size - offset), READ_CAP);
     let bytes = Buffer.alloc(0);
     if (len > 0) {
@@ -87,8 +99,11 @@ export class LogWatcher {
       } finally {
         fs.closeSync(fd);
       }
-    } else if (size >= offset) return 'read';
-    return this.diff.feed(p, Math.min(size, offset + bytes.length), bytes);
+    }
+    const outcome = this.diff.feed(p, Math.min(size, offset + bytes.length), bytes);
+    this.offsets.set(p, Number(this.diff.offset(p)));
+    this.mayHavePending = true;
+    return outcome;
   }
 
   /**
@@ -99,7 +114,8 @@ export class LogWatcher {
    */
   appendTo(line) {
     this.poll();
-    if (!this.diff.hasPending()) {
+    if (!this.mayHavePending || !this.diff.hasPending()) {
+      this.mayHavePending = false;
       this.sinceMs = this.now();
       return null;
     }
@@ -108,6 +124,7 @@ export class LogWatcher {
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
     const message = line.subarray(0, end);
     const block = this.diff.takeBlock(hhmmss(this.sinceMs));
+    this.mayHavePending = false;
     if (block === null || block === undefined) return null;
     const rewritten = appendTextItem(message, block);
     if (!rewritten) {

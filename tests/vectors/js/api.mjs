@@ -33,6 +33,17 @@ export function runApiTests(api) {
     assert.equal(c.pending(), 0);
   });
 
+  it('Classifier.feedJson gives, as JSON text, what feed gives', () => {
+    const session = [
+      ['client_to_server', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n', 0],
+      ['server_to_client', '{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}\n', 3],
+      ['client_to_server', '{"jsonrpc":"2.0","id":2,"method":"ping"}\n', 4],
+    ];
+    const [a, b] = [new api.Classifier(), new api.Classifier()];
+    for (const [dir, line, at] of session) assert.deepEqual(JSON.parse(b.feedJson(dir, enc(line), at)), a.feed(dir, enc(line), at));
+    assert.equal(b.feedJson('server_to_client', enc('not json\n'), 5), '[]');
+  });
+
   it('Classifier.close fails what is still pending', () => {
     const c = new api.Classifier();
     c.feed('client_to_server', enc('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n'), 0);
