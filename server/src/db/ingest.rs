@@ -1,18 +1,21 @@
 //! Ingest of interaction records: raw rows plus every rollup, in one transaction.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
 use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::record::InteractionRecord;
-use sqlx::AnyConnection;
+use sqlx::{AnyConnection, Row};
 
-use super::upsert::{add_counts, insert_ignore, insert_new, Val};
+use super::upsert::{
+    add_text_counts, insert_ignore, is_sqlite, placeholders, Binds, Val, MAX_PARAMS,
+};
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::error::{AppError, AppResult};
-use crate::names::{enum_str, name_key};
+use crate::names::{enum_label, name_key};
 
 const COLS: &[&str] = &[
     "record_id",
@@ -64,18 +67,19 @@ pub async fn store_interactions(
     records: Vec<InteractionRecord>,
     now: i64,
 ) -> AppResult<usize> {
-    let mut seen = HashSet::new();
     let mut stored = Vec::with_capacity(records.len());
     for rec in records {
         let id = match &rec.record_id {
             Some(id) => id.clone(),
             None => random_id("srv_", 16)?,
         };
-        if seen.insert(id.clone()) {
-            let class = outcome_class(rec.request_kind, rec.outcome, rec.error_layer);
-            stored.push(Stored { id, rec, class });
-        }
+        let class = outcome_class(rec.request_kind, rec.outcome, rec.error_layer);
+        stored.push(Stored { id, rec, class });
     }
+    // A repeated id within the request: the first copy counts (the sort is stable and
+    // `dedup_by` keeps the first of equal neighbours).
+    stored.sort_by(|a, b| a.id.cmp(&b.id));
+    stored.dedup_by(|later, first| later.id == first.id);
     if stored.is_empty() {
         return Ok(0);
     }
@@ -106,18 +110,16 @@ async fn commit_group(db: &Db, now: i64) {
     }
     let (batches, replies): (Vec<Vec<Stored>>, Vec<_>) =
         jobs.into_iter().map(|j| (j.records, j.reply)).unzip();
-    // Each id belongs to the first job that sent it; later copies are repeats.
-    let mut owner: HashMap<String, usize> = HashMap::new();
-    let mut all = Vec::new();
-    for (job, batch) in batches.into_iter().enumerate() {
-        for s in batch {
-            if let std::collections::hash_map::Entry::Vacant(e) = owner.entry(s.id.clone()) {
-                e.insert(job);
-                all.push(s);
-            }
-        }
-    }
-    all.sort_by(|a, b| a.id.cmp(&b.id));
+    // Each id belongs to the first job that sent it; later copies are repeats (stable
+    // sort by id, jobs in arrival order, then keep the first of equal neighbours).
+    let mut tagged: Vec<(usize, Stored)> = batches
+        .into_iter()
+        .enumerate()
+        .flat_map(|(job, batch)| batch.into_iter().map(move |s| (job, s)))
+        .collect();
+    tagged.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+    tagged.dedup_by(|later, first| later.1.id == first.1.id);
+    let (owner, all): (Vec<usize>, Vec<Stored>) = tagged.into_iter().unzip();
     // One order for every writer (ids sorted, rollup keys in BTreeMaps): several servers
     // sharing one PostgreSQL database then wait on each other, never deadlock.
     let result = match db.backend {
@@ -136,8 +138,8 @@ async fn commit_group(db: &Db, now: i64) {
     match result {
         Ok(fresh) => {
             let mut counts = vec![0usize; replies.len()];
-            for id in &fresh {
-                if let Some(job) = owner.get(id) {
+            for (job, new) in owner.iter().zip(fresh) {
+                if new {
                     counts[*job] += 1;
                 }
             }
@@ -157,94 +159,100 @@ async fn commit_group(db: &Db, now: i64) {
     }
 }
 
-/// Writes raw rows and rollups; returns the ids that were new.
+/// The text columns of one record the server derives from its enums, computed once.
+struct Labels {
+    target_type: Cow<'static, str>,
+    outcome: Cow<'static, str>,
+    failure: Option<Cow<'static, str>>,
+    layer: Option<Cow<'static, str>>,
+    kind: Cow<'static, str>,
+    class: Cow<'static, str>,
+    source: Cow<'static, str>,
+}
+
+impl Labels {
+    fn of(s: &Stored) -> Labels {
+        let r = &s.rec;
+        Labels {
+            target_type: enum_label(&r.target_type),
+            outcome: enum_label(&r.outcome),
+            failure: r.failure_type.as_ref().map(enum_label),
+            layer: r.error_layer.as_ref().map(enum_label),
+            kind: enum_label(&r.request_kind),
+            class: enum_label(&s.class),
+            source: enum_label(&r.source),
+        }
+    }
+}
+
+/// Writes raw rows and rollups; returns, for each record in order, whether it was new.
+///
+/// Values are bound straight from the records and rollup keys borrow them: a batch
+/// allocates per bound value only what the driver needs, not per record and rollup.
 async fn write_batch(
     conn: &mut AnyConnection,
     stored: Vec<Stored>,
     now: i64,
-) -> AppResult<HashSet<String>> {
+) -> AppResult<Vec<bool>> {
     let day = clock::day_of(now);
-    let rows = stored
+    let labels: Vec<Labels> = stored.iter().map(Labels::of).collect();
+    let inserted = insert_records(conn, &stored, &labels, &day, now).await?;
+    let is_new: Vec<bool> = stored.iter().map(|s| inserted.contains(&s.id)).collect();
+    let fresh: Vec<(&Stored, &Labels)> = stored
         .iter()
-        .map(|s| {
-            let r = &s.rec;
-            vec![
-                Val::Text(s.id.clone()),
-                Val::Text(r.actor.clone()),
-                Val::Text(r.target.clone()),
-                Val::Text(enum_str(&r.target_type)),
-                Val::Text(r.task_type.clone()),
-                Val::Text(enum_str(&r.outcome)),
-                Val::OptText(r.failure_type.as_ref().map(enum_str)),
-                Val::OptText(r.error_layer.as_ref().map(enum_str)),
-                Val::Text(enum_str(&r.request_kind)),
-                Val::Text(enum_str(&s.class)),
-                Val::float(r.latency_ms),
-                Val::Text(enum_str(&r.source)),
-                Val::OptText(r.node_id.clone()),
-                Val::OptText(r.server_version.clone()),
-                Val::OptText(r.schema_hash.clone()),
-                Val::OptText(r.recorder_version.clone()),
-                Val::OptText(r.protocol_version.clone()),
-                Val::Text(day.clone()),
-                Val::Int(now),
-            ]
-        })
+        .zip(&labels)
+        .zip(&is_new)
+        .filter_map(|(pair, new)| new.then_some(pair))
         .collect();
-    let inserted: HashSet<String> =
-        insert_new(conn, "interactions", COLS, "record_id", "record_id", rows)
-            .await?
-            .into_iter()
-            .collect();
-    let fresh: Vec<&Stored> = stored.iter().filter(|s| inserted.contains(&s.id)).collect();
     if fresh.is_empty() {
-        return Ok(inserted);
+        return Ok(is_new);
     }
 
-    let t = |s: &str| Val::Text(s.to_owned());
-    let mut targets = BTreeMap::new();
-    let mut by_target = BTreeMap::new();
-    let mut by_task = BTreeMap::new();
-    let mut by_day = BTreeMap::new();
-    let mut by_version = BTreeMap::new();
-    let mut by_schema = BTreeMap::new();
-    let mut nodes: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
-    let mut node_days = BTreeMap::new();
-    let mut node_targets = BTreeMap::new();
-    for s in &fresh {
+    let mut targets: BTreeMap<&str, ()> = BTreeMap::new();
+    let mut by_target: BTreeMap<[&str; 3], i64> = BTreeMap::new();
+    let mut by_task: BTreeMap<[&str; 5], i64> = BTreeMap::new();
+    let mut by_day: BTreeMap<[&str; 5], i64> = BTreeMap::new();
+    let mut by_version: BTreeMap<[&str; 5], i64> = BTreeMap::new();
+    let mut by_schema: BTreeMap<[&str; 5], i64> = BTreeMap::new();
+    let mut nodes: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut node_days: BTreeMap<[&str; 2], i64> = BTreeMap::new();
+    let mut node_targets: BTreeMap<[&str; 2], i64> = BTreeMap::new();
+    for (s, l) in &fresh {
         let r = &s.rec;
         let (target, task) = (r.target.as_str(), r.task_type.as_str());
-        let (source, class) = (enum_str(&r.source), enum_str(&s.class));
-        targets
-            .entry(target.to_owned())
-            .or_insert_with(|| name_key(target));
-        *by_target
-            .entry(vec![t(target), t(&source), t(&class)])
-            .or_insert(0) += 1;
-        let failure = r.failure_type.as_ref().map(enum_str).unwrap_or_default();
+        let (source, class) = (l.source.as_ref(), l.class.as_ref());
+        targets.insert(target, ());
+        *by_target.entry([target, source, class]).or_insert(0) += 1;
+        let failure = l.failure.as_deref().unwrap_or_default();
         *by_task
-            .entry(vec![t(target), t(task), t(&source), t(&class), t(&failure)])
+            .entry([target, task, source, class, failure])
             .or_insert(0) += 1;
         *by_day
-            .entry(vec![t(target), t(task), t(&day), t(&source), t(&class)])
+            .entry([target, task, day.as_str(), source, class])
             .or_insert(0) += 1;
-        let version = r.server_version.clone().unwrap_or_default();
+        let version = r.server_version.as_deref().unwrap_or_default();
         *by_version
-            .entry(vec![t(target), t(task), t(&version), t(&source), t(&class)])
+            .entry([target, task, version, source, class])
             .or_insert(0) += 1;
-        let hash = r.schema_hash.clone().unwrap_or_default();
+        let hash = r.schema_hash.as_deref().unwrap_or_default();
         *by_schema
-            .entry(vec![t(target), t(task), t(&hash), t(&source), t(&class)])
+            .entry([target, task, hash, source, class])
             .or_insert(0) += 1;
-        if let Some(node) = &r.node_id {
-            *nodes.entry(vec![t(node)]).or_insert(0) += 1;
-            *node_days.entry(vec![t(node), t(&day)]).or_insert(0) += 1;
-            *node_targets.entry(vec![t(node), t(target)]).or_insert(0) += 1;
+        if let Some(node) = r.node_id.as_deref() {
+            *nodes.entry(node).or_insert(0) += 1;
+            *node_days.entry([node, day.as_str()]).or_insert(0) += 1;
+            *node_targets.entry([node, target]).or_insert(0) += 1;
         }
     }
     let target_rows = targets
-        .into_iter()
-        .map(|(target, key)| vec![Val::Text(target), Val::Text(key), Val::Int(now)])
+        .into_keys()
+        .map(|target| {
+            vec![
+                Val::Text(target.to_owned()),
+                Val::Text(name_key(target)),
+                Val::Int(now),
+            ]
+        })
         .collect();
     insert_ignore(
         conn,
@@ -254,11 +262,11 @@ async fn write_batch(
         target_rows,
     )
     .await?;
-    add_counts(
+    add_text_counts(
         conn,
         "rollup_targets",
         &["target", "source", "outcome_class"],
-        by_target,
+        &by_target,
     )
     .await?;
     let task_keys = [
@@ -268,9 +276,9 @@ async fn write_batch(
         "outcome_class",
         "failure_type",
     ];
-    add_counts(conn, "rollup_tasks", &task_keys, by_task).await?;
+    add_text_counts(conn, "rollup_tasks", &task_keys, &by_task).await?;
     let day_keys = ["target", "task_type", "day", "source", "outcome_class"];
-    add_counts(conn, "rollup_days", &day_keys, by_day).await?;
+    add_text_counts(conn, "rollup_days", &day_keys, &by_day).await?;
     let version_keys = [
         "target",
         "task_type",
@@ -278,7 +286,7 @@ async fn write_batch(
         "source",
         "outcome_class",
     ];
-    add_counts(conn, "rollup_versions", &version_keys, by_version).await?;
+    add_text_counts(conn, "rollup_versions", &version_keys, &by_version).await?;
     let schema_keys = [
         "target",
         "task_type",
@@ -286,36 +294,82 @@ async fn write_batch(
         "source",
         "outcome_class",
     ];
-    add_counts(conn, "rollup_schemas", &schema_keys, by_schema).await?;
+    add_text_counts(conn, "rollup_schemas", &schema_keys, &by_schema).await?;
     if !nodes.is_empty() {
-        upsert_nodes(conn, nodes, now).await?;
-        add_counts(conn, "node_days", &["node_id", "day"], node_days).await?;
-        add_counts(conn, "node_targets", &["node_id", "target"], node_targets).await?;
+        upsert_nodes(conn, &nodes, now).await?;
+        add_text_counts(conn, "node_days", &["node_id", "day"], &node_days).await?;
+        add_text_counts(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
+    }
+    Ok(is_new)
+}
+
+/// Inserts the raw rows (`ON CONFLICT DO NOTHING`), binding straight from the records;
+/// returns the ids that were new.
+async fn insert_records(
+    conn: &mut AnyConnection,
+    stored: &[Stored],
+    labels: &[Labels],
+    day: &str,
+    now: i64,
+) -> AppResult<HashSet<String>> {
+    let sqlite = is_sqlite(conn);
+    let mut inserted = HashSet::with_capacity(stored.len());
+    let per = (MAX_PARAMS / COLS.len()).max(1);
+    for (rows, labels) in stored.chunks(per).zip(labels.chunks(per)) {
+        let sql = format!(
+            "INSERT INTO interactions ({}) VALUES {} ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
+            COLS.join(", "),
+            placeholders(sqlite, rows.len(), COLS.len()),
+        );
+        let mut b = Binds::with_capacity(rows.len() * COLS.len());
+        for (s, l) in rows.iter().zip(labels) {
+            let r = &s.rec;
+            b.add(s.id.as_str())?;
+            b.add(r.actor.as_str())?;
+            b.add(r.target.as_str())?;
+            b.add(l.target_type.as_ref())?;
+            b.add(r.task_type.as_str())?;
+            b.add(l.outcome.as_ref())?;
+            b.add(l.failure.as_deref())?;
+            b.add(l.layer.as_deref())?;
+            b.add(l.kind.as_ref())?;
+            b.add(l.class.as_ref())?;
+            b.add(r.latency_ms)?;
+            b.add(l.source.as_ref())?;
+            b.add(r.node_id.as_deref())?;
+            b.add(r.server_version.as_deref())?;
+            b.add(r.schema_hash.as_deref())?;
+            b.add(r.recorder_version.as_deref())?;
+            b.add(r.protocol_version.as_deref())?;
+            b.add(day)?;
+            b.add(now)?;
+        }
+        let q = b.query(sql);
+        for row in q.fetch_all(&mut *conn).await? {
+            inserted.insert(row.try_get::<String, _>(0)?);
+        }
     }
     Ok(inserted)
 }
 
 async fn upsert_nodes(
     conn: &mut AnyConnection,
-    nodes: BTreeMap<Vec<Val>, i64>,
+    nodes: &BTreeMap<&str, i64>,
     now: i64,
 ) -> AppResult<()> {
-    let rows: Vec<Val> = nodes
-        .into_iter()
-        .flat_map(|(k, n)| {
-            k.into_iter()
-                .chain([Val::Int(n), Val::Int(now), Val::Int(now)])
-        })
-        .collect();
-    let count = rows.len() / 4;
     let sql = format!(
         "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) VALUES {} \
          ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
          last_seen = excluded.last_seen",
-        super::upsert::placeholders(super::upsert::is_sqlite(conn), count, 4)
+        placeholders(is_sqlite(conn), nodes.len(), 4)
     );
-    super::upsert::bind_all(sqlx::query(sqlx::AssertSqlSafe(sql)), rows)
-        .execute(&mut *conn)
-        .await?;
+    let mut b = Binds::with_capacity(nodes.len() * 4);
+    for (node, n) in nodes {
+        b.add(*node)?;
+        b.add(*n)?;
+        b.add(now)?;
+        b.add(now)?;
+    }
+    b.query(sql).execute(&mut *conn).await?;
     Ok(())
 }

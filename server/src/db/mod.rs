@@ -100,6 +100,10 @@ impl Db {
                     conn.execute("PRAGMA cache_size = -65536").await?;
                     conn.execute("PRAGMA mmap_size = 1073741824").await?;
                     conn.execute("PRAGMA temp_store = MEMORY").await?;
+                    // Checkpoint every 8,000 WAL pages (32 MiB) instead of 1,000: the hot
+                    // rollup pages rewritten by every commit are copied back once per
+                    // checkpoint, so fewer checkpoints copy (and fsync) far less.
+                    conn.execute("PRAGMA wal_autocheckpoint = 8000").await?;
                     Ok(())
                 })
             });

@@ -3,6 +3,7 @@
 
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
+use sqlx::Arguments;
 use sqlx::{Any, AnyConnection, AssertSqlSafe};
 
 /// One bound value of a key or payload column.
@@ -77,7 +78,7 @@ pub fn bind_all<'q>(
 
 /// Largest number of rows per statement: keeps every statement under SQLite's 32766 and
 /// PostgreSQL's 65535 bound parameters.
-const MAX_PARAMS: usize = 30_000;
+pub const MAX_PARAMS: usize = 30_000;
 
 /// Adds counts into a rollup table: `INSERT ... ON CONFLICT (keys) DO UPDATE SET n = n + excluded.n`.
 ///
@@ -104,6 +105,63 @@ pub async fn add_counts(
         bind_all(sqlx::query(AssertSqlSafe(sql)), vals)
             .execute(&mut *conn)
             .await?;
+    }
+    Ok(())
+}
+
+/// Bound values for one multi-row statement, sized up front: a batch binds thousands of
+/// values, and growing the buffer by doubling copies it a dozen times into fresh pages.
+pub struct Binds(AnyArguments);
+
+impl Binds {
+    /// Room for `n` values.
+    pub fn with_capacity(n: usize) -> Binds {
+        let mut args = AnyArguments::default();
+        args.reserve(n, 0);
+        Binds(args)
+    }
+
+    /// Appends one value.
+    pub fn add<'t, T>(&mut self, v: T) -> Result<(), sqlx::Error>
+    where
+        T: sqlx::Encode<'t, Any> + sqlx::Type<Any>,
+    {
+        self.0.add(v).map_err(sqlx::Error::Encode)
+    }
+
+    /// The statement `sql` with these values bound.
+    pub fn query<'q>(self, sql: String) -> Query<'q, Any, AnyArguments> {
+        sqlx::query_with(AssertSqlSafe(sql), self.0)
+    }
+}
+
+/// [`add_counts`] for keys of `N` text columns, bound from borrowed strings.
+///
+/// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
+/// transaction the same lock order on PostgreSQL, so concurrent writers never deadlock).
+pub async fn add_text_counts<const N: usize>(
+    conn: &mut AnyConnection,
+    table: &str,
+    keys: &[&str; N],
+    rows: &std::collections::BTreeMap<[&str; N], i64>,
+) -> Result<(), sqlx::Error> {
+    let cols = N + 1;
+    let rows: Vec<(&[&str; N], &i64)> = rows.iter().collect();
+    for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
+        let sql = format!(
+            "INSERT INTO {table} ({}, n) VALUES {} ON CONFLICT ({}) DO UPDATE SET n = {table}.n + excluded.n",
+            keys.join(", "),
+            placeholders(is_sqlite(conn), chunk.len(), cols),
+            keys.join(", ")
+        );
+        let mut binds = Binds::with_capacity(chunk.len() * cols);
+        for (key, n) in chunk {
+            for k in key.iter() {
+                binds.add(*k)?;
+            }
+            binds.add(**n)?;
+        }
+        binds.query(sql).execute(&mut *conn).await?;
     }
     Ok(())
 }
