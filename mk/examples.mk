@@ -16,3 +16,9 @@ examples: build-node-binding build-python-binding build-wasm-binding ## print th
 	@if grep -q '"classify_transcript"' core/Cargo.toml; then \
 		echo "== cargo run -q -p lowdown-core --example classify_transcript"; \
 		cargo run -q -p lowdown-core --example classify_transcript; fi
+
+TEST_TARGETS += test-readme
+.PHONY: test-readme
+
+test-readme: build-server ## the README: two set-up commands, links that resolve, the curl walkthrough against a real server
+	node --test --test-reporter=spec tests/readme/

@@ -21,19 +21,17 @@ const TRANSCRIPT = path.join(ROOT, 'examples/transcripts/server-everything.jsonl
 const PYTHON = process.env.PY ?? path.join(ROOT, '.venv/bin/python');
 const core = createRequire(import.meta.url)('../../bindings-node/index.js');
 
-// The Rust example runs once core/Cargo.toml names it (`[[example]] classify_transcript`);
+// The Rust example is core/Cargo.toml's `[[example]] classify_transcript`;
 // LOWDOWN_RUST_EXAMPLE may instead name an already built binary of it.
-const RUST_WIRED = /name\s*=\s*"classify_transcript"/.test(readFileSync(path.join(ROOT, 'core/Cargo.toml'), 'utf8'));
 const RUST_BIN = process.env.LOWDOWN_RUST_EXAMPLE;
 const RUST = RUST_BIN ? [RUST_BIN] : ['cargo', 'run', '-q', '-p', 'lowdown-core', '--example', 'classify_transcript', '--'];
-const RUST_SKIP = RUST_WIRED || RUST_BIN ? false : 'core/Cargo.toml has no [[example]] classify_transcript yet (see examples/README.md)';
 
 /** Every host's example: a name and the argv that runs it (a transcript path is appended). */
 const HOSTS = [
   ['node', [process.execPath, 'examples/node/classify-transcript.mjs']],
   ['python', [PYTHON, 'examples/python/classify_transcript.py']],
   ['wasm', [process.execPath, 'examples/wasm/classify-transcript.mjs']],
-  ...(RUST_SKIP ? [] : [['rust', RUST]]),
+  ['rust', RUST],
 ];
 
 /** Runs `argv` (plus `transcript` when given): `{code, stdout, stderr}`, whatever the exit status. */
@@ -62,7 +60,7 @@ before(async () => {
   assert.ok(napi, 'bindings-node has no native build: run make build-node-binding');
   const wasm = existsSync(path.join(ROOT, 'bindings-wasm/pkg/nodejs/lowdown_bg.wasm'));
   assert.ok(wasm, 'bindings-wasm/pkg/nodejs is missing: run make build-wasm-binding');
-  if (!RUST_SKIP && !RUST_BIN) {
+  if (!RUST_BIN) {
     // Compile first, so that no run below waits for a build.
     const build = await run(['cargo', 'build', '-q', '-p', 'lowdown-core', '--example', 'classify_transcript']);
     assert.equal(build.code, 0, `cargo build of the Rust example failed:\n${build.stderr}`);
@@ -72,7 +70,7 @@ before(async () => {
 });
 after(() => scratch && rmSync(scratch, { recursive: true, force: true }));
 
-test('the Rust example takes part', { skip: RUST_SKIP }, () => {
+test('the Rust example takes part', () => {
   assert.equal(session.rust.code, 0, session.rust.stderr);
   assert.equal(session.rust.stdout, session.node.stdout, 'rust prints different records than node');
 });
@@ -189,7 +187,6 @@ test('examples/README.md: its commands print these records, and its sample recor
   assert.equal(commands.length, 4, 'one command per host');
   for (const command of commands) {
     const [cmd, ...args] = command.split(/\s+/);
-    if (cmd === 'cargo' && !RUST_WIRED) continue;
     const argv = [cmd === '.venv/bin/python' ? PYTHON : cmd === 'node' ? process.execPath : cmd, ...args];
     // No transcript argument: each example must find the recorded session on its own.
     const out = await run(argv);
