@@ -77,7 +77,9 @@ pub enum TargetType {
 }
 
 /// Where the data came from. Sources are reported apart and never mixed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// Real use by real agents.
