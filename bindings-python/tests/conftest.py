@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterator, Optional
 import pytest
 
 import prowl
+from prowl import identity
 from prowl.sender import SENDER
 
 from servers import Collector, Upstream, free_port
@@ -29,6 +30,17 @@ PROWL_ENV = (
     "PROWL_TELEMETRY_ALLOWLIST",
     "PROWL_TELEMETRY_ALLOW_PRIVATE",
 )
+
+
+@pytest.fixture(autouse=True)
+def lowdown_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own ``LOWDOWN_HOME`` (never the developer's ``~/.lowdown``) and a
+    node identity that prowl loads afresh from it."""
+    home = tmp_path / "lowdown-home"
+    monkeypatch.setenv("LOWDOWN_HOME", str(home))
+    identity.reset()
+    yield home
+    identity.reset()
 
 
 @pytest.fixture

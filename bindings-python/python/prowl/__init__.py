@@ -89,8 +89,9 @@ def stats() -> Dict[str, int]:
     """Counters since start (or fork): ``queued``, ``sent``, ``dropped`` (queue full),
     ``failed`` (POST failed or refused), ``throttled`` (refused with 429: sending pauses
     for the server's ``Retry-After``), ``blocked`` (host refused by the core's privacy
-    filter or the allowlist), ``invalid`` (record refused by the core's validation), and
-    ``pending`` (still queued)."""
+    filter or the allowlist), ``invalid`` (record refused by the core's validation),
+    ``no_node_id`` (record sent without a node id: ``LOWDOWN_HOME`` could not be written),
+    and ``pending`` (still queued)."""
     out = dict(_SENDER.counts)
     out["pending"] = _SENDER.pending()
     return out

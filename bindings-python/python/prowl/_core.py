@@ -57,3 +57,9 @@ def validate_record(record: Dict[str, Any]) -> Dict[str, Any]:
     """The interaction record as the API will accept it; raises :data:`CoreError` naming
     the offending field otherwise."""
     return _native.validate_record(record)
+
+
+def validate_node_id(node_id: str) -> None:
+    """Raises :data:`CoreError` (``invalid_format``) unless ``node_id`` is a node id the
+    API accepts (``^ld_[A-Za-z0-9_-]{1,64}$``)."""
+    _native.validate_node_id(node_id)

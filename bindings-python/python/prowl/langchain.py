@@ -7,7 +7,10 @@ Each tool run and each LLM/chat-model run becomes one interaction record (SPEC ย
 ``POST /api/interactions`` by the background sender: target from the tool or model name,
 ``task_type`` the tool name (``chat`` or ``llm`` for models), the outcome (including tools
 that fail through ``on_tool_error`` and through an error-status ``ToolMessage``) and the
-latency from run start to end, keyed by ``run_id``. Inputs, outputs and error text are never
+latency from run start to end, keyed by ``run_id``, and this machine's ``node_id``
+(SPEC ยง3.5, added by the sender thread from ``LOWDOWN_HOME/node.json``, see
+:mod:`prowl.identity`; left out, and counted in ``prowl.stats()["no_node_id"]``, when the home
+cannot be written). Inputs, outputs and error text are never
 recorded. Each record is validated by the core's record validation before it joins a batch
 (on the sender thread; a refused record is counted in ``prowl.stats()["invalid"]`` and never
 sent). The handler runs inline (no executor hop in async chains) and only does dictionary

@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import _core, config
+from . import _core, config, identity
 
 OBSERVE_PATH = "/v1/telemetry/observe"
 INTERACTIONS_PATH = "/api/interactions"
@@ -104,7 +104,7 @@ class Sender:
         self._conn: Optional[Tuple[str, http.client.HTTPConnection]] = None
         self._stopping = False
         self._paused_until = 0.0
-        self.counts = {"queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0, "invalid": 0}
+        self.counts = {"queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0, "invalid": 0, "no_node_id": 0}
 
     # -- the caller's side: constant time, never raises, never waits -----------------------
 
@@ -195,10 +195,21 @@ class Sender:
                     else:
                         batch.append(obs)
                 else:
-                    batch.append(_core.validate_record(item))
+                    batch.append(_core.validate_record(self._with_node_id(item)))
             except Exception:  # the core refused it: never sent, counted
                 self.counts["invalid"] += 1
         return batch
+
+    def _with_node_id(self, record: Dict[str, Any]) -> Dict[str, Any]:
+        """The record with this node's ``node_id`` (loaded here, on the sender thread, the
+        first time); counted in ``no_node_id`` and sent without one when there is none."""
+        if record.get("node_id") is None:
+            nid = identity.node_id()
+            if nid is None:
+                self.counts["no_node_id"] += 1
+            else:
+                record["node_id"] = nid
+        return record
 
     def _send(self, path: str, batch: List[Dict[str, Any]], deadline: Optional[float]) -> None:
         settings = config.current()

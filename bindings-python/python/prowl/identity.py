@@ -1,0 +1,139 @@
+"""The node identity (SPEC §3.5): ``LOWDOWN_HOME/node.json``, shared with the npm proxy.
+
+``{"node_id": "ld_<12 lowercase hex>", "created_at": "<ISO-8601>"}``, created on first use
+(file mode 0600, directory 0700) and replaced when it is unreadable, not JSON or holds a
+malformed id — the same file, format and atomic write as the proxy's ``home.js``, so a
+machine running both has one identity. ``LOWDOWN_HOME`` defaults to ``~/.lowdown``.
+
+Loaded lazily, once per process, by the sender thread (:func:`node_id`), never on the
+caller's path; when the home cannot be written, records are sent without ``node_id``.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import secrets
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Mapping, Optional, Tuple
+
+from . import _core
+
+#: Environment variable naming the state directory.
+HOME_ENV = "LOWDOWN_HOME"
+#: The identity file's name inside the state directory.
+FILE_NAME = "node.json"
+
+_NODE_ID_RE = re.compile(r"^ld_[0-9a-f]{12}$")
+
+
+@dataclass(frozen=True)
+class NodeIdentity:
+    """This machine's identity: ``node_id``, ``created_at``, and whether this call ``created`` it."""
+
+    node_id: str
+    created_at: str
+    created: bool
+
+
+def lowdown_home(env: Optional[Mapping[str, str]] = None) -> Path:
+    """The state directory: ``$LOWDOWN_HOME`` (made absolute), else ``~/.lowdown``."""
+    env = os.environ if env is None else env
+    home = env.get(HOME_ENV)
+    return Path(home).absolute() if home else Path.home() / ".lowdown"
+
+
+def load_node_identity(home: Path) -> NodeIdentity:
+    """Reads ``<home>/node.json``, creating it (mode 0600, atomically) on first use and
+    replacing it when corrupt. Raises ``OSError`` when the home cannot be written."""
+    file = home / FILE_NAME
+    existing, missing = _read(file)
+    if existing is not None:
+        return NodeIdentity(existing[0], existing[1], False)
+    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    identity = NodeIdentity(f"ld_{secrets.token_hex(6)}", now, True)
+    if not home.is_dir():
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(home, 0o700)
+    tmp = home / f"{FILE_NAME}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    body = json.dumps({"node_id": identity.node_id, "created_at": identity.created_at}, separators=(",", ":")) + "\n"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, body.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if missing:
+            # First run: create exclusively, so two processes starting at once agree on one id.
+            try:
+                os.link(tmp, file)
+            except OSError as err:
+                if err.errno != errno.EEXIST:
+                    raise
+                winner, _ = _read(file)
+                if winner is not None:
+                    return NodeIdentity(winner[0], winner[1], False)
+                os.replace(tmp, file)
+        else:
+            os.replace(tmp, file)  # corrupt: replace atomically
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+    return identity
+
+
+def _read(file: Path) -> Tuple[Optional[Tuple[str, str]], bool]:
+    """``((node_id, created_at), False)`` when valid; ``(None, missing)`` otherwise."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, True
+    except (OSError, UnicodeDecodeError):
+        return None, False
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, False
+    if isinstance(data, dict):
+        nid, created_at = data.get("node_id"), data.get("created_at")
+        if isinstance(nid, str) and _NODE_ID_RE.match(nid) and isinstance(created_at, str):
+            return (nid, created_at), False
+    return None, False
+
+
+_lock = threading.Lock()
+_cached: Optional[Tuple[Optional[str]]] = None
+
+
+def node_id() -> Optional[str]:
+    """This process's node id, loaded (or created) on first call and then remembered;
+    ``None`` when the home is unwritable or the id fails the core's validation. Never raises."""
+    global _cached
+    cached = _cached
+    if cached is not None:
+        return cached[0]
+    with _lock:
+        if _cached is None:
+            try:
+                nid: Optional[str] = load_node_identity(lowdown_home()).node_id
+                _core.validate_node_id(nid)
+            except Exception:
+                nid = None
+            _cached = (nid,)
+        return _cached[0]
+
+
+def reset() -> None:
+    """Forget the remembered id so the next :func:`node_id` reads the home again (tests)."""
+    global _cached
+    with _lock:
+        _cached = None
