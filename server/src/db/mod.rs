@@ -47,8 +47,14 @@ pub struct Db {
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "init", include_str!("../../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "init", include_str!("../../migrations/0001_init.sql")),
+    (
+        2,
+        "rate_limits",
+        include_str!("../../migrations/0002_rate_limits.sql"),
+    ),
+];
 
 /// Errors opening the database.
 #[derive(Debug, thiserror::Error, serde::Serialize)]

@@ -16,6 +16,7 @@ use super::{get_u64, random_id, Db};
 use crate::clock;
 use crate::error::AppResult;
 use crate::names::{enum_str, name_key, parse_enum};
+use crate::ratelimit::{self, Quota};
 
 /// An observation with what the server decided about it.
 #[derive(Debug, Clone)]
@@ -57,8 +58,16 @@ const ROLLUP_KEYS: &[&str] = &[
 ];
 
 /// Stores observations in one transaction; a repeated `record_id` is skipped. Returns how
-/// many were new.
-pub async fn store(db: &Db, items: Vec<Weighed>, now: i64) -> AppResult<usize> {
+/// many were new. With a `quota`, the request's `items.len()` observations are first
+/// counted against it in the same transaction ([`crate::ratelimit`]); past the limit the
+/// answer is [`crate::error::AppError::RateLimited`] and nothing is written.
+pub async fn store(
+    db: &Db,
+    items: Vec<Weighed>,
+    now: i64,
+    quota: Option<Quota>,
+) -> AppResult<usize> {
+    let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
     let mut seen = HashSet::new();
     let mut rows = Vec::with_capacity(items.len());
     for w in items {
@@ -71,8 +80,15 @@ pub async fn store(db: &Db, items: Vec<Weighed>, now: i64) -> AppResult<usize> {
         }
     }
     rows.sort_by(|a, b| a.0.cmp(&b.0));
-    db.write(move |conn| Box::pin(async move { write(conn, rows, now).await }))
-        .await
+    db.write(move |conn| {
+        Box::pin(async move {
+            if let Some(q) = &quota {
+                ratelimit::take(conn, q, n, now).await?;
+            }
+            write(conn, rows, now).await
+        })
+    })
+    .await
 }
 
 async fn write(

@@ -13,13 +13,15 @@ use crate::db::telemetry::{store, Weighed};
 use crate::db::{agents, catalog};
 use crate::error::{AppError, AppResult};
 use crate::extract::{ClientIp, JsonBody};
+use crate::ratelimit::Quota;
 use crate::state::AppState;
 
 /// Longest agent key header considered (longer is not a key this server issued).
 const MAX_KEY_LEN: usize = 128;
 
 /// Accepts one observation or an array (all-or-nothing). Weighs each by agent key and
-/// catalog (the core's weights), applies the hourly rate limits before writing anything,
+/// catalog (the core's weights), counts them against the hourly rate limits (shared by
+/// every server on the database) in the transaction that stores them,
 /// and answers `{"ok":true,"weight":w,"service_id":id|null}` (an array gets `items`).
 /// An unknown or malformed agent key is treated as anonymous: telemetry clients are
 /// fire-and-forget and must not fail on a revoked key.
@@ -42,30 +44,10 @@ pub async fn post(
         _ => None,
     };
     let now = crate::clock::now_ms();
-    let n = u32::try_from(observations.len()).unwrap_or(u32::MAX);
-    let (caller, limit, scope) = match &agent_id {
-        Some(a) => (
-            format!("agent:{a}"),
-            RATE_LIMIT_PER_KEY_PER_HOUR,
-            "agent key",
-        ),
-        None => (
-            format!(
-                "ip:{}",
-                ip.map_or_else(|| "unknown".to_owned(), |i| i.to_string())
-            ),
-            RATE_LIMIT_PER_IP_PER_HOUR,
-            "IP address",
-        ),
+    let quota = match &agent_id {
+        Some(a) => Quota::agent(a, RATE_LIMIT_PER_KEY_PER_HOUR),
+        None => Quota::ip(ip, RATE_LIMIT_PER_IP_PER_HOUR),
     };
-    state
-        .limiter
-        .take(&caller, n, limit, now)
-        .map_err(|retry_after_secs| AppError::RateLimited {
-            scope: scope.to_owned(),
-            limit,
-            retry_after_secs,
-        })?;
     let mut items = Vec::with_capacity(observations.len());
     // A batch usually repeats a few hosts: look each one up once.
     let mut known: std::collections::HashMap<String, Option<String>> =
@@ -92,7 +74,9 @@ pub async fn post(
         .map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id}))
         .collect();
     let single = body.is_object();
-    let stored = store(&state.db, items, now).await?;
+    // Counted and stored in one transaction: a refused request writes nothing.
+    let stored = store(&state.db, items, now, Some(quota)).await?;
+    crate::ratelimit::prune_if_due(&state.db, now).await;
     if single {
         let mut a = answers.into_iter().next().unwrap_or_default();
         if let Value::Object(m) = &mut a {
