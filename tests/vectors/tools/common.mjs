@@ -35,3 +35,22 @@ export function writeVectors(file, operation, description, cases) {
 export function assertEq(a, b, what) {
   if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`self-check failed: ${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
 }
+
+/** An `Exchange` as the core serialises it, with the defaults of a successful `tools/call`. */
+export function exchange(o) {
+  const method = o.method ?? "tools/call";
+  return {
+    direction: o.direction ?? "client_to_server",
+    id: o.id,
+    method,
+    tool_name: o.tool_name ?? null,
+    request_kind: o.request_kind ?? (method === "tools/call" ? "tool" : "protocol"),
+    outcome: o.outcome ?? "success",
+    failure_type: o.failure_type ?? null,
+    error_layer: o.error_layer ?? null,
+    error_code: o.error_code ?? null,
+    started_ms: o.started_ms,
+    latency_ms: o.latency_ms,
+    has_content: o.has_content ?? false,
+  };
+}

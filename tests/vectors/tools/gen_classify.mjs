@@ -5,7 +5,7 @@
 // The last case replays examples/transcripts/server-everything.jsonl (a real session).
 import fs from "node:fs";
 import path from "node:path";
-import { VECTORS, sha256, writeVectors } from "./common.mjs";
+import { VECTORS, exchange as ex, sha256, writeVectors } from "./common.mjs";
 
 const J = (o) => JSON.stringify(o) + "\n";
 const req = (id, method, params) => J({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) });
@@ -17,23 +17,6 @@ const text = (t) => ({ content: [{ type: "text", text: t }] });
 const c2s = (data, at) => ({ dir: "c2s", data, at_ms: at });
 const s2c = (data, at) => ({ dir: "s2c", data, at_ms: at });
 const close = (at) => ({ close: true, at_ms: at });
-function ex(o) {
-  const method = o.method ?? "tools/call";
-  return {
-    direction: o.direction ?? "client_to_server",
-    id: o.id,
-    method,
-    tool_name: o.tool_name ?? null,
-    request_kind: o.request_kind ?? (method === "tools/call" ? "tool" : "protocol"),
-    outcome: o.outcome ?? "success",
-    failure_type: o.failure_type ?? null,
-    error_layer: o.error_layer ?? null,
-    error_code: o.error_code ?? null,
-    started_ms: o.started_ms,
-    latency_ms: o.latency_ms,
-    has_content: o.has_content ?? false,
-  };
-}
 const facts = (o = {}) => ({
   server_name: null, server_version: null, protocol_version: null,
   schema_hash: null, desc_hash: null, tools_has_more: false, tool_count: null, ...o,

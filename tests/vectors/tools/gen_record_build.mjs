@@ -1,28 +1,11 @@
 // Writes record_build.json and server_version.json (SPEC §3.2). Every expectation is
 // written here by hand from SPEC §3.2 and core/src/record/build.rs's documented rules.
-import { writeVectors } from "./common.mjs";
+import { exchange as ex, writeVectors } from "./common.mjs";
 
 const facts = (o = {}) => ({
   server_name: null, server_version: null, protocol_version: null,
   schema_hash: null, desc_hash: null, tools_has_more: false, tool_count: null, ...o,
 });
-function ex(o) {
-  const method = o.method ?? "tools/call";
-  return {
-    direction: o.direction ?? "client_to_server",
-    id: o.id,
-    method,
-    tool_name: o.tool_name ?? null,
-    request_kind: o.request_kind ?? (method === "tools/call" ? "tool" : "protocol"),
-    outcome: o.outcome ?? "success",
-    failure_type: o.failure_type ?? null,
-    error_layer: o.error_layer ?? null,
-    error_code: o.error_code ?? null,
-    started_ms: o.started_ms,
-    latency_ms: o.latency_ms,
-    has_content: o.has_content ?? false,
-  };
-}
 
 // ---- server_version ----
 const sv = [];
