@@ -130,3 +130,17 @@ def test_host_policy_and_telemetry_keep_only_the_host() -> None:
 def test_constants_are_the_cores() -> None:
     assert _native.API_URL == "http://127.0.0.1:7077"
     assert _native.NODE_ID_HEADER == "x-lowdown-node-id"
+
+
+def test_feed_json_gives_as_text_what_feed_gives() -> None:
+    import json
+
+    session = [
+        ("client_to_server", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n', 0.0),
+        ("server_to_client", b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}\n', 3.0),
+        ("client_to_server", b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n', 4.0),
+    ]
+    a, b = _native.Classifier(), _native.Classifier()
+    for direction, line, at in session:
+        assert json.loads(b.feed_json(direction, line, at)) == a.feed(direction, line, at)
+    assert b.feed_json("server_to_client", b"not json\n", 5.0) == "[]"

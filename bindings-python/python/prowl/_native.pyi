@@ -49,6 +49,8 @@ class Classifier:
     def feed(self, direction: Direction, data: bytes, now_ms: float) -> List[Json]:
         """Feeds bytes that travelled ``direction`` at ``now_ms``; returns the exchanges that
         finished. Raises ``LowdownError`` (``invalid_argument``) on an unknown direction."""
+    def feed_json(self, direction: Direction, data: bytes, now_ms: float) -> str:
+        """``feed``, with the exchanges as one JSON text (``"[]"`` when none)."""
     def close(self, now_ms: float) -> List[Json]:
         """Ends the session: frames unterminated last lines and fails every pending request
         as a server error; returns those exchanges."""
