@@ -50,38 +50,28 @@ async fn main() -> anyhow::Result<()> {
         tracing::info!(services = n, "catalog loaded");
     }
     match cli.command {
-        Some(Command::Catalog(CatalogCommand::Add {
-            id,
-            hosts,
-            service_name,
-        })) => {
-            let s = catalog::Service {
+        Some(Command::Catalog(cmd)) => {
+            if let CatalogCommand::Add {
                 id,
-                name: service_name.unwrap_or_default(),
                 hosts,
-            };
-            let s = config::check_service(0, s)?;
-            catalog::upsert(&db, vec![s], clock::now_ms())
+                service_name,
+            } = cmd
+            {
+                let s = catalog::Service {
+                    id,
+                    name: service_name.unwrap_or_default(),
+                    hosts,
+                };
+                let s = config::check_service(0, s)?;
+                catalog::upsert(&db, vec![s], clock::now_ms())
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            // Both `add` and `list` end by printing the whole catalog.
+            let services = catalog::list(&db)
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &catalog::list(&db)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                )?
-            );
-        }
-        Some(Command::Catalog(CatalogCommand::List)) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(
-                    &catalog::list(&db)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                )?
-            );
+            println!("{}", serde_json::to_string_pretty(&services)?);
         }
         None => {
             let listener = tokio::net::TcpListener::bind(cli.listen)

@@ -56,6 +56,16 @@ async fn window(t: &TestDb, ip: &str) -> Option<(i64, i64)> {
         .map(|r| (r.try_get(0).unwrap(), r.try_get(1).unwrap()))
 }
 
+/// Moves the stored window of `ip` to open at `start` (time passing, without waiting).
+async fn open_window_at(t: &TestDb, ip: &str, start: i64) {
+    sqlx::query("UPDATE rate_limits SET window_start = $1 WHERE subject = $2")
+        .bind(start)
+        .bind(subject_hash(&format!("ip:{ip}")))
+        .execute(&t.check.pool)
+        .await
+        .unwrap();
+}
+
 async fn two_servers_share_one_limit(t: &TestDb) {
     let (a, (b, db_b)) = (t.app(), second_server(t).await);
     assert_eq!(observe(&a, "198.51.100.1", 30).await.0, StatusCode::OK);
@@ -133,25 +143,20 @@ async fn the_window_resets_after_an_hour(t: &TestDb) {
     );
     // An hour passes: move the stored window back instead of waiting.
     let (start, _) = window(t, "198.51.100.5").await.unwrap();
-    sqlx::query("UPDATE rate_limits SET window_start = $1 WHERE subject = $2")
-        .bind(start - WINDOW_MS)
-        .bind(subject_hash("ip:198.51.100.5"))
-        .execute(&t.check.pool)
-        .await
-        .unwrap();
+    open_window_at(t, "198.51.100.5", start - WINDOW_MS).await;
     assert_eq!(observe(&app, "198.51.100.5", 60).await.0, StatusCode::OK);
     let (new_start, n) = window(t, "198.51.100.5").await.unwrap();
     assert_eq!(n, 60, "the new window counts only what was sent in it");
     assert!(new_start >= start, "a new window opened now");
     assert_eq!(t.count("observations").await, 120);
-    // Ended windows are pruned; current ones are kept.
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    // Ended windows are pruned; current ones are kept. The first window is moved 1 ms
+    // back rather than sleeping, so it ended strictly before the second even when both
+    // opened in the same millisecond.
     assert_eq!(observe(&app, "198.51.100.6", 1).await.0, StatusCode::OK);
-    let pruned = prune(&t.db, new_start + WINDOW_MS).await.unwrap();
-    assert_eq!(
-        pruned, 1,
-        "only the window that opened at {new_start} ended"
-    );
+    let ended = new_start - 1;
+    open_window_at(t, "198.51.100.5", ended).await;
+    let pruned = prune(&t.db, ended + WINDOW_MS).await.unwrap();
+    assert_eq!(pruned, 1, "only the window that opened at {ended} ended");
     assert!(window(t, "198.51.100.5").await.is_none());
     assert!(window(t, "198.51.100.6").await.is_some());
 }

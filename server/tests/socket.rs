@@ -43,6 +43,11 @@ impl Running {
     }
 }
 
+/// GET `url` and parse the answer as JSON.
+async fn get_json(c: &reqwest::Client, url: impl reqwest::IntoUrl) -> Value {
+    c.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 async fn round_trips_over_a_socket(t: &TestDb) {
     let s = start(t.db.clone()).await;
     let c = reqwest::Client::new();
@@ -53,14 +58,7 @@ async fn round_trips_over_a_socket(t: &TestDb) {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
-    let rep: Value = c
-        .get(s.url("/api/reputation/mcp:io.github.acme%2Fweather"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let rep: Value = get_json(&c, s.url("/api/reputation/mcp:io.github.acme%2Fweather")).await;
     assert_eq!(rep["interactions"], 1);
     let big = format!("[{}]", "1,".repeat(600_000) + "1");
     // Its own client: the server answers 413 without reading the body and closes that
@@ -152,14 +150,7 @@ async fn many_concurrent_writers_count_exactly(t: &TestDb) {
     assert_eq!(t.count("interactions").await, expected);
     let mut total = 0;
     for i in 0..7 {
-        let rep: Value = c
-            .get(s.url(&format!("/api/reputation/npm:load-{i}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let rep: Value = get_json(&c, s.url(&format!("/api/reputation/npm:load-{i}"))).await;
         total += rep["interactions"].as_i64().unwrap();
     }
     assert_eq!(
@@ -233,26 +224,12 @@ async fn records_survive_a_restart_and_rollups_match_raw_rows(t: &TestDb) {
         .send()
         .await
         .unwrap();
-    let before: Value = c
-        .get(s.url("/api/reputation/npm:load-3"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let before: Value = get_json(&c, s.url("/api/reputation/npm:load-3")).await;
     s.stop().await;
 
     let reopened = Db::open(&t.url, 4).await.expect("reopen after restart");
     let s = start(reopened.clone()).await;
-    let after: Value = c
-        .get(s.url("/api/reputation/npm:load-3"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let after: Value = get_json(&c, s.url("/api/reputation/npm:load-3")).await;
     for k in [
         "interactions",
         "rated_interactions",

@@ -1,7 +1,7 @@
 //! Ingest of interaction records: raw rows plus every rollup, in one transaction.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use tokio::sync::oneshot;
 
@@ -208,7 +208,7 @@ async fn write_batch(
         return Ok(is_new);
     }
 
-    let mut targets: BTreeMap<&str, ()> = BTreeMap::new();
+    let mut targets: BTreeSet<&str> = BTreeSet::new();
     let mut by_target: BTreeMap<[&str; 3], i64> = BTreeMap::new();
     let mut by_task: BTreeMap<[&str; 5], i64> = BTreeMap::new();
     let mut by_day: BTreeMap<[&str; 5], i64> = BTreeMap::new();
@@ -221,7 +221,7 @@ async fn write_batch(
         let r = &s.rec;
         let (target, task) = (r.target.as_str(), r.task_type.as_str());
         let (source, class) = (l.source.as_ref(), l.class.as_ref());
-        targets.insert(target, ());
+        targets.insert(target);
         *by_target.entry([target, source, class]).or_insert(0) += 1;
         let failure = l.failure.as_deref().unwrap_or_default();
         *by_task
@@ -244,24 +244,7 @@ async fn write_batch(
             *node_targets.entry([node, target]).or_insert(0) += 1;
         }
     }
-    let target_rows = targets
-        .into_keys()
-        .map(|target| {
-            vec![
-                Val::Text(target.to_owned()),
-                Val::Text(name_key(target)),
-                Val::Int(now),
-            ]
-        })
-        .collect();
-    insert_ignore(
-        conn,
-        "targets",
-        &["target", "name_key", "first_seen"],
-        "target",
-        target_rows,
-    )
-    .await?;
+    add_targets(conn, targets, now).await?;
     add_text_counts(
         conn,
         "rollup_targets",
@@ -301,6 +284,33 @@ async fn write_batch(
         add_text_counts(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
     }
     Ok(is_new)
+}
+
+/// Registers `targets` (their name key, first seen at `now`); targets already known keep
+/// their row. Interactions and telemetry subjects share the `targets` table.
+pub(super) async fn add_targets<'a>(
+    conn: &mut AnyConnection,
+    targets: impl IntoIterator<Item = &'a str>,
+    now: i64,
+) -> Result<(), sqlx::Error> {
+    let rows = targets
+        .into_iter()
+        .map(|t| {
+            vec![
+                Val::Text(t.to_owned()),
+                Val::Text(name_key(t)),
+                Val::Int(now),
+            ]
+        })
+        .collect();
+    insert_ignore(
+        conn,
+        "targets",
+        &["target", "name_key", "first_seen"],
+        "target",
+        rows,
+    )
+    .await
 }
 
 /// Inserts the raw rows (`ON CONFLICT DO NOTHING`), binding straight from the records;

@@ -1,7 +1,7 @@
 //! Telemetry observations (SPEC §4): raw rows plus rollups per host and per catalog
 //! service, written in one transaction; the `telemetry{...}` answer block reads rollups.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use lowdown_core::record::Source;
 use lowdown_core::telemetry::{
@@ -11,11 +11,11 @@ use lowdown_core::telemetry::{
 use serde_json::{json, Value};
 use sqlx::{AnyConnection, Row};
 
-use super::upsert::{add_counts, insert_ignore, insert_new, Val};
+use super::upsert::{add_counts, insert_new, Val};
 use super::{get_u64, random_id, Db};
 use crate::clock;
 use crate::error::AppResult;
-use crate::names::{enum_str, name_key, parse_enum};
+use crate::names::{enum_str, parse_enum};
 use crate::ratelimit::{self, Quota};
 
 /// An observation with what the server decided about it.
@@ -124,7 +124,7 @@ async fn write(
             .into_iter()
             .collect();
     let mut rollups: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
-    let mut subjects = BTreeMap::new();
+    let mut subjects = BTreeSet::new();
     let mut fresh = 0;
     for (id, w) in &items {
         if !inserted.contains(id) {
@@ -137,9 +137,7 @@ async fn write(
             kinds.push(("service", s.clone()));
         }
         for (kind, subject) in kinds {
-            subjects
-                .entry(subject.clone())
-                .or_insert_with(|| name_key(&subject));
+            subjects.insert(subject.clone());
             let key = vec![
                 Val::Text(kind.to_owned()),
                 Val::Text(subject),
@@ -152,18 +150,7 @@ async fn write(
             *rollups.entry(key).or_insert(0) += 1;
         }
     }
-    let subject_rows = subjects
-        .into_iter()
-        .map(|(t, k)| vec![Val::Text(t), Val::Text(k), Val::Int(now)])
-        .collect();
-    insert_ignore(
-        conn,
-        "targets",
-        &["target", "name_key", "first_seen"],
-        "target",
-        subject_rows,
-    )
-    .await?;
+    super::ingest::add_targets(conn, subjects.iter().map(String::as_str), now).await?;
     add_counts(conn, "telemetry_rollups", ROLLUP_KEYS, rollups).await?;
     Ok(fresh)
 }

@@ -80,6 +80,16 @@ pub fn bind_all<'q>(
 /// PostgreSQL's 65535 bound parameters.
 pub const MAX_PARAMS: usize = 30_000;
 
+/// `INSERT ... ON CONFLICT DO UPDATE SET n = n + excluded.n` for `rows` rows of `keys`
+/// plus `n`: the statement of [`add_counts`] and [`add_text_counts`].
+fn add_counts_sql(sqlite: bool, table: &str, keys: &[&str], rows: usize) -> String {
+    let values = placeholders(sqlite, rows, keys.len() + 1);
+    let keys = keys.join(", ");
+    format!(
+        "INSERT INTO {table} ({keys}, n) VALUES {values} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n"
+    )
+}
+
 /// Adds counts into a rollup table: `INSERT ... ON CONFLICT (keys) DO UPDATE SET n = n + excluded.n`.
 ///
 /// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
@@ -93,12 +103,7 @@ pub async fn add_counts(
     let rows: Vec<(Vec<Val>, i64)> = rows.into_iter().collect();
     let cols = keys.len() + 1;
     for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
-        let sql = format!(
-            "INSERT INTO {table} ({}, n) VALUES {} ON CONFLICT ({}) DO UPDATE SET n = {table}.n + excluded.n",
-            keys.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols),
-            keys.join(", ")
-        );
+        let sql = add_counts_sql(is_sqlite(conn), table, keys, chunk.len());
         let vals = chunk
             .iter()
             .flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
@@ -148,12 +153,7 @@ pub async fn add_text_counts<const N: usize>(
     let cols = N + 1;
     let rows: Vec<(&[&str; N], &i64)> = rows.iter().collect();
     for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
-        let sql = format!(
-            "INSERT INTO {table} ({}, n) VALUES {} ON CONFLICT ({}) DO UPDATE SET n = {table}.n + excluded.n",
-            keys.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols),
-            keys.join(", ")
-        );
+        let sql = add_counts_sql(is_sqlite(conn), table, keys, chunk.len());
         let mut binds = Binds::with_capacity(chunk.len() * cols);
         for (key, n) in chunk {
             for k in key.iter() {
