@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
+import { apiBase } from './mcp/api.js';
 
-/** Default API base URL (SPEC §2). */
-export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
 /** Longest that pending deliveries may delay the proxy's exit. */
 export const EXIT_BUDGET_MS = 1000;
 
@@ -72,7 +71,7 @@ export async function main(argv, env = process.env) {
     try {
       const { Recorder } = await import('./record/recorder.js');
       const nodeId = loadNodeIdentity(home).node_id;
-      const apiUrl = opts.apiUrl ?? env.LOWDOWN_API_URL ?? DEFAULT_API_URL;
+      const apiUrl = opts.apiUrl ?? apiBase(env);
       const ctx = { actor: opts.actor ?? 'anonymous', target, source: opts.source, node_id: nodeId, recorder_version: VERSION };
       recorder = new Recorder({ ctx, apiUrl, home, nodeId, version: VERSION, debug, debugOn });
     } catch (err) {

@@ -1,6 +1,7 @@
 // Real local HTTP servers for the tests: the API being called, and a collector that keeps
 // every raw byte it receives (for the privacy canaries).
 import http from 'node:http';
+import { startLowdownServer } from '../../test/helpers/lowdown-server.js';
 
 const open = new Set();
 
@@ -68,42 +69,15 @@ export async function collector(mode = 'ok') {
   };
 }
 
-/**
- * Starts the real lowdown-server (built by `cargo build -p lowdown-server`) on SQLite in a
- * temporary LOWDOWN_HOME, at a free port.
- */
+/** Starts the real lowdown-server (the npm package's shared test helper), closed by closeAll. */
 export async function lowdownServer() {
-  const { spawn } = await import('node:child_process');
-  const { mkdtempSync, rmSync, existsSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const bin = new URL('../../../target/debug/lowdown-server', import.meta.url).pathname;
-  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`cargo build -p lowdown-server\``);
-  const home = mkdtempSync(join(tmpdir(), 'lowdown-observe-'));
-  const probe = await serve(() => {});
-  const port = probe.port;
-  await probe.close();
-  const child = spawn(bin, ['--listen', `127.0.0.1:${port}`, '--db', join(home, 'lowdown.db')], {
-    env: { ...process.env, LOWDOWN_HOME: home },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`lowdown-server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {}
-    if (i > 200) throw new Error('lowdown-server did not start within 10 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const { url, dir, stop } = await startLowdownServer('lowdown-observe-');
   const handle = {
     url,
-    home,
+    home: dir,
     close: async () => {
       open.delete(handle);
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-      rmSync(home, { recursive: true, force: true });
+      await stop();
     },
   };
   open.add(handle);

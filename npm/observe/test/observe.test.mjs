@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { observe } from '../src/node.js';
+import { BATCH_MAX } from '../src/observe.js';
 import { targetApi, collector, closeAll } from './helpers.mjs';
 
 const CANARY = 'CANARY_c4a7f1_do_not_leak';
@@ -101,24 +102,22 @@ test('an allowlist restricts reports to its hosts', async () => {
   await sink.close();
 });
 
-test('a telemetry endpoint that never answers costs the caller nothing', async () => {
+// No durations measured: a caller that waited on the hanging delivery would see it end (it
+// is abandoned after SEND_TIMEOUT_MS) before its own call resolved. The test timeout only
+// turns an unbounded flush into a failure instead of a hung suite.
+test('a telemetry endpoint that never answers costs the caller nothing', { timeout: 15000 }, async () => {
   const sink = await collector('hang');
-  const plainStart = performance.now();
-  await (await fetch(`${api.url}/ok`)).arrayBuffer();
-  const plain = performance.now() - plainStart;
   const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
-  const times = [];
-  for (let i = 0; i < 60; i++) {
-    const t = performance.now();
+  // A full batch starts a delivery, which the endpoint leaves hanging.
+  for (let i = 0; i < BATCH_MAX; i++) await (await f(`${api.url}/ok`)).arrayBuffer();
+  let delivered = false;
+  f.lowdown.flush().then(() => { delivered = true; });
+  for (let i = 0; i < 10; i++) {
     await (await f(`${api.url}/ok`)).arrayBuffer();
-    times.push(performance.now() - t);
+    assert.equal(delivered, false, `call ${i} resolved only after the hanging delivery ended`);
   }
-  // 60 calls queue a full batch, so a delivery is already hanging while calls continue.
-  assert.ok(Math.max(...times) < 500 + plain * 10, `a call waited on telemetry: ${Math.max(...times)} ms`);
-  const t = performance.now();
-  await f.lowdown.flush();
-  assert.ok(performance.now() - t < 2500, 'flush is bounded by the send timeout');
-  assert.equal(f.lowdown.stats.failed, 60);
+  await f.lowdown.flush(); // resolves although the endpoint never answers: bounded by the send timeout
+  assert.equal(f.lowdown.stats.failed, BATCH_MAX + 10);
   await sink.close();
 });
 
