@@ -1,6 +1,6 @@
 //! `LogDiff`: the `--watch-log` state machine as a JavaScript class, and its two helpers.
 
-use crate::convert::{from_js, to_js};
+use crate::convert::{from_js_or_default, to_js};
 use crate::errors::{to_js_error, Result};
 use crate::options::JsLogDiffOptions;
 use lowdown_core::logdiff::{self, LogDiff};
@@ -20,11 +20,7 @@ impl JsLogDiff {
     /// A watcher; throws `code: "invalid_pattern"` when `options.pattern` is not a valid regex.
     #[napi(constructor, ts_args_type = "options?: LogDiffOptions | null")]
     pub fn new(env: &Env, options: Option<Unknown<'_>>) -> Result<Self> {
-        let opts = options
-            .map(|o| from_js::<Option<JsLogDiffOptions>>(env, o))
-            .transpose()?
-            .flatten();
-        let opts = opts.unwrap_or_default().try_into()?;
+        let opts = from_js_or_default::<JsLogDiffOptions>(env, options)?.try_into()?;
         Ok(JsLogDiff {
             inner: LogDiff::new(opts).map_err(|e| to_js_error(env, e))?,
         })

@@ -1,6 +1,6 @@
 //! Interaction records: building one from a classified exchange, publishing rules.
 
-use crate::convert::{from_js, to_js};
+use crate::convert::{from_js, from_js_or_default, to_js, validate_js};
 use crate::errors::{to_js_error, Result};
 use crate::options::JsRecordContext;
 use lowdown_core::record::{build, validate};
@@ -21,11 +21,7 @@ pub fn js_build_record<'e>(
     ctx: Option<Unknown<'_>>,
     record_id: Option<String>,
 ) -> Result<Unknown<'e>> {
-    let ctx = ctx
-        .map(|c| from_js::<Option<JsRecordContext>>(env, c))
-        .transpose()?
-        .flatten();
-    let ctx = ctx.unwrap_or_default().try_into()?;
+    let ctx = from_js_or_default::<JsRecordContext>(env, ctx)?.try_into()?;
     to_js(
         env,
         &build::build_record(
@@ -52,11 +48,7 @@ pub fn js_sanitize_server_version(raw: String) -> Option<String> {
     ts_return_type = "InteractionRecord"
 )]
 pub fn js_validate_record<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
-    let body: serde_json::Value = from_js(env, body)?;
-    to_js(
-        env,
-        &validate::validate_record(&body).map_err(|e| to_js_error(env, e))?,
-    )
+    validate_js(env, body, validate::validate_record)
 }
 
 /// Validates one record or an array of 1..=1000 (all-or-nothing; errors name `records[i].field`).
@@ -66,11 +58,7 @@ pub fn js_validate_record<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown
     ts_return_type = "InteractionRecord[]"
 )]
 pub fn js_validate_records<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
-    let body: serde_json::Value = from_js(env, body)?;
-    to_js(
-        env,
-        &validate::validate_records(&body).map_err(|e| to_js_error(env, e))?,
-    )
+    validate_js(env, body, validate::validate_records)
 }
 
 /// Checks a node id (`^ld_[A-Za-z0-9_-]{1,64}$`); throws `code: "invalid_format"` otherwise.

@@ -1,7 +1,7 @@
 //! Telemetry (SPEC §4): the host privacy filter, observations, status classes and weights.
 
-use crate::convert::{from_js, parse_enum, to_js};
-use crate::errors::{to_js_error, Result};
+use crate::convert::{from_js, from_js_or_default, http_status, parse_enum, to_js, validate_js};
+use crate::errors::Result;
 use lowdown_core::telemetry::{self, HostPolicy, TelemetryRollup, WeightTier};
 use napi::bindgen_prelude::{Env, Unknown};
 use napi_derive::napi;
@@ -84,14 +84,13 @@ pub fn js_prepare_observation<'e>(
     source: String,
     policy: &JsHostPolicy,
 ) -> Result<Unknown<'e>> {
-    let status = status.map(|s| u16::try_from(s).unwrap_or(0));
     let source = parse_enum(&source)?;
     to_js(
         env,
         &telemetry::prepare_observation(
             &url,
             &method,
-            status,
+            http_status(status),
             latency_ms,
             response_bytes.map(|b| b as u64),
             source,
@@ -108,11 +107,7 @@ pub fn js_prepare_observation<'e>(
     ts_return_type = "Observation"
 )]
 pub fn js_validate_observation<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
-    let body: serde_json::Value = from_js(env, body)?;
-    to_js(
-        env,
-        &telemetry::validate_observation(&body).map_err(|e| to_js_error(env, e))?,
-    )
+    validate_js(env, body, telemetry::validate_observation)
 }
 
 /// Validates one observation or an array of 1..=1000 (all-or-nothing; errors name `observations[i].field`).
@@ -122,20 +117,13 @@ pub fn js_validate_observation<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Un
     ts_return_type = "Observation[]"
 )]
 pub fn js_validate_observations<'e>(env: &'e Env, body: Unknown<'_>) -> Result<Unknown<'e>> {
-    let body: serde_json::Value = from_js(env, body)?;
-    to_js(
-        env,
-        &telemetry::validate_observations(&body).map_err(|e| to_js_error(env, e))?,
-    )
+    validate_js(env, body, telemetry::validate_observations)
 }
 
 /// How a status counts: `null`/5xx `failure`, 429 `throttled`, other 4xx `rejected`, 1xx–3xx `success`.
 #[napi(js_name = "statusClass", ts_return_type = "StatusClass")]
 pub fn js_status_class<'e>(env: &'e Env, status: Option<u32>) -> Result<Unknown<'e>> {
-    to_js(
-        env,
-        &telemetry::status_class(status.map(|s| u16::try_from(s).unwrap_or(0))),
-    )
+    to_js(env, &telemetry::status_class(http_status(status)))
 }
 
 /// The server-side weight of one observation: 0.1, 0.3, 0.5 or 1.0 (SPEC §4).
@@ -183,21 +171,16 @@ impl JsTelemetryRollup {
     /// An empty rollup, or one read back from its stored plain form (`toJSON()`).
     #[napi(constructor, ts_args_type = "stored?: object | null")]
     pub fn new(env: &Env, stored: Option<Unknown<'_>>) -> Result<Self> {
-        let stored: Option<TelemetryRollup> =
-            stored.map(|s| from_js(env, s)).transpose()?.flatten();
         Ok(JsTelemetryRollup {
-            inner: stored.unwrap_or_default(),
+            inner: from_js_or_default(env, stored)?,
         })
     }
 
     /// Adds one observation: its status (`null` for no response), latency and weight tier.
     #[napi(ts_args_type = "status: number | null, latencyMs: number, tier: WeightTier")]
     pub fn add(&mut self, status: Option<u32>, latency_ms: f64, tier: String) -> Result<()> {
-        self.inner.add(
-            status.map(|s| u16::try_from(s).unwrap_or(0)),
-            latency_ms,
-            parse_enum(&tier)?,
-        );
+        self.inner
+            .add(http_status(status), latency_ms, parse_enum(&tier)?);
         Ok(())
     }
 

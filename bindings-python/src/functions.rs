@@ -1,9 +1,9 @@
 //! The core's pure functions, exported under their Rust names.
 
+use crate::convert::to_py;
 use crate::errors::to_py_err;
 use lowdown_core::{redact as core_redact, schema_hash, target_label as core_target_label};
 use pyo3::prelude::*;
-use pythonize::pythonize;
 
 /// Hashes the JSON text of a ``tools/list`` result (SPEC §3.3).
 ///
@@ -11,16 +11,17 @@ use pythonize::pythonize;
 /// ``LowdownError`` with ``.type`` ``"invalid_json"`` or ``"too_deep"``.
 #[pyfunction]
 fn hash_tools_result<'py>(py: Python<'py>, result_json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let hashes = schema_hash::hash_tools_result(result_json).map_err(to_py_err)?;
-    Ok(pythonize(py, &hashes)?)
+    to_py(
+        py,
+        &schema_hash::hash_tools_result(result_json).map_err(to_py_err)?,
+    )
 }
 
 /// Hashes the JSON text of a ``tools`` array (SPEC §3.3); same result and errors as
 /// :func:`hash_tools_result` (``has_more`` is always false).
 #[pyfunction]
 fn hash_tools<'py>(py: Python<'py>, tools_json: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let hashes = schema_hash::hash_tools(tools_json).map_err(to_py_err)?;
-    Ok(pythonize(py, &hashes)?)
+    to_py(py, &schema_hash::hash_tools(tools_json).map_err(to_py_err)?)
 }
 
 /// The SPEC §3.3 canonical JSON text of any JSON document (keys sorted by UTF-16 code
