@@ -11,7 +11,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional
 
 import pytest
 
@@ -76,6 +76,12 @@ def _point_at(url: str, monkeypatch: pytest.MonkeyPatch, allow_private: bool = T
         monkeypatch.setenv("PROWL_TELEMETRY_ALLOW_PRIVATE", "1")
     prowl.configure()
     SENDER.reset()
+
+
+@pytest.fixture
+def point_prowl(clean_env: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Points prowl's telemetry at a URL (loopback hosts allowed) with an empty queue."""
+    return lambda url: _point_at(url, clean_env)
 
 
 @pytest.fixture

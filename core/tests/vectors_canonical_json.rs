@@ -10,11 +10,6 @@ fn canonical_json_vectors() {
     common::check("canonical_json.json", |input| {
         canonical_json(&common::bytes(&input["json"]))
             .map(Value::String)
-            .map_err(|e| {
-                serde_json::to_value(e).expect("serialises")["type"]
-                    .as_str()
-                    .expect("type")
-                    .to_owned()
-            })
+            .map_err(|e| common::error_kind(&e))
     });
 }

@@ -13,10 +13,7 @@ fn compare_vectors() {
         }
         match compare(&candidates) {
             Ok(c) => Ok(serde_json::to_value(c).unwrap()),
-            Err(e) => Err(serde_json::to_value(&e).unwrap()["type"]
-                .as_str()
-                .unwrap()
-                .to_owned()),
+            Err(e) => Err(common::error_kind(&e)),
         }
     });
 }

@@ -7,12 +7,7 @@ use serde_json::{json, Value};
 
 fn run(input: &Value) -> Result<Value, String> {
     let opts: LogDiffOptions = serde_json::from_value(input["options"].clone()).expect("options");
-    let mut ld = LogDiff::new(opts).map_err(|e| {
-        serde_json::to_value(e).expect("serialises")["type"]
-            .as_str()
-            .expect("type")
-            .to_owned()
-    })?;
+    let mut ld = LogDiff::new(opts).map_err(|e| common::error_kind(&e))?;
     let mut out = Vec::new();
     for step in input["steps"].as_array().expect("steps") {
         if let Some(path) = step["watch"].as_str() {

@@ -6,10 +6,7 @@ use lowdown_core::schema_hash::{hash_tools, hash_tools_result, SchemaHashError};
 use serde_json::Value;
 
 fn kind(e: SchemaHashError) -> String {
-    serde_json::to_value(e).expect("error serialises")["type"]
-        .as_str()
-        .expect("type")
-        .to_owned()
+    common::error_kind(&e)
 }
 
 #[test]

@@ -10,10 +10,7 @@ fn validate_node_id_vectors() {
             Ok(()) => Ok(serde_json::Value::Null),
             Err(e) => {
                 assert_eq!(e.field, "node_id");
-                Err(serde_json::to_value(&e).unwrap()["type"]
-                    .as_str()
-                    .unwrap()
-                    .to_owned())
+                Err(common::error_kind(&e))
             }
         }
     });

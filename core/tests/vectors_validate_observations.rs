@@ -16,10 +16,7 @@ fn validate_observations_vectors() {
                 );
                 Ok(out)
             }
-            Err(e) => Err(serde_json::to_value(&e).unwrap()["type"]
-                .as_str()
-                .unwrap()
-                .to_owned()),
+            Err(e) => Err(common::error_kind(&e)),
         },
     );
 }

@@ -8,10 +8,7 @@ use lowdown_core::record::InteractionRecord;
 use serde_json::{json, Value};
 
 fn kind(e: &ValidationError) -> String {
-    serde_json::to_value(e).unwrap()["type"]
-        .as_str()
-        .unwrap()
-        .to_owned()
+    common::error_kind(e)
 }
 
 fn run(input: &Value) -> Result<Value, String> {

@@ -111,6 +111,15 @@ class _ObservedAsyncStream(httpx.AsyncByteStream):
                 _report(self._request, self._status, self._t0, self._t_end or _perf(), self._nbytes)
 
 
+def _observe_body(response: httpx.Response, request: httpx.Request, t0: float, stream_cls: Any) -> httpx.Response:
+    """Report now if httpx already read the body, else when ``stream_cls`` sees it end."""
+    if response.is_closed:  # an in-memory body httpx already read (e.g. MockTransport)
+        _report(request, response.status_code, t0, _perf(), len(response.content))
+    else:
+        response.stream = stream_cls(response.stream, request, response.status_code, t0)
+    return response
+
+
 class ObservedTransport(httpx.BaseTransport):
     """Wraps a sync transport; ``inner`` is the original, restored by ``unobserve``."""
 
@@ -124,11 +133,7 @@ class ObservedTransport(httpx.BaseTransport):
         except httpx.TransportError:
             _report(request, None, t0, _perf(), None)
             raise
-        if response.is_closed:  # an in-memory body httpx already read (e.g. MockTransport)
-            _report(request, response.status_code, t0, _perf(), len(response.content))
-        else:
-            response.stream = _ObservedStream(response.stream, request, response.status_code, t0)  # type: ignore[arg-type]
-        return response
+        return _observe_body(response, request, t0, _ObservedStream)
 
     def close(self) -> None:
         self.inner.close()
@@ -154,11 +159,7 @@ class AsyncObservedTransport(httpx.AsyncBaseTransport):
         except httpx.TransportError:
             _report(request, None, t0, _perf(), None)
             raise
-        if response.is_closed:  # an in-memory body httpx already read (e.g. MockTransport)
-            _report(request, response.status_code, t0, _perf(), len(response.content))
-        else:
-            response.stream = _ObservedAsyncStream(response.stream, request, response.status_code, t0)  # type: ignore[arg-type]
-        return response
+        return _observe_body(response, request, t0, _ObservedAsyncStream)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::validate::{is_version_char, MAX_VERSION};
 use super::{InteractionRecord, Source, TargetType};
 use crate::classify::{Direction, Exchange, SessionFacts};
 
@@ -91,9 +92,6 @@ pub fn build_record(
 /// prose, markup, prompt-injection text) is never published.
 pub fn sanitize_server_version(raw: &str) -> Option<String> {
     let cleaned: String = raw.chars().filter(|c| !c.is_control()).collect();
-    let ok = (1..=32).contains(&cleaned.len())
-        && cleaned
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'_' | b'-'));
+    let ok = (1..=MAX_VERSION).contains(&cleaned.len()) && cleaned.chars().all(is_version_char);
     ok.then_some(cleaned)
 }

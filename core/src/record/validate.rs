@@ -144,7 +144,8 @@ pub fn validate_node_id(s: &str) -> Result<(), ValidationError> {
     Ok(())
 }
 
-fn is_version_char(c: char) -> bool {
+/// A character SPEC §3.2 allows in a published version (`^[0-9A-Za-z.+_-]{1,32}$`).
+pub(crate) fn is_version_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '_' | '-')
 }
 

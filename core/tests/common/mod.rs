@@ -102,6 +102,14 @@ pub fn bytes(v: &Value) -> Vec<u8> {
     }
 }
 
+/// The stable `type` tag an error serialises with, as the vectors' `error` field names it.
+pub fn error_kind(e: &impl serde::Serialize) -> String {
+    serde_json::to_value(e).expect("error serialises")["type"]
+        .as_str()
+        .expect("error has a type tag")
+        .to_owned()
+}
+
 /// Runs `run` on every case of `file`, comparing results as JSON, and fails listing
 /// every mismatching case by name.
 pub fn check(file: &str, run: impl Fn(&Value) -> Result<Value, String>) {
