@@ -50,7 +50,7 @@ bindings-wasm/node_modules/.ci-stamp: bindings-wasm/package-lock.json
 
 setup-wasm-bindgen:
 	@want="$(WASM_BINDGEN_VERSION)"; test -n "$$want" || { echo "no wasm-bindgen in Cargo.lock" >&2; exit 1; }; \
-	have="$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')"; \
+	have=""; if command -v wasm-bindgen >/dev/null; then have="$$(wasm-bindgen --version | awk '{print $$2}')"; fi; \
 	if [ "$$have" != "$$want" ]; then \
 		echo "installing wasm-bindgen-cli $$want (found: $${have:-none})"; \
 		cargo install wasm-bindgen-cli --version "$$want" --force; \
