@@ -8,6 +8,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 ROOT := $(abspath .)
+comma := ,
 VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never

@@ -4,5 +4,5 @@
 
 .PHONY: demo
 
-demo: setup-rust setup-proxy build-server build-node-binding ## start the server on SQLite, run a real MCP session through the proxy, show what was recorded
+demo: setup-rust setup-npm build-server build-js-binding ## start the server on SQLite, run a real MCP session through the proxy, show what was recorded
 	bash examples/demo/run.sh

@@ -7,10 +7,10 @@ TEST_TARGETS += test-examples
 
 .PHONY: test-examples examples
 
-test-examples: build-node-binding build-python-binding build-wasm-binding ## the classify-transcript examples: Node, Python, WASM (and Rust) print identical records
+test-examples: build-js-binding build-python-binding build-wasm-binding ## the classify-transcript examples: Node, Python, WASM and Rust print identical records
 	PY=$(PY) node --test --test-reporter=spec tests/examples/
 
-examples: build-node-binding build-python-binding build-wasm-binding ## print the records of the recorded MCP session from every host's example
+examples: build-js-binding build-python-binding build-wasm-binding ## print the records of the recorded MCP session from every host's example
 	@for run in "node examples/node/classify-transcript.mjs" "$(PY) examples/python/classify_transcript.py" \
 		"node examples/wasm/classify-transcript.mjs"; do echo "== $$run"; $$run; done
 	@if grep -q '"classify_transcript"' core/Cargo.toml; then \

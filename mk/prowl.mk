@@ -22,9 +22,3 @@ test-prowl: ## prowl against a real local HTTP server and a real lowdown-server:
 
 bench-prowl: build-python-binding ## added latency and cost per request: plain httpx vs prowl.observe vs OpenTelemetry; LangChain handler per tool run
 	$(PY) bench/prowl/bench.py
-
-TEST_TARGETS += test-prowl-install
-.PHONY: test-prowl-install
-
-test-prowl-install: build-server ## `pip install ./bindings-python` in a fresh venv, then three lines report to a real lowdown-server
-	bash tests/install/prowl-fresh-venv.sh

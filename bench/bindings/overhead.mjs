@@ -1,6 +1,6 @@
-// Per-call cost of the same four calls through the napi binding and the WASM build (for
-// Node), to set beside the Rust baseline (overhead.rs) and pyo3 (overhead.py).
-// Prints {"napi": {op: ns_per_call}, "wasm": {...}}. Needs `make build` first.
+// Per-call cost of the calls hosts make through the JavaScript binding, on its native (napi)
+// build and its WebAssembly build for Node, to set beside the Rust baseline (overhead.rs) and
+// pyo3 (overhead.py). Prints {"napi": {op: ns_per_call}, "wasm": {...}}. Needs `make build`.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const fx = JSON.parse(readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8'));
 const hosts = {
-  napi: require('../../bindings-node/index.js'),
-  wasm: require('../../bindings-wasm/pkg/nodejs/lowdown.js'),
+  napi: require('../../bindings-js/native.js'),
+  wasm: require('../../bindings-js/wasm/lowdown.js'),
 };
 
 /** Nanoseconds per call of `f`, after a warm-up, over about 0.3 s. */
@@ -23,21 +23,19 @@ function time(f) {
   }
 }
 
-const req = Buffer.from(fx.request);
-const resp = Buffer.from(fx.response);
-const tools = Buffer.from(fx.tools_list);
+const req = Buffer.from(fx.request + '\n');
+const resp = Buffer.from(fx.response + '\n');
 const out = {};
 for (const [name, api] of Object.entries(hosts)) {
   const policy = new api.HostPolicy(null, null);
-  const c = new api.Classifier();
+  const r = new api.Recorder(JSON.stringify({ target: 'npm:bench' }), 'bench');
   out[name] = {
-    redact: time(() => api.redact(fx.redact)),
-    host_verdict: time(() => api.hostVerdict(fx.host, policy)),
-    classifier_feed: time(() => {
-      c.feed('client_to_server', req, 1);
-      c.feed('server_to_client', resp, 2);
-    }) / 2,
-    hash_tools_result: time(() => api.hashToolsResult(tools)),
+    // One exchange: the request line in, the response line in, the finished record out.
+    record_exchange: time(() => {
+      r.feed('client_to_server', req, 1);
+      r.feed('server_to_client', resp, 2);
+    }),
+    prepare_observation: time(() => api.prepareObservation(fx.url, 'GET', 200, 12.5, 512, 'organic', policy)),
   };
 }
 console.log(JSON.stringify(out));

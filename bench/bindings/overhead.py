@@ -1,4 +1,4 @@
-"""Per-call cost of the same four calls through the pyo3 binding (``prowl._native``), to set
+"""Per-call cost of the calls prowl makes through the pyo3 binding (``prowl._native``), to set
 beside the Rust baseline (overhead.rs) and napi/WASM (overhead.mjs). Prints
 ``{"pyo3": {op: ns_per_call}}``. Needs ``make build`` first (a release ``maturin develop``)."""
 
@@ -27,19 +27,12 @@ def per_call(f) -> float:
 
 
 def main() -> None:
-    req, resp, tools = FX["request"].encode(), FX["response"].encode(), FX["tools_list"].encode()
     policy = _native.HostPolicy(None, None)
-    c = _native.Classifier()
-
-    def feed() -> None:
-        c.feed("client_to_server", req, 1.0)
-        c.feed("server_to_client", resp, 2.0)
-
     out = {
-        "redact": per_call(lambda: _native.redact(FX["redact"])),
-        "host_verdict": per_call(lambda: _native.host_verdict(FX["host"], policy)),
-        "classifier_feed": per_call(feed) / 2,
-        "hash_tools_result": per_call(lambda: _native.hash_tools_result(tools)),
+        # prowl builds observations; it records no MCP sessions, so has no Recorder.
+        "prepare_observation": per_call(
+            lambda: _native.prepare_observation(FX["url"], "GET", 200, 12.5, 512, "organic", policy)
+        ),
     }
     print(json.dumps({"pyo3": out}))
 

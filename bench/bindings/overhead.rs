@@ -1,10 +1,10 @@
-//! The Rust baseline for the binding overhead table: the same calls as overhead.mjs and
-//! overhead.py make, straight into lowdown-core. Prints `{"rust": {op: ns_per_call}}`.
+//! The Rust baseline for the binding overhead table: the calls overhead.mjs and overhead.py
+//! make, straight into lowdown-core. Prints `{"rust": {op: ns_per_call}}`.
 
-use lowdown_core::classify::{Classifier, Direction};
-use lowdown_core::redact::redact;
-use lowdown_core::schema_hash::hash_tools_result;
-use lowdown_core::telemetry::{host_verdict, HostPolicy};
+use lowdown_core::classify::Direction;
+use lowdown_core::record::build::RecordContext;
+use lowdown_core::record::{Recorder, Source};
+use lowdown_core::telemetry::{prepare_observation, HostPolicy};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -34,34 +34,36 @@ fn main() {
     ))
     .expect("bench/bindings/fixtures.json");
     let fx: serde_json::Value = serde_json::from_str(&fixtures).expect("fixtures are JSON");
-    let text = fx["redact"].as_str().expect("redact").to_owned();
-    let host = fx["host"].as_str().expect("host").to_owned();
-    let (req, resp) = (
-        fx["request"].as_str().expect("request").to_owned(),
-        fx["response"].as_str().expect("response").to_owned(),
-    );
-    let tools = fx["tools_list"].as_str().expect("tools_list").to_owned();
+    let url = fx["url"].as_str().expect("url").to_owned();
+    let req = format!("{}\n", fx["request"].as_str().expect("request"));
+    let resp = format!("{}\n", fx["response"].as_str().expect("response"));
     let policy = HostPolicy::from_env_values(None, None);
-    let mut c = Classifier::new();
+    let ctx = RecordContext {
+        target: "npm:bench".to_owned(),
+        ..RecordContext::default()
+    };
+    let mut r = Recorder::new(ctx, "bench");
     let results = [
         (
-            "redact",
-            time(|| drop(black_box(redact(black_box(&text)).into_owned()))),
-        ),
-        (
-            "host_verdict",
-            time(|| drop(black_box(host_verdict(black_box(&host), &policy)))),
-        ),
-        (
-            "classifier_feed",
+            "record_exchange",
             time(|| {
-                black_box(c.feed(Direction::ClientToServer, req.as_bytes(), 1.0));
-                black_box(c.feed(Direction::ServerToClient, resp.as_bytes(), 2.0));
-            }) / 2.0,
+                black_box(r.feed(Direction::ClientToServer, req.as_bytes(), 1.0));
+                black_box(r.feed(Direction::ServerToClient, resp.as_bytes(), 2.0));
+            }),
         ),
         (
-            "hash_tools_result",
-            time(|| drop(black_box(hash_tools_result(tools.as_bytes())))),
+            "prepare_observation",
+            time(|| {
+                drop(black_box(prepare_observation(
+                    black_box(&url),
+                    "GET",
+                    Some(200),
+                    12.5,
+                    Some(512),
+                    Source::Organic,
+                    &policy,
+                )))
+            }),
         ),
     ];
     let body: Vec<String> = results

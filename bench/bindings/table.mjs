@@ -11,7 +11,9 @@ const cell = (ns) => (ns >= 10_000 ? `${(ns / 1000).toFixed(1)} µs` : `${ns.toF
 const rows = [['operation (per call)', ...hosts, ...hosts.slice(1).map((h) => `${h} − rust`)]];
 for (const op of ops) {
   const base = results.rust[op];
-  rows.push([op, ...hosts.map((h) => cell(results[h][op])), ...hosts.slice(1).map((h) => cell(results[h][op] - base))]);
+  const at = (h) => results[h][op];
+  // A host that does not make this call (prowl records no sessions) shows a dash.
+  rows.push([op, ...hosts.map((h) => (at(h) === undefined ? '-' : cell(at(h)))), ...hosts.slice(1).map((h) => (at(h) === undefined ? '-' : cell(at(h) - base)))]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const [i, r] of rows.entries()) {

@@ -16,12 +16,13 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
-const PROXY = path.join(ROOT, 'npm', 'bin', 'lowdown-proxy.js');
+const PROXY = path.join(ROOT, 'npm', 'lowdown-proxy', 'bin', 'lowdown-proxy.js');
 const RESPONDER = path.join(HERE, 'responder.js');
 const BARE = path.join(HERE, 'bare-relay.js');
 const SERVER_BIN = path.join(ROOT, 'target', 'debug', 'lowdown-server');
 const SEQ = Number(process.env.BENCH_SEQ ?? 3000);
 const PIPELINED = Number(process.env.BENCH_PIPELINED ?? 20000);
+const STARTS = Number(process.env.BENCH_STARTS ?? 30);
 
 const node = process.execPath;
 const ARG = 'a'.repeat(900); // with the envelope, a ~1 KB request; the reply is ~1 KB too
@@ -118,6 +119,28 @@ async function finish(s) {
   return { label: s.label, p50: pct(times, 50), p99: pct(times, 99), cpuUs, rps: PIPELINED / pipeSecs, bigMs };
 }
 
+/** Milliseconds from spawning `args` (under node) to its exit. */
+function startToExit(args, env) {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(node, args, { stdio: ['pipe', 'ignore', 'inherit'], env });
+    child.stdin.end();
+    child.on('exit', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
+  });
+}
+
+/** Start-up: `-- /bin/true` through the bare relay and through the proxy, alternating. */
+async function startup(env) {
+  const bare = [];
+  const proxy = [];
+  for (let i = 0; i < STARTS; i += 1) {
+    bare.push(await startToExit([BARE, '/bin/true'], env));
+    proxy.push(await startToExit([PROXY, '--', '/bin/true'], env));
+  }
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { bare: median(bare), proxy: median(proxy) };
+}
+
 async function freePort() {
   return new Promise((r) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -147,7 +170,9 @@ async function main() {
   const logFile = path.join(tmp, 'app.log');
   fs.writeFileSync(logFile, '');
   const rows = [];
+  let starts;
   try {
+    starts = await startup(env);
     // All five sessions stay open and take turns in short rounds, so a load spike on the
     // machine hits every path alike instead of whichever one happened to be running.
     const sessions = [
@@ -191,6 +216,7 @@ async function main() {
   console.log(`\nproxy overhead / bare-relay overhead: p50 ${ratio('p50')}, p99 ${ratio('p99')} (aim ≤ 1.2×)`);
   console.log(`recording on vs LOWDOWN_RECORD=0, per call: p50 ${(proxy.p50 - rows[4].p50).toFixed(0)} µs`);
   console.log(`watch-log on vs off, per call: p50 ${(rows[3].p50 - proxy.p50).toFixed(0)} µs (aim ≤ 50 µs)`);
+  console.log(`start to exit, \`-- /bin/true\`, median of ${STARTS}: bare relay ${starts.bare.toFixed(1)} ms, lowdown-proxy (recording on) ${starts.proxy.toFixed(1)} ms: ${(starts.proxy / starts.bare).toFixed(2)}× (aim ≤ 1.2×)`);
   if (proxy.cpuUs !== null) {
     console.log(`relay-thread CPU per call, watch-log on vs off: ${(rows[3].cpuUs - proxy.cpuUs).toFixed(1)} µs`);
     console.log('(CPU µs/call: time the relay process\'s main thread ran per sequential call, from /proc schedstat; the load-independent part of the latency)');

@@ -27,7 +27,7 @@ from prowl.langchain import ProwlCallbackHandler
 from servers import Collector, Upstream
 
 NODE_ID = re.compile(r"^ld_[0-9a-f]{12}$")
-HOME_JS = ROOT / "npm" / "src" / "record" / "home.js"
+HOME_JS = ROOT / "npm" / "lowdown-proxy" / "src" / "record" / "home.js"
 
 
 @tool
@@ -138,7 +138,7 @@ def test_an_identity_in_the_proxys_format_is_reused_as_is(telemetry: Collector, 
 
 
 def _proxy_load(home: Path) -> dict:
-    """The npm proxy's own loadNodeIdentity (npm/src/record/home.js) run on ``home``."""
+    """The npm proxy's own loadNodeIdentity (npm/lowdown-proxy/src/record/home.js) run on ``home``."""
     node = shutil.which("node")
     assert node is not None, "node is needed to check the file format shared with the proxy (make setup installs it)"
     script = f"import({json.dumps(HOME_JS.as_uri())}).then(m => console.log(JSON.stringify(m.loadNodeIdentity({json.dumps(str(home))}))))"

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 
 const here = new URL('./', import.meta.url);
-const pkg = new URL('../../npm/observe/', import.meta.url);
+const pkg = new URL('../../npm/lowdown-observe/', import.meta.url);
 const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
 
 http

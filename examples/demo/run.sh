@@ -9,8 +9,7 @@ TARGET="npm:@modelcontextprotocol/server-everything"
 
 echo "== build"
 cargo build -q -p lowdown-server
-compgen -G "bindings-node/*.node" >/dev/null || make --no-print-directory build-node-binding
-[ -d npm/node_modules/@modelcontextprotocol/server-everything ] || (cd npm && npm ci --no-audit --no-fund)
+compgen -G "bindings-js/*.node" >/dev/null || make --no-print-directory build-js-binding
 
 export LOWDOWN_HOME="$(mktemp -d "${TMPDIR:-/tmp}/lowdown-demo.XXXXXX")"
 PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"

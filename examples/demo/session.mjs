@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const require = createRequire(path.join(root, 'npm', 'package.json'));
+const require = createRequire(path.join(root, 'npm', 'lowdown-proxy', 'package.json'));
 const { Client } = await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
 const { StdioClientTransport } = await import(require.resolve('@modelcontextprotocol/sdk/client/stdio.js'));
 const everything = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -14,7 +14,7 @@ const target = process.argv[2] ?? 'npm:@modelcontextprotocol/server-everything';
 
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [path.join(root, 'npm', 'bin', 'lowdown-proxy.js'), '--target', target, '--', process.execPath, everything, 'stdio'],
+  args: [path.join(root, 'npm', 'lowdown-proxy', 'bin', 'lowdown-proxy.js'), '--target', target, '--', process.execPath, everything, 'stdio'],
   env: process.env,
   stderr: 'ignore',
 });

@@ -14,15 +14,19 @@ path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
 # Who records, for what. The transcript holds no command line, so the target is fixed.
 context = {"actor": "example", "target": "npm:@modelcontextprotocol/server-everything", "node_id": None}
 classifier = Classifier()
+recorded = 0
 
 
 def show(exchanges: list) -> None:
+    global recorded
     for exchange in exchanges:
-        # The facts learnt so far (server version, schema hash) go into each record.
-        record = build_record(exchange, classifier.facts(), context, None)
+        # The facts learnt so far (server version, schema hash) go into each record; ids
+        # "example-0", "example-1", ... as the other hosts' Recorder gives them.
+        record = build_record(exchange, classifier.facts(), context, f"example-{recorded:x}")
         # None: a server->client request (sampling, roots/list) is relayed, never recorded.
         # canonical_json sorts the keys and writes numbers the same way in every host.
         if record is not None:
+            recorded += 1
             print(canonical_json(json.dumps(record).encode()))
 
 

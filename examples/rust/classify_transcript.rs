@@ -1,5 +1,6 @@
 //! Feeds a recorded MCP stdio session (examples/transcripts/*.jsonl) through lowdown-core's
-//! `classify` state machine and prints one interaction record per line.
+//! `Recorder` (the `classify` state machine and record building) and prints one interaction
+//! record per line, in canonical JSON.
 //!
 //!     cargo run -q -p lowdown-core --example classify_transcript [transcript.jsonl]
 
@@ -9,8 +10,9 @@
     reason = "an example reads args and a file"
 )]
 
-use lowdown_core::classify::{Classifier, Direction, Exchange};
-use lowdown_core::record::build::{build_record, RecordContext};
+use lowdown_core::classify::Direction;
+use lowdown_core::record::build::RecordContext;
+use lowdown_core::record::Recorder;
 use lowdown_core::schema_hash::canonical_json;
 
 /// One line of a transcript file (see examples/transcripts/README.md).
@@ -35,7 +37,8 @@ fn main() {
         ..Default::default()
     };
 
-    let (mut classifier, mut last_ms) = (Classifier::new(), 0.0);
+    // Record ids are "example-0", "example-1", ...: the prefix is the host's (a random one).
+    let (mut recorder, mut last_ms) = (Recorder::new(context, "example"), 0.0);
     for (i, text) in text.lines().enumerate() {
         if text.trim().is_empty() {
             continue;
@@ -43,26 +46,19 @@ fn main() {
         let entry: Entry =
             serde_json::from_str(text).unwrap_or_else(|e| fail(format!("{path}:{}: {e}", i + 1)));
         let bytes = format!("{}\n", entry.line);
-        let exchanges = classifier.feed(entry.direction, bytes.as_bytes(), entry.at_ms);
-        print(&exchanges, &classifier, &context);
+        print(&recorder.feed(entry.direction, bytes.as_bytes(), entry.at_ms));
         last_ms = entry.at_ms;
     }
-    // End of session: anything still pending becomes a server-layer failure.
-    print(&classifier.close(last_ms), &classifier, &context);
+    // End of session: anything still pending is recorded too.
+    print(&recorder.close(last_ms));
 }
 
-/// Prints each exchange's record, with the facts learnt so far (server version, schema hash).
-fn print(exchanges: &[Exchange], classifier: &Classifier, context: &RecordContext) {
-    for exchange in exchanges {
-        // None: a server→client request (sampling, roots/list) is relayed, never recorded.
-        if let Some(record) = build_record(exchange, classifier.facts(), context, None) {
-            // canonical_json sorts the keys and writes numbers the same way in every host.
-            let json = serde_json::to_vec(&record).expect("a record always serializes");
-            println!(
-                "{}",
-                canonical_json(&json).expect("serde_json writes valid JSON")
-            );
-        }
+/// Prints finished records (JSON lines) in canonical JSON: keys sorted, numbers written the
+/// same way in every host.
+fn print(lines: &str) {
+    for line in lines.lines() {
+        let json = canonical_json(line.as_bytes()).expect("the core writes valid JSON");
+        println!("{json}");
     }
 }
 

@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, "../../npm/package.json"));
+const require = createRequire(path.join(here, "../../npm/lowdown-proxy/package.json"));
 const pkg = require.resolve("@modelcontextprotocol/server-everything/package.json");
 const entry = path.join(path.dirname(pkg), "dist/index.js");
 

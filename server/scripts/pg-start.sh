@@ -17,10 +17,12 @@ DB="${PGDATABASE_NAME:-lowdown_test}"
 log() { echo "pg-start: $*" >&2; }
 cd /  # the cluster owner may not be allowed into the caller's directory
 
+# Debian keeps the server binaries out of PATH, under /usr/lib/postgresql/<version>/bin.
+PG_LIBDIR="${PG_LIBDIR:-/usr/lib/postgresql}"
 find_bin() {
   local name="$1" d
   if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return 0; fi
-  for d in /usr/lib/postgresql/*/bin; do
+  for d in "$PG_LIBDIR"/*/bin; do
     if [ -x "$d/$name" ]; then echo "$d/$name"; return 0; fi
   done
   return 1

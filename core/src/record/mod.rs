@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 pub mod build;
+pub mod recorder;
 pub mod validate;
+
+pub use recorder::Recorder;
 
 /// What an interaction came to.
 ///

@@ -1,20 +1,9 @@
 // The extension's three commands, written against a small `ui` object instead of the
 // editor API so they run (and are tested) under plain Node. All config work is done by
-// the bundled wrap module, the same code as `lowdown-proxy wrap|unwrap|status`.
+// lowdown-proxy's wrap module, the same code as `lowdown-proxy wrap|unwrap|status`, bundled
+// into dist/commands.js with the WebAssembly core (scripts/build.mjs).
 
-const path = require('node:path');
-const { pathToFileURL } = require('node:url');
-
-/**
- * Loads the bundled wrap module from `libDir` (see scripts/bundle.js).
- * @param {string} libDir
- * @returns {Promise<{run: Function, formatReports: Function, reputationLines: Function}>}
- */
-async function loadLib(libDir) {
-  const load = (rel) => import(pathToFileURL(path.join(libDir, rel)).href);
-  const [index, report, cli] = await Promise.all([load('wrap/index.js'), load('wrap/report.js'), load('wrap/cli.js')]);
-  return { run: index.run, formatReports: report.formatReports, reputationLines: cli.reputationLines };
-}
+const lib = require('lowdown-proxy/wrap');
 
 /**
  * The commands.
@@ -60,4 +49,4 @@ function createCommands({ lib, ui, where }) {
   };
 }
 
-module.exports = { loadLib, createCommands };
+module.exports = { lib, createCommands };

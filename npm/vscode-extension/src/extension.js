@@ -1,9 +1,8 @@
 // VS Code (and Cursor, Windsurf, other forks) entry point: binds the commands to the editor UI.
 
 const os = require('node:os');
-const path = require('node:path');
 const vscode = require('vscode');
-const { loadLib, createCommands } = require('./commands.js');
+const { lib, createCommands } = require('./commands.js');
 
 /**
  * Registers "Lowdown: Wrap MCP servers", "Lowdown: Unwrap MCP servers" and "Lowdown: Show status".
@@ -27,7 +26,6 @@ function activate(context) {
     context.subscriptions.push(
       vscode.commands.registerCommand(`lowdown.${name}`, async () => {
         try {
-          const lib = await loadLib(path.join(__dirname, '..', 'lib'));
           const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
           await createCommands({ lib, ui, where: { cwd } })[name]();
         } catch (e) {

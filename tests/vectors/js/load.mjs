@@ -1,6 +1,6 @@
 // Loads the golden vectors in tests/vectors/*.json and expands their compact forms
 // ($repeat, $concat, $bytes_hex, $bytes) exactly as core/tests/common/mod.rs does.
-// Shared by the napi runner (bindings-node/__test__) and the WASM runner (bindings-wasm/tests).
+// Shared by the runners of both builds of the JavaScript binding (bindings-js/__test__).
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

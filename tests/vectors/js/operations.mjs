@@ -1,26 +1,18 @@
-// How each vector file's `operation` maps onto the JavaScript API. The napi binding and the
-// WASM binding export the same names and shapes, so one table serves both runners.
-// Adding an operation to tests/vectors/ without adding it here fails both runners.
+// How each vector file's `operation` maps onto the JavaScript binding (lowdown-core: the napi
+// build and the WebAssembly build export the same names and shapes, so one table serves both).
+//
+// The binding exposes what its hosts use (the proxy, wrap, the editor extension, observe).
+// Every other operation is listed in NOT_EXPOSED with the binding name it would have: the
+// runner checks that the binding really has no such export, so an operation cannot be exposed
+// without its vectors running. A vector file whose operation is in neither table fails.
 
 import { bytes, string } from './load.mjs';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const DIRECTIONS = { c2s: 'client_to_server', s2c: 'server_to_client' };
-
-/** classify.json: events fed in order to one Classifier; every exchange, then the facts. */
-function classify(api, { events }) {
-  const c = new api.Classifier();
-  const exchanges = [];
-  for (const e of events) {
-    if (e.close === true) exchanges.push(...c.close(e.at_ms));
-    else exchanges.push(...c.feed(DIRECTIONS[e.dir] ?? e.dir, bytes(e.data), e.at_ms));
-  }
-  return { exchanges, facts: c.facts() };
-}
 
 /** logdiff.json: scripted steps against one LogDiff; the results of `offset` and `take`. */
 function logdiff(api, { options, steps }) {
-  const ld = new api.LogDiff(options);
+  const ld = new api.LogDiff(options == null ? null : JSON.stringify(options));
   const out = [];
   for (const s of steps) {
     if ('watch' in s) ld.watch(s.watch, s.size ?? null);
@@ -35,18 +27,7 @@ function logdiff(api, { options, steps }) {
 
 /** Vector numbers may be written as the strings NaN, Infinity and -Infinity. */
 const number = (v) => (typeof v === 'string' ? Number(v) : v);
-const policy = (api, i) => new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null);
-
-/** summarize_telemetry.json: observations added to one rollup, then its summary. */
-function summarizeTelemetry(api, { observations }) {
-  const r = new api.TelemetryRollup();
-  for (const o of observations) r.add(o.status ?? null, o.latency_ms, api.weightTier(o.valid_agent_key, o.known_host));
-  const summary = r.summary();
-  // The stored (plain) form must summarise the same, as the server reads it back.
-  const again = api.summarizeTelemetry(new api.TelemetryRollup(r.toJSON()).toJSON());
-  if (JSON.stringify(again) !== JSON.stringify(summary)) throw new Error('stored rollup summarises differently');
-  return summary;
-}
+const json = (text) => (text == null ? null : JSON.parse(text));
 
 /** `operation` → `(api, expandedInput) => result` (throws the binding's error on failure). */
 export const operations = {
@@ -54,36 +35,40 @@ export const operations = {
     const out = api.appendTextItem(bytes(i.message), string(i.text));
     return out == null ? null : utf8.decode(out);
   },
-  build_record: (api, i) => api.buildRecord(i.exchange, i.facts, i.ctx ?? null, i.record_id ?? null),
-  compare: (api, i) => api.compare(i.candidates.map((c) => [c.target, api.summarize(c.counts)])),
-  message: (api, i) => api.message(string(i.target), api.summarize(i.counts)),
-  salt_epochs: (api, i) => ({ epoch: api.saltEpoch(i.now_ms), accepted: api.acceptedEpochs(i.now_ms) }),
-  sample_decide: (api, i) =>
-    api.decide(i.service_id, i.agent_id, i.salt_id, i.salt, number(i.sampling_rate)),
-  sample_verify: (api, i) =>
-    api.verify(i.service_id, i.agent_id, i.salt_id, i.salt, number(i.sampling_rate), i.claimed_roll, i.claimed_sampled),
-  summarize: (api, i) => api.summarize(i.counts),
-  summarize_telemetry: summarizeTelemetry,
-  canonical_json: (api, i) => api.canonicalJson(bytes(i.json)),
-  classify,
-  host_from_url: (api, i) => api.hostFromUrl(string(i.url)),
-  host_policy: (api, i) => policy(api, i).toJSON(),
-  latency_bucket: (api, i) => api.latencyBucket(number(i.latency_ms)),
-  host_verdict: (api, i) => api.hostVerdict(string(i.host), policy(api, i)),
-  outcome_class: (api, i) => api.outcomeClass(i.request_kind, i.outcome, i.error_layer ?? null),
-  prepare_observation: (api, i) =>
-    api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
-      i.response_bytes ?? null, i.source, policy(api, i)),
-  status_class: (api, i) => api.statusClass(i.status ?? null),
-  target_label: (api, i) => api.targetLabel(i.argv.map(string)),
-  validate_node_id: (api, i) => api.validateNodeId(string(i.node_id)) ?? null,
-  validate_observations: (api, i) => api.validateObservations(i.body),
-  validate_records: (api, i) => api.validateRecords(i.body),
-  weight: (api, i) => api.weight(i.valid_agent_key, i.known_host),
-  expand_path: (api, i) => api.expandPath(string(i.path), i.env, i.home ?? null),
+  expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
-  redact: (api, i) => api.redact(string(i.text)),
-  sanitize_server_version: (api, i) => api.sanitizeServerVersion(string(i.raw)),
-  schema_hash: (api, i) =>
-    'tools_json' in i ? api.hashTools(bytes(i.tools_json)) : api.hashToolsResult(bytes(i.result_json)),
+  prepare_observation: (api, i) =>
+    json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
+      i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
+  target_label: (api, i) => api.targetLabel(i.argv.map(string)),
+};
+
+/**
+ * Operations the JavaScript binding does not expose: `operation` → [the export it would
+ * have, why no host needs it]. The Rust vectors (and Python's, where prowl uses them) run them.
+ */
+export const NOT_EXPOSED = {
+  build_record: ['buildRecord', 'hosts get finished records from Recorder'],
+  canonical_json: ['canonicalJson', 'the hash rules run inside the core (Recorder, Scanner)'],
+  classify: ['Classifier', 'hosts get finished records from Recorder'],
+  compare: ['compare', 'the server ranks'],
+  host_from_url: ['hostFromUrl', 'prepareObservation keeps only the host itself'],
+  host_policy: ['hostPolicy', 'HostPolicy is opaque to hosts'],
+  host_verdict: ['hostVerdict', 'prepareObservation applies the verdict itself'],
+  latency_bucket: ['latencyBucket', 'the server keeps latency histograms'],
+  message: ['message', 'the server writes answers'],
+  outcome_class: ['outcomeClass', 'the server counts'],
+  redact: ['redact', 'LogDiff redacts what it quotes'],
+  salt_epochs: ['saltEpoch', 'the server rotates salts'],
+  sample_decide: ['decide', 'no JavaScript host routes to the gateway yet'],
+  sample_verify: ['verify', 'the server verifies'],
+  sanitize_server_version: ['sanitizeServerVersion', 'Recorder sanitises what it records'],
+  schema_hash: ['hashTools', 'Recorder hashes tools/list itself'],
+  status_class: ['statusClass', 'the server counts'],
+  summarize: ['summarize', 'the server writes answers'],
+  summarize_telemetry: ['summarizeTelemetry', 'the server writes answers'],
+  validate_node_id: ['validateNodeId', 'the server validates'],
+  validate_observations: ['validateObservations', 'the server validates'],
+  validate_records: ['validateRecords', 'the server validates'],
+  weight: ['weight', 'the server weighs'],
 };

@@ -1,6 +1,0 @@
-// The napi binding's own promises (see tests/vectors/js/api.mjs), shared with the WASM runner.
-
-import { createRequire } from 'node:module';
-import { runApiTests } from '../../tests/vectors/js/api.mjs';
-
-runApiTests(createRequire(import.meta.url)('../index.js'));

@@ -1,0 +1,216 @@
+// observe(fetch): the runtime-neutral part. The privacy filter, host extraction and
+// allowlist come from lowdown-core (WebAssembly); this file only times calls and
+// delivers observations without ever making the caller wait.
+
+/** Default Lowdown API base URL (SPEC §2). */
+export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
+/** Observations sent per request at most. */
+export const BATCH_MAX = 50;
+/** Observations held at most; past this they are dropped and counted. */
+export const QUEUE_MAX = 1000;
+/** Delay before a partial batch is sent, in ms. */
+export const FLUSH_DELAY_MS = 1000;
+/** A delivery that has not finished by then is abandoned, in ms. */
+export const SEND_TIMEOUT_MS = 1000;
+
+const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
+
+/**
+ * Builds `observe` for one runtime.
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation` and `HostPolicy`
+ * @param {(name: string) => string | undefined} env environment lookup (Node) or none
+ */
+export function makeObserve(core, env = () => undefined) {
+  return function observe(fetchFn, options = {}) {
+    if (typeof fetchFn !== 'function') throw new TypeError('observe(fetch): fetch must be a function');
+    const settings = resolve(options, env);
+    if (!settings.enabled) return fetchFn;
+    const reporter = new Reporter(fetchFn, settings);
+    let policy = null;
+
+    const report = (url, method, status, latencyMs, bytes) => {
+      try {
+        if (settings.sampleRate < 1 && Math.random() >= settings.sampleRate) return;
+        if (!core.ready()) return void (reporter.stats.unready += 1);
+        policy ??= new core.HostPolicy(settings.allowlist ?? undefined, settings.allowPrivate ? '1' : undefined);
+        const obs = core.prepareObservation(url, method, status, latencyMs, bytes, settings.source, policy);
+        if (obs) reporter.push(obs);
+        else reporter.stats.blocked += 1;
+      } catch {
+        reporter.stats.errors += 1;
+      }
+    };
+
+    const observed = function fetch(input, init) {
+      const started = performance.now();
+      const { url, method } = describe(input, init);
+      let pending;
+      try {
+        pending = fetchFn(input, init);
+      } catch (err) {
+        report(url, method, null, performance.now() - started, null);
+        throw err;
+      }
+      return Promise.resolve(pending).then(
+        (response) => {
+          report(url, method, response.status, performance.now() - started, contentLength(response));
+          return response;
+        },
+        (err) => {
+          report(url, method, null, performance.now() - started, null);
+          throw err;
+        },
+      );
+    };
+    Object.defineProperties(observed, {
+      lowdown: { value: reporter },
+      length: { value: fetchFn.length },
+    });
+    return observed;
+  };
+}
+
+/** The URL and method of a fetch call, without reading its body. */
+function describe(input, init) {
+  const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
+  const url = isRequest ? input.url : absolute(String(input));
+  const method = (init && init.method) || (isRequest ? input.method : 'GET');
+  return { url, method: String(method).toUpperCase() };
+}
+
+/** Resolves a relative URL against the page, as fetch does; unchanged elsewhere. */
+function absolute(url) {
+  const base = globalThis.location?.href;
+  if (!base) return url;
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return url;
+  }
+}
+
+/** Bytes announced by `Content-Length`; null when absent (the body is never read). */
+function contentLength(response) {
+  const value = response.headers && response.headers.get('content-length');
+  const n = value === null || value === undefined ? NaN : Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+function resolve(options, env) {
+  const apiUrl = (options.apiUrl || env('PROWL_API_URL') || env('LOWDOWN_API_URL') || DEFAULT_API_URL).replace(/\/+$/, '');
+  const source = options.source || 'organic';
+  if (!SOURCES.has(source)) throw new TypeError(`observe(fetch): source must be one of ${[...SOURCES].join('|')}`);
+  const sampleRate = options.sampleRate ?? 1;
+  if (!(typeof sampleRate === 'number' && sampleRate >= 0 && sampleRate <= 1)) {
+    throw new TypeError('observe(fetch): sampleRate must be a number from 0 to 1');
+  }
+  const allowlist = Array.isArray(options.allowlist) ? options.allowlist.join(',') : options.allowlist ?? env('PROWL_TELEMETRY_ALLOWLIST');
+  return {
+    apiUrl,
+    source,
+    sampleRate,
+    allowlist,
+    allowPrivate: options.allowPrivate ?? env('PROWL_TELEMETRY_ALLOW_PRIVATE') === '1',
+    agentKey: options.agentKey ?? env('PROWL_AGENT_KEY'),
+    enabled: options.enabled ?? env('PROWL_TELEMETRY') !== '0',
+    waitUntil: options.waitUntil,
+    unrefTimers: options.unrefTimers ?? false,
+  };
+}
+
+/** Queues observations and delivers them in batches, never blocking or throwing. */
+class Reporter {
+  constructor(transport, settings) {
+    this.transport = transport; // the caller's unobserved fetch: delivery is never observed itself
+    this.settings = settings;
+    this.url = `${settings.apiUrl}/v1/telemetry/observe`;
+    this.queue = [];
+    this.timer = null;
+    this.inflight = new Set();
+    this.stats = { queued: 0, sent: 0, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0 };
+    if (typeof addEventListener === 'function' && typeof document !== 'undefined') {
+      // A page being hidden may never come back: hand what is left to the browser.
+      addEventListener('pagehide', () => this.beacon());
+      addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && this.beacon());
+    }
+  }
+
+  /** @param {string} obs one observation's JSON text, from the core */
+  push(obs) {
+    if (this.queue.length >= QUEUE_MAX) {
+      this.stats.dropped += 1;
+      return;
+    }
+    this.queue.push(obs);
+    this.stats.queued += 1;
+    this.schedule();
+  }
+
+  schedule() {
+    if (this.settings.waitUntil) {
+      // Edge runtimes freeze timers after the response: send now, and keep the isolate alive for it.
+      queueMicrotask(() => this.queue.length && this.settings.waitUntil(this.flush()));
+      return;
+    }
+    if (this.queue.length >= BATCH_MAX) return void this.flush();
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, FLUSH_DELAY_MS);
+    if (this.settings.unrefTimers && typeof this.timer?.unref === 'function') this.timer.unref();
+  }
+
+  /** Sends everything queued; resolves when delivery finished or was abandoned. Never rejects. */
+  flush() {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const sends = [];
+    while (this.queue.length) sends.push(this.send(this.queue.splice(0, BATCH_MAX)));
+    const all = Promise.all([...sends, ...this.inflight]).then(() => undefined);
+    return all;
+  }
+
+  send(batch) {
+    const headers = { 'content-type': 'application/json' };
+    if (this.settings.agentKey) headers['x-agent-key'] = this.settings.agentKey;
+    let p;
+    try {
+      p = Promise.resolve(
+        this.transport(this.url, {
+          method: 'POST',
+          headers,
+          body: `[${batch.join(',')}]`,
+          keepalive: true,
+          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+        }),
+      ).then(
+        (res) => {
+          if (res.ok) this.stats.sent += batch.length;
+          else this.stats.failed += batch.length;
+          return res.body?.cancel?.();
+        },
+        () => {
+          this.stats.failed += batch.length;
+        },
+      );
+    } catch {
+      this.stats.failed += batch.length;
+      return Promise.resolve();
+    }
+    const tracked = p.catch(() => undefined).finally(() => this.inflight.delete(tracked));
+    this.inflight.add(tracked);
+    return tracked;
+  }
+
+  /** Page hide: the browser delivers the rest even if the page is gone (no custom headers possible). */
+  beacon() {
+    if (!this.queue.length || typeof navigator === 'undefined' || typeof navigator.sendBeacon !== 'function') return;
+    const batch = this.queue.splice(0, this.queue.length);
+    const ok = navigator.sendBeacon(this.url, new Blob([`[${batch.join(',')}]`], { type: 'text/plain' }));
+    if (ok) this.stats.sent += batch.length;
+    else this.stats.failed += batch.length;
+  }
+}

@@ -1,0 +1,85 @@
+// Real local HTTP servers for the tests: the API being called, and a collector that keeps
+// every raw byte it receives (for the privacy canaries).
+import http from 'node:http';
+import { startLowdownServer } from '../../lowdown-proxy/test/helpers/lowdown-server.js';
+
+const open = new Set();
+
+/** Closes every server a test started, even after a failed assertion. */
+export async function closeAll() {
+  await Promise.all([...open].map((s) => s.close()));
+}
+
+/** Starts `handler` on 127.0.0.1 at a free port. */
+export async function serve(handler) {
+  const server = http.createServer(handler);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  const handle = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () => {
+      open.delete(handle);
+      return new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); });
+    },
+  };
+  open.add(handle);
+  return handle;
+}
+
+/** The thing agents call: a few routes with known statuses and bodies. */
+export function targetApi() {
+  return serve((req, res) => {
+    req.resume();
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/ok') return res.writeHead(200, { 'content-length': 11 }).end('hello world');
+    if (path === '/missing') return res.writeHead(404, { 'content-length': 2 }).end('no');
+    if (path === '/broken') return res.writeHead(500, { 'content-length': 4 }).end('oops');
+    if (path === '/throttled') return res.writeHead(429, { 'retry-after': '1' }).end();
+    if (path === '/stream') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      let n = 0;
+      const tick = setInterval(() => {
+        res.write(`chunk ${n}\n`);
+        if (++n === 5) { clearInterval(tick); res.end(); }
+      }, 10);
+      return undefined;
+    }
+    return res.writeHead(200).end();
+  });
+}
+
+/** A telemetry collector recording raw request bytes; `mode` 'ok' answers, 'hang' never does. */
+export async function collector(mode = 'ok') {
+  const received = [];
+  const server = await serve((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      received.push({ method: req.method, url: req.url, headers: req.rawHeaders.join('\n'), raw });
+      if (mode === 'ok') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  return {
+    ...server,
+    received,
+    observations: () => received.flatMap((r) => JSON.parse(r.raw.toString('utf8'))),
+    allBytes: () => received.map((r) => `${r.method} ${r.url}\n${r.headers}\n${r.raw}`).join('\n'),
+  };
+}
+
+/** Starts the real lowdown-server (the npm package's shared test helper), closed by closeAll. */
+export async function lowdownServer() {
+  const { url, dir, stop } = await startLowdownServer('lowdown-observe-');
+  const handle = {
+    url,
+    home: dir,
+    close: async () => {
+      open.delete(handle);
+      await stop();
+    },
+  };
+  open.add(handle);
+  return handle;
+}

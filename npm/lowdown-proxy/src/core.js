@@ -1,0 +1,26 @@
+// The one module that touches lowdown-core (native, or its WebAssembly fallback; see the
+// lowdown-core package). Every classification, record, label, redaction and log-diff rule
+// lives in the Rust core; the rest of the package calls these names only.
+
+import core from 'lowdown-core';
+
+/** Which build of the core loaded: `native` or `wasm`. */
+export const kind = core.kind;
+
+/** Records one MCP session: `feed(direction, bytes, nowMs)` → finished records as JSON lines. */
+export const Recorder = core.Recorder;
+
+/** SPEC §3.2 target label from a command line (`string[]`), or null. */
+export const targetLabel = core.targetLabel;
+
+/** Watch-log state machine (SPEC §3.4). */
+export const LogDiff = core.LogDiff;
+
+/** Appends one text content item to a JSON-RPC result line, keeping every other byte; null when it has no `content` array. */
+export const appendTextItem = core.appendTextItem;
+
+/** Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a path (`env` as a plain object). */
+export const expandPath = (path, env, home) => core.expandPath(path, JSON.stringify(env), home);
+
+/** Bit of `Recorder.flags()`: the last feed finished a client `tools/call` whose result can carry the log block. */
+export const CARRIES_LOG = 1;

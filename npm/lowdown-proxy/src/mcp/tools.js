@@ -1,0 +1,166 @@
+// The four lowdown-mcp tools (SPEC §6): schemas an agent can act on, and handlers that turn
+// every API failure into an `isError` result instead of an exception.
+
+import * as z from 'zod';
+import { ApiError } from '../api.js';
+import { reputationText, compareText, nodeText } from './format.js';
+import { compareTargets } from './compare.js';
+
+const TARGET = z
+  .string()
+  .min(1)
+  .max(300)
+  .describe('The tool, service or agent as Lowdown names it: an npm:/pypi:/mcp: name (e.g. "npm:@modelcontextprotocol/server-filesystem"), a label from a lowdown-proxy --target, or a short name such as "server-filesystem".');
+
+const REPUTATION = z
+  .looseObject({
+    target: z.string().describe('The target as asked.'),
+    resolved_target: z.string().nullable().optional().describe('The target the answer is about, after short-name resolution.'),
+    candidates: z.array(z.unknown()).optional().describe('Present when a short name matched several targets: ask again with one of them.'),
+    message: z.string().optional(),
+    interactions: z.number().optional().describe('Tool interactions of every source.'),
+    rated_interactions: z.number().optional().describe('Organic interactions that count in success_rate.'),
+    success_rate: z.number().nullable().optional().describe('Organic successes / rated, 0..1; null when nothing is rated.'),
+    confidence: z.string().optional().describe('none (0 rated), low (<10), medium (<100), high (>=100).'),
+  })
+  .describe('The Lowdown API reputation answer.');
+
+const RANKED = z.looseObject({
+  target: z.string(),
+  success_rate: z.number().nullable().optional(),
+  rated_interactions: z.number().optional(),
+  interactions: z.number().optional(),
+  confidence: z.string().optional(),
+});
+
+const COMPARE = {
+  ranked: z.array(RANKED).describe('The candidates, best organic success rate first; no rated interactions last.'),
+  recommendation: z.object({
+    target: z.string().nullable().describe('The recommended candidate, or null when the best has fewer than 5 rated interactions.'),
+    reason: z.string(),
+  }),
+  task_type: z.string().nullable().describe('The task every number was narrowed to, if any.'),
+  source: z.looseObject({}).optional().describe('Which deployment answered, and when.'),
+};
+
+const NODE = z.looseObject({
+  node_id: z.string(),
+  status: z.string().describe('"active" once the node has contributed, else "unknown".'),
+  contribution: z.looseObject({}).nullable().optional(),
+  network: z.looseObject({}).optional(),
+});
+
+const RECORD = {
+  ok: z.boolean(),
+  accepted: z.number().describe('Records the API accepted (0 when it had already seen this one).'),
+  record: z.looseObject({}).describe('The record as sent.'),
+};
+
+/**
+ * Runs a handler, turning any failure into an `isError` tool result with a clear message.
+ * @param {() => Promise<{content: object[], structuredContent?: object}>} fn
+ * @returns {Promise<object>}
+ */
+export async function guarded(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    const text = e instanceof ApiError ? e.message : `lowdown-mcp could not answer: ${e && e.message ? e.message : String(e)}`;
+    return { isError: true, content: [{ type: 'text', text }] };
+  }
+}
+
+const enc = (s) => encodeURIComponent(s);
+
+/**
+ * Registers get_lowdown, compare_tools, record_interaction and get_node_stats.
+ * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
+ * @param {{request: Function, nodeId: string|null}} api an apiClient
+ * @param {{recorderVersion: string}} meta
+ */
+export function registerTools(server, api, meta) {
+  server.registerTool(
+    'get_lowdown',
+    {
+      title: 'What has the network seen of this tool?',
+      description: 'Look up what Lowdown has recorded about a tool, MCP server, service or agent before you choose or call it: interactions, organic success rate, confidence, and where the numbers came from. Facts, not a score. If the answer lists candidates, call again with one exact name.',
+      inputSchema: { target: TARGET },
+      outputSchema: REPUTATION.shape,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ target }) =>
+      guarded(async () => {
+        const rep = await api.request('GET', `/api/reputation/${enc(target)}`);
+        return { content: [{ type: 'text', text: reputationText(target, rep) }], structuredContent: { ...rep, target: rep.target ?? target } };
+      }),
+  );
+
+  server.registerTool(
+    'compare_tools',
+    {
+      title: 'Compare 2 to 5 tools',
+      description: 'Compare 2 to 5 candidate tools or services side by side, ranked by organic success rate (no rated interactions last). A recommendation is given only when the best candidate has at least 5 rated interactions; otherwise recommendation.target is null. Scanner and telemetry data never change the order.',
+      inputSchema: {
+        candidates: z
+          .array(TARGET.regex(/^[^,]*$/, 'a target name cannot contain a comma'))
+          .min(2)
+          .max(5)
+          .describe('2 to 5 distinct target names, as for get_lowdown.'),
+        task_type: z.string().min(1).max(200).optional().describe('Narrow every candidate to one task (a tool name such as "read_file").'),
+      },
+      outputSchema: COMPARE,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ candidates, task_type }) =>
+      guarded(async () => {
+        const cmp = await compareTargets(api, candidates, task_type);
+        return { content: [{ type: 'text', text: compareText(cmp) }], structuredContent: cmp };
+      }),
+  );
+
+  server.registerTool(
+    'record_interaction',
+    {
+      title: 'Record what happened',
+      description: 'Record the outcome of using a tool, service or agent, so the next agent knows. Send facts only: never arguments, results or error text.',
+      inputSchema: {
+        actor: z.string().min(1).max(200).describe('Who acted: your agent name, or "anonymous".'),
+        target: TARGET,
+        target_type: z.enum(['tool', 'agent', 'service', 'human']).describe('What the target is.'),
+        task_type: z.string().min(1).max(200).describe('What was attempted, e.g. the tool name called.'),
+        outcome: z.enum(['success', 'partial', 'failure']).describe('How it went.'),
+        failure_type: z.enum(['invalid_arguments', 'timeout', 'server_error', 'tool_error', 'unknown']).optional().describe('For a failure: what kind.'),
+        latency_ms: z.number().int().min(0).max(86_400_000).optional().describe('How long it took, in milliseconds.'),
+        source: z.enum(['organic', 'seeded', 'synthetic']).optional().describe('organic (default) for real use; synthetic for tests.'),
+      },
+      outputSchema: RECORD,
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (input) =>
+      guarded(async () => {
+        const record = { ...input, source: input.source ?? 'organic', request_kind: 'tool', recorder_version: meta.recorderVersion };
+        if (api.nodeId) record.node_id = api.nodeId;
+        const res = await api.request('POST', '/api/interactions', record);
+        const accepted = typeof res?.accepted === 'number' ? res.accepted : 0;
+        const text = `Recorded: ${record.actor} → ${record.target} (${record.task_type}): ${record.outcome}${record.failure_type ? ` (${record.failure_type})` : ''}. Accepted: ${accepted}.`;
+        return { content: [{ type: 'text', text }], structuredContent: { ok: res?.ok === true, accepted, record } };
+      }),
+  );
+
+  server.registerTool(
+    'get_node_stats',
+    {
+      title: 'Your node\'s contribution',
+      description: 'Show what this machine\'s Lowdown node has contributed (interactions, targets, active days, percentile) and the network totals. Contributing nodes get per-task detail in get_lowdown.',
+      inputSchema: {},
+      outputSchema: NODE.shape,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    () =>
+      guarded(async () => {
+        if (!api.nodeId) throw new Error('this machine has no node id (LOWDOWN_HOME is not writable)');
+        const node = await api.request('GET', `/api/node/${enc(api.nodeId)}`);
+        return { content: [{ type: 'text', text: nodeText(node) }], structuredContent: node };
+      }),
+  );
+}

@@ -1,0 +1,127 @@
+// `lowdown-proxy [options] -- <command> [args...]`: wires the options, the node identity,
+// the recorder, the watch-log and the relay together, and exits with the child's code.
+
+import { readFileSync } from 'node:fs';
+import { HELP, parseArgs, UsageError } from './args.js';
+import { runRelay } from './relay/relay.js';
+import { lowdownHome, loadNodeIdentity } from './record/home.js';
+import { apiBase } from './api.js';
+
+/** Longest that pending deliveries may delay the proxy's exit. */
+export const EXIT_BUDGET_MS = 1000;
+
+/** This package's version (the `recorder_version` of every record). */
+export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+/**
+ * Runs the proxy and returns the exit code (the child's, or 2 for usage errors, 127/126
+ * when the command cannot be started).
+ * @param {string[]} argv arguments after the program name
+ * @param {Record<string, string|undefined>} [env]
+ * @returns {Promise<number>}
+ */
+export async function main(argv, env = process.env) {
+  const debugOn = env.LOWDOWN_DEBUG === '1';
+  const debug = debugOn ? (m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
+  let opts;
+  try {
+    opts = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`lowdown-proxy: ${err.message}\n`);
+    return 2;
+  }
+  if (opts.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (opts.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+
+  const recording = env.LOWDOWN_RECORD !== '0';
+  const argvOfChild = [opts.command, ...opts.commandArgs];
+  const home = lowdownHome(env);
+  // The core is loaded on the relay thread only for --watch-log, which must classify before
+  // relaying; plain recording loads it on the recording thread, off the start path.
+  let core = null;
+  if (opts.watchLogs.length > 0) {
+    try {
+      core = await import('./core.js');
+    } catch (err) {
+      noCore(err.message, recording);
+    }
+  }
+  let watch = null;
+  if (core) {
+    const { LogWatcher } = await import('./watchlog/watcher.js');
+    try {
+      watch = new LogWatcher({ files: opts.watchLogs, pattern: opts.logPattern, env, debug });
+    } catch (err) {
+      process.stderr.write(`lowdown-proxy: --watch-log: ${err.message}\n`);
+      return 2;
+    }
+  }
+
+  const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
+  if (watch && ctx.target === null) ctx.target = safeLabel(core, argvOfChild, debug);
+  let recorder = null;
+  if (recording && (core || opts.watchLogs.length === 0)) {
+    try {
+      const { Recorder } = await import('./record/recorder.js');
+      ctx.node_id = loadNodeIdentity(home).node_id;
+      const apiUrl = opts.apiUrl ?? apiBase(env);
+      recorder = new Recorder({ ctx, argv: argvOfChild, apiUrl, home, nodeId: ctx.node_id, version: VERSION, debug, debugOn,
+        unavailable: (why) => noCore(why, true) });
+    } catch (err) {
+      // Recording is never worth breaking the relay for.
+      debug(`recording off: ${err.message}`);
+      recorder = null;
+    }
+  }
+
+  let session = PASS_THROUGH;
+  if (watch) session = new (await import('./session.js')).Session({ recorder, ctx, watch, debug });
+  else if (recorder) session = new (await import('./record/observer.js')).RecordingObserver(recorder);
+  debug(`recording ${recorder ? 'on' : 'off'}`);
+
+  const result = await runRelay({ command: opts.command, args: opts.commandArgs, observer: session, debug });
+  if (!result.spawned) {
+    process.stderr.write(`lowdown-proxy: cannot start "${opts.command}": ${describeSpawnError(result.error)}\n`);
+    await recorder?.shutdown(0);
+    return result.code;
+  }
+  await recorder?.shutdown(EXIT_BUDGET_MS);
+  return result.code;
+}
+
+/**
+ * Says once, on stderr, that no build of lowdown-core could load, and what still works.
+ * @param {string} why
+ * @param {boolean} recording
+ */
+function noCore(why, recording) {
+  if (noCore.said) return;
+  noCore.said = true;
+  const off = recording ? 'recording' : '';
+  process.stderr.write(`lowdown-proxy: lowdown-core did not load (${why.split('\n')[0]}); ${[off, '--watch-log'].filter(Boolean).join(' and ')} off, MCP traffic is relayed unchanged\n`);
+}
+
+/** The observer of a relay that neither records nor watches logs. */
+const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
+
+function safeLabel(core, argv, debug) {
+  try {
+    return core.targetLabel(argv) ?? 'unknown';
+  } catch (err) {
+    debug(`target label: ${err.message}`);
+    return 'unknown';
+  }
+}
+
+function describeSpawnError(error = '') {
+  if (error.startsWith('ENOENT')) return 'command not found (ENOENT); check the command and PATH';
+  if (error.startsWith('EACCES')) return 'permission denied (EACCES); is the file executable?';
+  return error;
+}

@@ -1,0 +1,59 @@
+// Everything recording does after the relay has forwarded the bytes: the core's Recorder turns
+// them into finished records (JSON lines), and the Sender delivers them. It runs on the
+// recording thread (worker.js), or on the main thread when that thread is unavailable
+// (recorder.js). Loading the core, labelling the target and reading nothing else happen here,
+// off the proxy's start path.
+
+import crypto from 'node:crypto';
+import { Recorder, targetLabel, kind } from '../core.js';
+import { Sender } from './sender.js';
+
+/** One session's recording: the core's Recorder plus a sender. */
+export class RecordPipeline {
+  /**
+   * @param {{ctx: object, argv: string[], apiUrl: string, home: string, nodeId: string, version: string, debug: (m: string) => void}} opts
+   *   `ctx.target` null: label the target from `argv` (SPEC §3.2)
+   */
+  constructor({ ctx, argv, apiUrl, home, nodeId, version, debug }) {
+    this.debug = debug;
+    const target = ctx.target ?? safeLabel(argv, debug);
+    this.recorder = new Recorder(JSON.stringify({ ...ctx, target }), crypto.randomUUID().replaceAll('-', ''));
+    this.sender = new Sender({ apiUrl, home, nodeId, version, debug });
+    this.sender.drainSpoolSoon();
+    debug(`recording ${target} with the ${kind} core`);
+  }
+
+  /**
+   * Applies queued items in order: `['c', direction, bytes, nowMs]` (bytes to record),
+   * `['r', lines]` (records the relay thread built, as JSON lines), `['end', nowMs]` (the
+   * session ended: pending requests are recorded).
+   * @param {Array<Array<unknown>>} items
+   */
+  apply(items) {
+    for (const item of items) {
+      try {
+        let lines = '';
+        if (item[0] === 'c') lines = this.recorder.feed(item[1], item[2], item[3]);
+        else if (item[0] === 'r') lines = item[1];
+        else if (item[0] === 'end') lines = this.recorder.close(item[1]);
+        if (lines !== '') this.sender.addLines(lines);
+      } catch (err) {
+        this.debug(`recording: ${err.message}`);
+      }
+    }
+  }
+
+  /** Delivers or spools everything within `budgetMs`. @param {number} budgetMs */
+  shutdown(budgetMs) {
+    return this.sender.shutdown(budgetMs);
+  }
+}
+
+function safeLabel(argv, debug) {
+  try {
+    return targetLabel(argv) ?? 'unknown';
+  } catch (err) {
+    debug(`target label: ${err.message}`);
+    return 'unknown';
+  }
+}

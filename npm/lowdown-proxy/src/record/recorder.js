@@ -1,0 +1,186 @@
+// The relay thread's side of recording. It only queues: the bytes it relayed (with the time
+// they arrived) or, in --watch-log mode, the records it already built. Every few
+// milliseconds the queue goes to the recording thread (worker.js → pipeline.js), which
+// has the core build the records and delivers them. The core is loaded there too, so the
+// proxy's start path never waits for it; on the relay's thread its work would be paid between
+// two messages, on its own thread it is not.
+//
+// If the thread cannot start (or dies), the same pipeline runs on the main thread from the
+// queue's timer, so recording degrades to slower, never to nothing.
+
+import { Worker } from 'node:worker_threads';
+
+/** How long work is queued before it is handed to the recording thread. */
+export const HANDOFF_MS = 10;
+/** Queued bytes that trigger an immediate handoff. */
+export const HANDOFF_BYTES = 4 * 1024 * 1024;
+
+/** Queues a session's recording work and hands it to the recording thread. */
+export class Recorder {
+  /**
+   * @param {{ctx: object, argv: string[], apiUrl: string, home: string, nodeId: string, version: string,
+   *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void}} opts
+   *   `unavailable` is called once if the core cannot load (recording is then off)
+   */
+  constructor(opts) {
+    this.opts = opts;
+    this.debug = opts.debug;
+    this.items = [];
+    this.bytes = 0;
+    this.timer = null;
+    this.inline = null;
+    this.closing = false;
+    this.worker = null;
+    this.started = false;
+  }
+
+  /**
+   * Starts the recording thread, at the first bytes: a session that relays nothing (or a
+   * command that exits at once) never pays for a thread.
+   */
+  #start() {
+    if (this.started) return;
+    this.started = true;
+    try {
+      const { ctx, argv, apiUrl, home, nodeId, version, debugOn } = this.opts;
+      this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, apiUrl, home, nodeId, version, debugOn } });
+      this.worker.unref();
+      this.worker.on('message', (m) => m.type === 'unavailable' && this.#unavailable(m.message));
+      this.worker.on('error', (err) => this.#fallback(`recording thread failed: ${err.message}`));
+      this.worker.on('exit', (code) => {
+        if (!this.closing) this.#fallback(`recording thread exited (${code})`);
+      });
+    } catch (err) {
+      this.worker = null;
+      this.#fallback(`recording thread unavailable: ${err.message}`);
+    }
+  }
+
+  async #fallback(why) {
+    if (this.inline || this.off) return;
+    this.debug(`${why}; recording on the main thread`);
+    this.worker = null;
+    try {
+      const { RecordPipeline } = await import('./pipeline.js');
+      this.inline = new RecordPipeline(this.opts);
+    } catch (err) {
+      this.#unavailable(err.message.split('\n')[0]);
+      return;
+    }
+    this.#flush();
+  }
+
+  /** The core did not load: recording is off from here on (said once, by the caller's hook). */
+  #unavailable(why) {
+    if (this.off) return;
+    this.off = true;
+    this.closing = true;
+    this.items = [];
+    this.worker?.terminate();
+    this.worker = null;
+    this.opts.unavailable?.(why);
+  }
+
+  /**
+   * Queues relayed bytes for classification on the recording thread.
+   * @param {'client_to_server'|'server_to_client'} direction
+   * @param {Buffer} bytes not modified afterwards (the relay never reuses its chunks)
+   * @param {number} nowMs when they arrived
+   */
+  bytesIn(direction, bytes, nowMs) {
+    if (this.off) return;
+    this.#start();
+    this.items.push(['c', direction, bytes, nowMs]);
+    this.bytes += bytes.length;
+    this.#schedule();
+  }
+
+  /**
+   * Queues records the relay thread built itself (--watch-log mode).
+   * @param {string} lines their JSON lines (`Recorder.feed`), sent unparsed
+   */
+  addRecords(lines) {
+    if (this.off) return;
+    this.#start();
+    this.items.push(['r', lines]);
+    this.#schedule();
+  }
+
+  /** The session ended at `nowMs`: requests still pending become server failures. */
+  end(nowMs) {
+    if (this.off) return;
+    this.items.push(['end', nowMs]);
+    this.#schedule();
+  }
+
+  #schedule() {
+    if (this.bytes >= HANDOFF_BYTES) this.#flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.#flush(), HANDOFF_MS);
+      this.timer.unref();
+    }
+  }
+
+  #flush() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.items.length === 0) return;
+    if (!this.worker && !this.inline) return; // the fallback pipeline is loading: keep them
+    const items = this.items;
+    this.items = [];
+    const total = this.bytes;
+    this.bytes = 0;
+    if (!this.worker) {
+      this.inline.apply(items);
+      return;
+    }
+    // One copy of all queued bytes into a buffer of its own, moved (not copied again) to
+    // the recording thread; each item then names its range.
+    const all = Buffer.allocUnsafeSlow(total);
+    let at = 0;
+    for (const item of items) {
+      if (item[0] !== 'c') continue;
+      const chunk = item[2];
+      chunk.copy(all, at);
+      item[2] = [at, at + chunk.length];
+      at += chunk.length;
+    }
+    this.worker.postMessage({ type: 'items', items, bytes: all }, [all.buffer]);
+  }
+
+  /**
+   * Delivers what is pending within `budgetMs` and spools the rest.
+   * @param {number} budgetMs
+   */
+  async shutdown(budgetMs) {
+    if (this.off) return;
+    this.closing = true;
+    if (!this.started) {
+      // Nothing was relayed, so nothing to record and no thread to wait for. A spool left
+      // by an earlier run stays for the next session.
+      return;
+    }
+    const deadline = Date.now() + budgetMs;
+    while (!this.worker && !this.inline && !this.off && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    this.#flush();
+    if (this.inline) {
+      await this.inline.shutdown(Math.max(0, deadline - Date.now()));
+      return;
+    }
+    if (!this.worker) return;
+    const worker = this.worker;
+    const done = new Promise((resolve) => {
+      worker.on('message', (m) => m.type === 'done' && resolve(true));
+      worker.once('exit', () => resolve(false));
+    });
+    worker.postMessage({ type: 'shutdown', budgetMs });
+    let timer;
+    // The thread's sender keeps to the budget itself; the margin covers classifying what
+    // was still queued and writing the spool.
+    const late = new Promise((resolve) => (timer = setTimeout(() => resolve(false), budgetMs + 500)));
+    const finished = await Promise.race([done, late]);
+    clearTimeout(timer);
+    if (!finished) this.debug('recording thread did not finish in time');
+    await worker.terminate();
+  }
+}

@@ -1,0 +1,150 @@
+// Node identity (SPEC §3.5) and the bounded spool, on a real temp file system.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import { tempDir } from './helpers/run.js';
+import { loadNodeIdentity, lowdownHome } from '../src/record/home.js';
+import { spoolRecords, claimNext, MAX_FILES, MAX_RECORDS_PER_FILE, spoolDir } from '../src/record/spool.js';
+import { Sender } from '../src/record/sender.js';
+
+test('node.json is created once with mode 0600 and a ld_<12 hex> id, then reused', (t) => {
+  const home = path.join(tempDir(t), 'nested', 'home');
+  const a = loadNodeIdentity(home);
+  assert.match(a.node_id, /^ld_[0-9a-f]{12}$/);
+  assert.equal(a.created, true);
+  assert.ok(!Number.isNaN(Date.parse(a.created_at)));
+  const file = path.join(home, 'node.json');
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { node_id: a.node_id, created_at: a.created_at });
+  const b = loadNodeIdentity(home);
+  assert.equal(b.node_id, a.node_id);
+  assert.equal(b.created, false);
+});
+
+test('a corrupt node.json is regenerated', (t) => {
+  const home = tempDir(t);
+  for (const bad of ['{not json', '{"node_id":"ld_XYZ","created_at":"x"}', '[]', '']) {
+    fs.writeFileSync(path.join(home, 'node.json'), bad);
+    const id = loadNodeIdentity(home);
+    assert.equal(id.created, true, `regenerated from ${JSON.stringify(bad)}`);
+    assert.match(JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id, /^ld_[0-9a-f]{12}$/);
+  }
+});
+
+test('LOWDOWN_HOME overrides ~/.lowdown', () => {
+  assert.equal(lowdownHome({ LOWDOWN_HOME: '/x/y' }), '/x/y');
+  assert.match(lowdownHome({}), /\.lowdown$/);
+});
+
+test('the spool keeps at most MAX_FILES files, drops the oldest and counts what it dropped', (t) => {
+  const home = tempDir(t);
+  const first = { record_id: 'first', task_type: 'a' };
+  spoolRecords(home, [first, { record_id: 'first-2' }].map((r) => JSON.stringify(r)));
+  for (let i = 0; i < MAX_FILES; i += 1) spoolRecords(home, [{ record_id: `r${i}` }].map((r) => JSON.stringify(r)));
+  const files = fs.readdirSync(spoolDir(home)).filter((f) => f.endsWith('.jsonl'));
+  assert.equal(files.length, MAX_FILES);
+  const dropped = JSON.parse(fs.readFileSync(path.join(spoolDir(home), 'dropped.json'), 'utf8'));
+  assert.equal(dropped.dropped_records, 2);
+  const all = files.map((f) => fs.readFileSync(path.join(spoolDir(home), f), 'utf8')).join('');
+  assert.ok(!all.includes('"first"'), 'oldest file dropped');
+  for (const f of files) assert.equal(fs.statSync(path.join(spoolDir(home), f)).mode & 0o777, 0o600);
+});
+
+test('a large batch is split into files of MAX_RECORDS_PER_FILE; claims are exclusive and released on failure', (t) => {
+  const home = tempDir(t);
+  const recs = Array.from({ length: MAX_RECORDS_PER_FILE + 3 }, (_, i) => ({ record_id: `id${i}` }));
+  spoolRecords(home, recs.map((r) => JSON.stringify(r)));
+  const a = claimNext(home);
+  const b = claimNext(home);
+  assert.equal(a.records.length + b.records.length, recs.length);
+  assert.equal(claimNext(home), null, 'both files claimed');
+  a.release();
+  const again = claimNext(home);
+  assert.deepEqual(again.records, a.records);
+  again.done();
+  b.done();
+  assert.equal(claimNext(home), null);
+});
+
+test('Sender: API down → records spooled within the exit budget; API back → spool delivered once', async (t) => {
+  const home = tempDir(t);
+  const received = [];
+  const srv = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      received.push({ headers: req.headers, records: JSON.parse(body) });
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.close());
+  const down = new Sender({ apiUrl: 'http://127.0.0.1:9', home, nodeId: 'ld_000000000001', version: 't', debug: () => {} });
+  for (let i = 0; i < 5; i += 1) down.addLines(JSON.stringify({ record_id: `x${i}` }));
+  const started = Date.now();
+  await down.shutdown(1000);
+  assert.ok(Date.now() - started < 1200);
+  assert.equal(down.stats.spooled, 5);
+
+  const up = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: 'ld_000000000001', version: 't', debug: () => {} });
+  up.drainSpoolSoon();
+  up.addLines(JSON.stringify({ record_id: 'live' }));
+  const deadline = Date.now() + 5000;
+  while (received.flatMap((r) => r.records).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await up.shutdown(1000);
+  const ids = received.flatMap((r) => r.records.map((x) => x.record_id)).sort();
+  assert.deepEqual(ids, ['live', 'x0', 'x1', 'x2', 'x3', 'x4']);
+  assert.equal(received[0].headers['x-lowdown-node-id'], 'ld_000000000001');
+  assert.equal(claimNext(home), null, 'spool empty after delivery');
+});
+
+test('Sender: a slow API does not hold exit past the budget; the batch is spooled', async (t) => {
+  const home = tempDir(t);
+  const srv = http.createServer(() => {}); // never answers
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.closeAllConnections() || srv.close());
+  const s = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: 'ld_000000000002', version: 't', debug: () => {} });
+  s.addLines(JSON.stringify({ record_id: 'slow-1' }));
+  await new Promise((r) => setTimeout(r, 250)); // the batch is in flight
+  const started = Date.now();
+  await s.shutdown(1000);
+  const took = Date.now() - started;
+  assert.ok(took < 1300, `exit delayed ${took} ms`);
+  const c = claimNext(home);
+  assert.deepEqual(c.records.map((r) => JSON.parse(r).record_id), ['slow-1']);
+});
+
+test('proxies starting at once on a fresh home agree on one node id', async (t) => {
+  const home = tempDir(t);
+  const { spawn } = await import('node:child_process');
+  const script = `import('${new URL('../src/record/home.js', import.meta.url).href}').then((m) => process.stdout.write(m.loadNodeIdentity(process.argv[1]).node_id))`;
+  const ids = await Promise.all(
+    Array.from({ length: 6 }, () =>
+      new Promise((resolve) => {
+        const c = spawn(process.execPath, ['-e', script, home]);
+        let out = '';
+        c.stdout.on('data', (d) => (out += d));
+        c.on('close', () => resolve(out));
+      }),
+    ),
+  );
+  assert.equal(new Set(ids).size, 1, ids.join(' '));
+  assert.equal(JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id, ids[0]);
+  assert.deepEqual(fs.readdirSync(home), ['node.json'], 'no temp files left');
+});
+
+test('Sender: with the API down, batches gather into full spool files rather than many small ones', async (t) => {
+  const home = tempDir(t);
+  const s = new Sender({ apiUrl: 'http://127.0.0.1:9', home, nodeId: 'ld_000000000003', version: 't', debug: () => {} });
+  for (let round = 0; round < 12; round += 1) {
+    for (let i = 0; i < 100; i += 1) s.addLines(JSON.stringify({ record_id: `r${round}-${i}` }));
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  await s.shutdown(1000);
+  const files = fs.readdirSync(spoolDir(home)).filter((f) => f.endsWith('.jsonl'));
+  assert.ok(files.length <= 3, `${files.length} files for 1200 records`);
+  const ids = files.flatMap((f) => fs.readFileSync(path.join(spoolDir(home), f), 'utf8').trim().split('\n').map((l) => JSON.parse(l).record_id));
+  assert.equal(new Set(ids).size, 1200, 'every record spooled once');
+});

@@ -1,0 +1,162 @@
+// The npm packages as a user gets them: the tarballs `make package` wrote to dist/ are copied
+// into an empty project outside the repository and installed with npm, their third-party
+// dependencies coming from the registry. Then a real MCP session (the official SDK client,
+// server-everything) runs through `npx lowdown-proxy`, recording to a real lowdown-server:
+// once on the native core, once with the native package removed (the WebAssembly fallback,
+// which must record the same), and once with no core at all (relaying only, said once).
+
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+const TARGET = 'npm:@modelcontextprotocol/server-everything';
+const CANARY = 'CANARY_npm_install_9d2';
+let project;
+
+// The client side, run inside the installed project (its own SDK, its own npx).
+const SESSION = `
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+(async () => {
+  const transport = new StdioClientTransport({
+    command: 'npx', args: ['--no-install', 'lowdown-proxy', '--', 'npx', '--no-install', '@modelcontextprotocol/server-everything', 'stdio'],
+    env: process.env, stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr.on('data', (d) => (stderr += d));
+  const client = new Client({ name: 'install-test', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const sums = [];
+  for (let i = 0; i < 3; i += 1) sums.push((await client.callTool({ name: 'get-sum', arguments: { a: i, b: 1 } })).content[0].text);
+  const echo = (await client.callTool({ name: 'echo', arguments: { message: process.argv[1] } })).content[0].text;
+  const bad = await client.callTool({ name: 'no-such-tool', arguments: {} });
+  await client.close();
+  console.log(JSON.stringify({ tools: tools.length, sums, echo, bad: bad.isError === true, stderr }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+/** A lowdown-server on a fresh SQLite database; stopped after the test. */
+async function startServer(t) {
+  const port = await freePort();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-server-'));
+  const child = spawn(path.join(ROOT, 'target/debug/lowdown-server'), ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
+    env: { ...process.env, LOWDOWN_HOME: home },
+    stdio: 'ignore',
+  });
+  t.after(() => {
+    child.kill('SIGTERM');
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i += 1) {
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return url;
+    } catch {}
+    assert.ok(i < 200, 'lowdown-server did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Runs the session in the installed project against `apiUrl`; its result and the node id. */
+function runSession(apiUrl) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-home-'));
+  const env = { ...process.env, LOWDOWN_API_URL: apiUrl, LOWDOWN_HOME: home, LOWDOWN_DEBUG: '1' };
+  const out = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  const nodeId = fs.existsSync(path.join(home, 'node.json')) ? JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id : null;
+  fs.rmSync(home, { recursive: true, force: true });
+  return { ...out, nodeId };
+}
+
+/** The contributor answer for the target once all `want` interactions have landed. */
+async function answer(apiUrl, nodeId, want) {
+  for (let i = 0; ; i += 1) {
+    const a = await (await fetch(`${apiUrl}/api/reputation/${encodeURIComponent(TARGET)}`, { headers: { 'x-lowdown-node-id': nodeId } })).json();
+    if ((a.interactions ?? 0) + (a.protocol_requests ?? 0) >= want) return a;
+    assert.ok(i < 100, `records did not arrive: ${JSON.stringify(a)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** What must be the same whichever core recorded: every count and breakdown, not times. */
+function facts(a) {
+  const { source, recent_trends, latency_ms, ...rest } = a;
+  return { ...rest, recent_trends: recent_trends?.map(({ count, success_rate }) => ({ count, success_rate })) };
+}
+
+before(() => {
+  const tarballs = fs.readdirSync(DIST).filter((f) => f.endsWith('.tgz'));
+  assert.ok(tarballs.includes('lowdown-proxy-0.1.0.tgz'), 'run `make package` first');
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-npm-install-'));
+  for (const f of tarballs) fs.copyFileSync(path.join(DIST, f), path.join(project, f));
+  fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "install-test", "private": true }\n');
+  const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`].map((n) => `./${n}-0.1.0.tgz`);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...ours, '@modelcontextprotocol/server-everything@2026.8.31', '@modelcontextprotocol/sdk@1.32.2'], {
+    cwd: project,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    timeout: 300_000,
+  });
+});
+after(() => project && fs.rmSync(project, { recursive: true, force: true }));
+
+/** napi's name for this machine's platform package. */
+function nativePlatform() {
+  const arch = { x64: 'x64', arm64: 'arm64' }[process.arch];
+  const libc = process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl';
+  return `linux-${arch}-${libc}`;
+}
+
+test('nothing installed points into the repository', () => {
+  const manifest = fs.readFileSync(path.join(project, 'node_modules', 'lowdown-proxy', 'package.json'), 'utf8');
+  assert.equal(JSON.parse(manifest).dependencies['lowdown-core'], '0.1.0');
+  const lock = fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8');
+  assert.ok(!lock.includes(ROOT), 'the lockfile names a path in the repository');
+  const core = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-core', 'package.json'), 'utf8'));
+  assert.deepEqual(Object.keys(core.optionalDependencies).sort(), ['lowdown-core-linux-arm64-gnu', 'lowdown-core-linux-x64-gnu', 'lowdown-core-linux-x64-musl']);
+});
+
+test('native, then WebAssembly: the same session records the same facts; without a core, relaying goes on', async (t) => {
+  const native = await startServer(t);
+  const first = runSession(native);
+  assert.deepEqual(first.sums, ['The sum of 0 and 1 is 1.', 'The sum of 1 and 1 is 2.', 'The sum of 2 and 1 is 3.']);
+  assert.equal(first.echo, `Echo: ${CANARY}`);
+  assert.match(first.stderr, /recording npm:@modelcontextprotocol\/server-everything with the native core/);
+  // initialize, tools/list, 3 sums, echo, the rejected call: 7 records.
+  const onNative = await answer(native, first.nodeId, 7);
+  assert.equal(onNative.interactions, 5);
+  assert.equal(onNative.rejected_requests, 1);
+  assert.ok(!JSON.stringify(onNative).includes(CANARY));
+
+  fs.rmSync(path.join(project, 'node_modules', `lowdown-core-${nativePlatform()}`), { recursive: true });
+  const wasm = await startServer(t);
+  const second = runSession(wasm);
+  assert.deepEqual([second.tools, second.sums, second.echo, second.bad], [first.tools, first.sums, first.echo, first.bad]);
+  assert.match(second.stderr, /with the wasm core/);
+  const onWasm = await answer(wasm, second.nodeId, 7);
+  assert.deepEqual(facts({ ...onWasm, target: null }), facts({ ...onNative, target: null }));
+
+  fs.rmSync(path.join(project, 'node_modules', 'lowdown-core-wasm'), { recursive: true });
+  const none = await startServer(t);
+  const third = runSession(none);
+  assert.deepEqual([third.sums, third.echo], [first.sums, first.echo], 'the session works unchanged');
+  const said = third.stderr.split('\n').filter((l) => l.startsWith('lowdown-proxy: lowdown-core did not load'));
+  assert.equal(said.length, 1, third.stderr);
+  assert.match(said[0], /recording and --watch-log off, MCP traffic is relayed unchanged$/);
+  const nothing = await (await fetch(`${none}/api/reputation/${encodeURIComponent(TARGET)}`)).json();
+  assert.ok(!nothing.interactions, JSON.stringify(nothing));
+});
