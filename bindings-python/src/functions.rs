@@ -61,6 +61,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::record::validate_node_id, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::host_from_url, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::host_verdict, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::telemetry::is_private_name, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::telemetry::is_blocked_ip, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::prepare_observation, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::validate_observation, m)?)?;
     m.add_function(wrap_pyfunction!(

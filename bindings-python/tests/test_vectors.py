@@ -9,6 +9,7 @@ core/tests/common/mod.rs.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List
@@ -125,6 +126,8 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "host_policy": lambda n, i: policy(n, i).to_dict(),
     "latency_bucket": lambda n, i: n.latency_bucket(number(i["latency_ms"])),
     "host_verdict": lambda n, i: n.host_verdict(as_str(i["host"]), policy(n, i)),
+    "is_blocked_ip": lambda n, i: n.is_blocked_ip(ipaddress.ip_address(i["ip"])),
+    "is_private_name": lambda n, i: n.is_private_name(as_str(i["host"])),
     "logdiff": logdiff,
     "message": lambda n, i: n.message(as_str(i["target"]), n.summarize(i["counts"])),
     "outcome_class": lambda n, i: n.outcome_class(i["request_kind"], i["outcome"], i.get("error_layer")),

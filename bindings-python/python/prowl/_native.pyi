@@ -5,6 +5,7 @@ Results are plain dicts and lists with the core's snake_case keys. Every core er
 as :class:`LowdownError` with a stable ``.type``.
 """
 
+from ipaddress import IPv4Address, IPv6Address
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 API_URL: str
@@ -148,6 +149,11 @@ def host_from_url(url: str) -> Optional[str]:
     """The canonical host of ``url`` (as a WHATWG parser gives it), or ``None``."""
 def host_verdict(host: str, policy: HostPolicy) -> Json:
     """``{"verdict": "report", "host"}`` or ``{"verdict": "blocked", "reason"}``."""
+def is_private_name(host: str) -> bool:
+    """Whether ``host`` never names a public server (internal names, single labels,
+    blocked address literals; invalid hosts too)."""
+def is_blocked_ip(ip: Union[IPv4Address, IPv6Address]) -> bool:
+    """Whether an address is in a blocked range (IPv4-mapped forms included)."""
 def prepare_observation(url: str, method: str, status: Optional[int], latency_ms: float,
                         response_bytes: Optional[int], source: Source, policy: HostPolicy) -> Optional[Json]:
     """The observation to send for one request (only the host of ``url``), or ``None``."""
