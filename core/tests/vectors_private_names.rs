@@ -6,7 +6,9 @@ use serde_json::Value;
 #[test]
 fn private_name_vectors() {
     common::check("private_name.json", |input| {
-        Ok(Value::Bool(is_private_name(&common::string(&input["host"]))))
+        Ok(Value::Bool(is_private_name(&common::string(
+            &input["host"],
+        ))))
     });
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use lowdown_core::classify::{Classifier, Direction, Exchange, SessionFacts};
+use lowdown_core::classify::{Classifier, CloseReason, Direction, Exchange, SessionFacts};
 use lowdown_core::record::build::{build_record, sanitize_server_version, RecordContext};
 use lowdown_core::record::Outcome;
 use serde_json::{json, Value};
@@ -91,7 +91,7 @@ fn arguments_results_errors_and_ids_never_reach_a_record() {
     for (i, (direction, line)) in session.iter().enumerate() {
         exchanges.extend(c.feed(*direction, format!("{line}\n").as_bytes(), i as f64));
     }
-    exchanges.extend(c.close(100.0));
+    exchanges.extend(c.close(100.0, CloseReason::ServerEnded));
     let outcomes: Vec<Outcome> = exchanges.iter().map(|e| e.outcome).collect();
     assert_eq!(
         outcomes,

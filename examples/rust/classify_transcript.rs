@@ -9,7 +9,7 @@
     reason = "an example reads args and a file"
 )]
 
-use lowdown_core::classify::{Classifier, Direction, Exchange};
+use lowdown_core::classify::{Classifier, CloseReason, Direction, Exchange};
 use lowdown_core::record::build::{build_record, RecordContext};
 use lowdown_core::schema_hash::canonical_json;
 
@@ -47,8 +47,13 @@ fn main() {
         print(&exchanges, &classifier, &context);
         last_ms = entry.at_ms;
     }
-    // End of session: anything still pending becomes a server-layer failure.
-    print(&classifier.close(last_ms), &classifier, &context);
+    // End of session: the recorded client closed its side, so anything still pending
+    // was given up by the client (cancelled), not failed by the server.
+    print(
+        &classifier.close(last_ms, CloseReason::ClientEnded),
+        &classifier,
+        &context,
+    );
 }
 
 /// Prints each exchange's record, with the facts learnt so far (server version, schema hash).

@@ -24,6 +24,7 @@ AGENT_KEY_HEADER: str
 """Header carrying an agent key on telemetry."""
 
 Direction = Literal["client_to_server", "server_to_client"]
+CloseReason = Literal["client_ended", "server_ended"]
 Source = Literal["organic", "seeded", "synthetic"]
 WeightTier = Literal["anonymous_unknown_host", "anonymous_known_host", "key_unknown_host", "key_known_host"]
 Json = Dict[str, Any]
@@ -52,9 +53,10 @@ class Classifier:
         finished. Raises ``LowdownError`` (``invalid_argument``) on an unknown direction."""
     def feed_json(self, direction: Direction, data: bytes, now_ms: float) -> str:
         """``feed``, with the exchanges as one JSON text (``"[]"`` when none)."""
-    def close(self, now_ms: float) -> List[Json]:
-        """Ends the session: frames unterminated last lines and fails every pending request
-        as a server error; returns those exchanges."""
+    def close(self, now_ms: float, reason: CloseReason) -> List[Json]:
+        """Ends the session: frames unterminated last lines and reports every request and task
+        still waiting, as cancelled (``"client_ended"``) or as server errors
+        (``"server_ended"``); returns those exchanges."""
     def facts(self) -> Json:
         """What the classifier has learnt: server name and version, protocol version,
         schema and description hashes of the latest first-page ``tools/list``."""

@@ -231,7 +231,10 @@ fn pair_value(b: &[u8], sep: usize) -> Option<(usize, usize)> {
 fn url_password(b: &[u8], from: usize) -> Option<(usize, usize)> {
     let len = run(b, from, |x| {
         !x.is_ascii_whitespace()
-            && !matches!(x, b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'`')
+            && !matches!(
+                x,
+                b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'`'
+            )
     });
     let authority = &b[from..from + len];
     let at = authority.iter().rposition(|&x| x == b'@')?;
