@@ -152,7 +152,7 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "status_class": lambda n, i: n.status_class(i.get("status")),
     "summarize": lambda n, i: n.summarize(i["counts"]),
     "summarize_telemetry": summarize_telemetry,
-    "target_label": lambda n, i: n.target_label([as_str(a) for a in i["argv"]]),
+    "target_label": lambda n, i: n.target_label([as_str(a) for a in i["argv"]], i.get("facts")),
     "validate_node_id": lambda n, i: n.validate_node_id(as_str(i["node_id"])),
     "validate_observations": lambda n, i: n.validate_observations(i["body"]),
     "validate_records": lambda n, i: n.validate_records(i["body"]),

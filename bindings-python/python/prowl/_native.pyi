@@ -128,8 +128,9 @@ def canonical_json(json: bytes) -> str:
     """SPEC §3.3 canonical JSON (UTF-16 key order, JavaScript numbers)."""
 def redact(text: str) -> str:
     """Masks secrets in ``text`` with ``[REDACTED]``."""
-def target_label(argv: Sequence[str]) -> Optional[str]:
-    """SPEC §3.2 target label of a command line, or ``None``."""
+def target_label(argv: Sequence[str], facts: Optional[Json] = None) -> Optional[str]:
+    """SPEC §3.2 target label of a command line, or ``None``. ``facts``: what the caller
+    resolved (``{"packages": [{"arg", "registry", "name"}], "cwd"}``)."""
 def expand_path(path: str, env: Mapping[str, str], home: Optional[str] = None) -> str:
     """Expands ``%VAR%``, ``$VAR``, ``${VAR}`` and a leading ``~``; unknown variables kept."""
 def append_text_item(message: bytes, text: str) -> Optional[bytes]:
