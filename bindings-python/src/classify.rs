@@ -58,7 +58,8 @@ impl PyClassifier {
         to_py(py, self.inner.facts())
     }
 
-    /// Number of requests still waiting for a response (both directions).
+    /// Number of requests still waiting for a response (both directions), and of tool calls
+    /// running as tasks still waiting for their outcome.
     fn pending(&self) -> usize {
         self.inner.pending()
     }

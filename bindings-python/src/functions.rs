@@ -45,8 +45,7 @@ fn redact(text: &str) -> String {
 #[pyfunction]
 #[pyo3(signature = (argv, facts=None))]
 fn target_label(argv: Vec<String>, facts: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
-    let facts: core_target_label::LabelFacts =
-        facts.map(from_py).transpose()?.unwrap_or_default();
+    let facts: core_target_label::LabelFacts = facts.map(from_py).transpose()?.unwrap_or_default();
     Ok(core_target_label::target_label(&argv, &facts))
 }
 

@@ -61,7 +61,8 @@ class Classifier:
         """What the classifier has learnt: server name and version, protocol version,
         schema and description hashes of the latest first-page ``tools/list``."""
     def pending(self) -> int:
-        """Number of requests still waiting for a response (both directions)."""
+        """Number of requests still waiting for a response (both directions), and of tool
+        calls running as tasks still waiting for their outcome."""
     def buffered(self) -> int:
         """Bytes held for lines not yet terminated (both directions)."""
 
