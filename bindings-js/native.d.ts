@@ -76,9 +76,12 @@ export declare class Recorder {
   feed(direction: 'client_to_server' | 'server_to_client', bytes: Uint8Array, nowMs: number): string
   /**
    * Ends the session at `nowMs`: frames unterminated last lines and records every request
-   * still pending; returns those records as JSON lines.
+   * still pending, as `cancelled` when the client ended the session (`"client_ended"`:
+   * stdin EOF, a signal to the proxy) or as server failures when the server did
+   * (`"server_ended"`: the child exited or broke its pipe). Returns those records as JSON
+   * lines.
    */
-  close(nowMs: number): string
+  close(nowMs: number, reason: 'client_ended' | 'server_ended'): string
   /**
    * Bits about the last feed: 1 = it finished a client's `tools/call` whose result has a
    * `content` array (the `--watch-log` block may be appended to that line).
@@ -108,6 +111,9 @@ export declare function prepareObservation(url: string, method: string, status: 
 
 /**
  * The SPEC §3.2 target label of a command line (`argv[0]` is the command): `npm:pkg`,
- * `pypi:pkg`, `oci:image` or a file's basename; `null` when none is safe to publish.
+ * `pypi:pkg`, `oci:image`, `url:host` or a file's name; `null` when none is safe to publish.
+ * `factsJson` is what the host resolved by reading files (`{packages: [{arg, registry,
+ * name}], cwd}`: a `.bin` link's or script's package), so one server gets one label however
+ * it is launched. Throws `invalid_argument` on bad JSON.
  */
-export declare function targetLabel(argv: Array<string>): string | null
+export declare function targetLabel(argv: Array<string>, factsJson?: string | undefined | null): string | null

@@ -3,11 +3,11 @@
 //! `expandPath`).
 
 use crate::errors::{core_error, from_json, invalid_argument, opt_text, OptText, Result};
-use lowdown_core::classify::Direction;
+use lowdown_core::classify::{CloseReason, Direction};
 use lowdown_core::logdiff::{self, LogDiff, LogDiffOptions};
 use lowdown_core::record::build::RecordContext;
 use lowdown_core::record::Recorder;
-use lowdown_core::target_label;
+use lowdown_core::target_label::{self, LabelFacts};
 use serde::Deserialize;
 use std::collections::HashMap;
 
@@ -109,11 +109,22 @@ impl JsRecorder {
     }
 
     /// Ends the session at `nowMs`: frames unterminated last lines and records every request
-    /// still pending; returns those records as JSON lines.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
+    /// still pending, as `cancelled` when the client ended the session (`"client_ended"`:
+    /// stdin EOF, a signal to the proxy) or as server failures when the server did
+    /// (`"server_ended"`: the child exited or broke its pipe). Returns those records as JSON
+    /// lines.
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        napi(ts_args_type = "nowMs: number, reason: 'client_ended' | 'server_ended'")
+    )]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn close(&mut self, now_ms: f64) -> String {
-        self.inner.close(now_ms)
+    pub fn close(&mut self, now_ms: f64, reason: String) -> Result<String> {
+        let reason = match reason.as_str() {
+            "client_ended" => CloseReason::ClientEnded,
+            "server_ended" => CloseReason::ServerEnded,
+            _ => return Err(invalid_argument("reason must be client_ended or server_ended")),
+        };
+        Ok(self.inner.close(now_ms, reason))
     }
 
     /// Bits about the last feed: 1 = it finished a client's `tools/call` whose result has a
@@ -126,7 +137,10 @@ impl JsRecorder {
 }
 
 /// The SPEC §3.2 target label of a command line (`argv[0]` is the command): `npm:pkg`,
-/// `pypi:pkg`, `oci:image` or a file's basename; `null` when none is safe to publish.
+/// `pypi:pkg`, `oci:image`, `url:host` or a file's name; `null` when none is safe to publish.
+/// `factsJson` is what the host resolved by reading files (`{packages: [{arg, registry,
+/// name}], cwd}`: a `.bin` link's or script's package), so one server gets one label however
+/// it is launched. Throws `invalid_argument` on bad JSON.
 #[cfg_attr(
     not(target_arch = "wasm32"),
     napi(js_name = "targetLabel", ts_return_type = "string | null")
@@ -135,8 +149,9 @@ impl JsRecorder {
     target_arch = "wasm32",
     wasm_bindgen(js_name = "targetLabel", unchecked_return_type = "string | null")
 )]
-pub fn js_target_label(argv: Vec<String>) -> OptText {
-    opt_text(target_label::target_label(&argv))
+pub fn js_target_label(argv: Vec<String>, facts_json: Option<String>) -> Result<OptText> {
+    let facts: LabelFacts = from_json(facts_json.as_deref())?;
+    Ok(opt_text(target_label::target_label(&argv, &facts)))
 }
 
 /// Options of a `LogDiff` (JSON keys); `null` or a missing key means the default.

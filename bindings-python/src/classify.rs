@@ -40,10 +40,17 @@ impl PyClassifier {
         serde_json::to_string(&exchanges).map_err(crate::errors::invalid_argument)
     }
 
-    /// Ends the session at ``now_ms``: frames unterminated last lines and fails every
-    /// pending request as a server error; returns those exchanges.
-    fn close<'py>(&mut self, py: Python<'py>, now_ms: f64) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.close(now_ms))
+    /// Ends the session at ``now_ms``: frames unterminated last lines and reports every
+    /// request and task still waiting. ``reason`` says who ended it: ``"client_ended"``
+    /// (stdin EOF, a signal: they are cancelled) or ``"server_ended"`` (the server died or
+    /// broke its pipe: they are server errors). Returns those exchanges.
+    fn close<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ms: f64,
+        reason: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.close(now_ms, parse_enum(reason)?))
     }
 
     /// What the classifier has learnt: server name and version, protocol version, schema hashes.
@@ -51,7 +58,8 @@ impl PyClassifier {
         to_py(py, self.inner.facts())
     }
 
-    /// Number of requests still waiting for a response (both directions).
+    /// Number of requests still waiting for a response (both directions), and of tool calls
+    /// running as tasks still waiting for their outcome.
     fn pending(&self) -> usize {
         self.inner.pending()
     }

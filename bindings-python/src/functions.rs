@@ -1,6 +1,6 @@
 //! The core's pure functions, exported under their Rust names.
 
-use crate::convert::to_py;
+use crate::convert::{from_py, to_py};
 use crate::errors::to_py_err;
 use lowdown_core::{redact as core_redact, schema_hash, target_label as core_target_label};
 use pyo3::prelude::*;
@@ -39,10 +39,14 @@ fn redact(text: &str) -> String {
 }
 
 /// The SPEC §3.2 target label of a command line (``argv[0]`` is the command): ``npm:pkg``,
-/// ``pypi:pkg``, ``oci:image`` or a file's basename; ``None`` when none is safe to publish.
+/// ``pypi:pkg``, ``oci:image``, ``url:host``, ``go:path`` or a file's name; ``None`` when
+/// none is safe to publish. ``facts`` is what the caller resolved by reading files:
+/// ``{"packages": [{"arg": word, "registry": "npm" | "pypi", "name": package}], "cwd": dir}``.
 #[pyfunction]
-fn target_label(argv: Vec<String>) -> Option<String> {
-    core_target_label::target_label(&argv)
+#[pyo3(signature = (argv, facts=None))]
+fn target_label(argv: Vec<String>, facts: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    let facts: core_target_label::LabelFacts = facts.map(from_py).transpose()?.unwrap_or_default();
+    Ok(core_target_label::target_label(&argv, &facts))
 }
 
 /// Adds every function of this module to `m`.
@@ -61,6 +65,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::record::validate_node_id, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::host_from_url, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::host_verdict, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::telemetry::is_private_name, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::telemetry::is_blocked_ip, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::prepare_observation, m)?)?;
     m.add_function(wrap_pyfunction!(crate::telemetry::validate_observation, m)?)?;
     m.add_function(wrap_pyfunction!(

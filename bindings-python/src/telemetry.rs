@@ -49,6 +49,21 @@ impl PyHostPolicy {
     }
 }
 
+/// Whether ``host`` (as a URL parser gives it) never names a public server: localhost,
+/// internal names (``.svc``, ``.consul``, ``.fritz.box``, ...), single labels, special-use
+/// names and blocked address literals. Invalid and non-ASCII hosts count as private.
+#[pyfunction]
+pub fn is_private_name(host: &str) -> bool {
+    telemetry::is_private_name(host)
+}
+
+/// Whether an address (``ipaddress.IPv4Address``/``IPv6Address``) is in a blocked range;
+/// IPv4-mapped and other IPv6 forms embedding IPv4 are judged by the IPv4 address.
+#[pyfunction]
+pub fn is_blocked_ip(ip: std::net::IpAddr) -> bool {
+    telemetry::is_blocked_ip(ip)
+}
+
 /// The canonical host a WHATWG URL parser would give for ``url``, or ``None``.
 #[pyfunction]
 pub fn host_from_url(url: &str) -> Option<String> {

@@ -21,7 +21,7 @@ def test_the_stub_names_exactly_what_the_module_exports() -> None:
     declared |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     exported = {name for name in dir(_native) if not name.startswith("_")}
     assert exported - declared == set(), "exported but missing from _native.pyi"
-    assert declared - exported - {"Direction", "Source", "WeightTier", "Json"} == set(), "stubbed but not exported"
+    assert declared - exported - {"Direction", "CloseReason", "Source", "WeightTier", "Json"} == set(), "stubbed but not exported"
 
 
 def test_every_export_has_a_docstring() -> None:
@@ -43,11 +43,18 @@ def test_classifier_keeps_a_request_split_across_feeds() -> None:
     assert c.pending() == 0
 
 
-def test_close_fails_what_is_still_pending() -> None:
+def test_close_reports_what_is_still_pending_by_who_ended_the_session() -> None:
+    call = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n'
     c = _native.Classifier()
-    c.feed("client_to_server", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n', 0)
-    [failed] = c.close(50)
+    c.feed("client_to_server", call, 0)
+    [failed] = c.close(50, "server_ended")
     assert (failed["outcome"], failed["error_layer"], failed["failure_type"]) == ("failure", "server", "server_error")
+    c = _native.Classifier()
+    c.feed("client_to_server", call, 0)
+    [cancelled] = c.close(50, "client_ended")
+    assert (cancelled["outcome"], cancelled["error_layer"], cancelled["failure_type"]) == ("cancelled", None, None)
+    with pytest.raises(_native.LowdownError):
+        _native.Classifier().close(1, "nobody")
 
 
 def test_a_bad_direction_is_refused_with_a_kind() -> None:

@@ -3,12 +3,13 @@
 One test per case (id ``<file>::<case name>``). A case listed under ``python`` in xfail.json is
 marked ``xfail(strict=True)``, so it is reported and fails the run once it passes; a vector file
 whose ``operation`` is not in :data:`OPERATIONS` fails, so a new operation cannot be skipped.
-The expansion of ``$repeat``/``$concat``/``$bytes_hex``/``$bytes`` mirrors
+The expansion of ``$repeat``/``$concat``/``$seq``/``$bytes_hex``/``$bytes`` mirrors
 core/tests/common/mod.rs.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List
@@ -31,6 +32,10 @@ def as_bytes(v: Any) -> bytes:
         return as_bytes(unit) * times
     if isinstance(v, dict) and ("$concat" in v or "$bytes" in v):
         return b"".join(as_bytes(p) for p in v.get("$concat", v.get("$bytes")))
+    if isinstance(v, dict) and "$seq" in v:
+        prefix, start, stop, suffix = v["$seq"]
+        head, tail = as_bytes(prefix), as_bytes(suffix)
+        return b"".join(head + str(n).encode() + tail for n in range(start, stop + 1))
     if isinstance(v, dict) and "$bytes_hex" in v:
         return bytes.fromhex(v["$bytes_hex"])
     raise TypeError(f"not a string or byte form: {json.dumps(v)[:80]}")
@@ -42,11 +47,11 @@ def as_str(v: Any) -> str:
 
 
 def expand(v: Any) -> Any:
-    """``$repeat``/``$concat`` become ``str``, ``$bytes``/``$bytes_hex`` become ``bytes``."""
+    """``$repeat``/``$concat``/``$seq`` become ``str``, ``$bytes``/``$bytes_hex`` become ``bytes``."""
     if isinstance(v, list):
         return [expand(x) for x in v]
     if isinstance(v, dict):
-        if len(v) == 1 and ("$repeat" in v or "$concat" in v):
+        if len(v) == 1 and ("$repeat" in v or "$concat" in v or "$seq" in v):
             return as_bytes(v).decode("utf-8")
         if len(v) == 1 and ("$bytes" in v or "$bytes_hex" in v):
             return as_bytes(v)
@@ -72,7 +77,7 @@ def classify(n: Any, i: Dict[str, Any]) -> Any:
     exchanges: List[Any] = []
     for e in i["events"]:
         if e.get("close") is True:
-            exchanges += c.close(e["at_ms"])
+            exchanges += c.close(e["at_ms"], e["reason"])
         else:
             exchanges += c.feed(DIRECTIONS.get(e["dir"], e["dir"]), as_bytes(e["data"]), e["at_ms"])
     return {"exchanges": exchanges, "facts": c.facts()}
@@ -125,6 +130,8 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "host_policy": lambda n, i: policy(n, i).to_dict(),
     "latency_bucket": lambda n, i: n.latency_bucket(number(i["latency_ms"])),
     "host_verdict": lambda n, i: n.host_verdict(as_str(i["host"]), policy(n, i)),
+    "is_blocked_ip": lambda n, i: n.is_blocked_ip(ipaddress.ip_address(i["ip"])),
+    "is_private_name": lambda n, i: n.is_private_name(as_str(i["host"])),
     "logdiff": logdiff,
     "message": lambda n, i: n.message(as_str(i["target"]), n.summarize(i["counts"])),
     "outcome_class": lambda n, i: n.outcome_class(i["request_kind"], i["outcome"], i.get("error_layer")),
@@ -145,7 +152,7 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "status_class": lambda n, i: n.status_class(i.get("status")),
     "summarize": lambda n, i: n.summarize(i["counts"]),
     "summarize_telemetry": summarize_telemetry,
-    "target_label": lambda n, i: n.target_label([as_str(a) for a in i["argv"]]),
+    "target_label": lambda n, i: n.target_label([as_str(a) for a in i["argv"]], i.get("facts")),
     "validate_node_id": lambda n, i: n.validate_node_id(as_str(i["node_id"])),
     "validate_observations": lambda n, i: n.validate_observations(i["body"]),
     "validate_records": lambda n, i: n.validate_records(i["body"]),

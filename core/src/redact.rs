@@ -9,15 +9,23 @@
 //!   `xoxa-`/`xoxb-`/`xoxp-`/`xoxr-`/`xoxs-`/`xoxe-` (Slack), `AKIA`/`ASIA` + 16 (AWS),
 //!   `AIza` (Google), `npm_` (npm), `hf_` (Hugging Face);
 //! - JWTs: `eyJ…` `.` `…` `.` `…`;
-//! - values of key/value pairs whose key ends in `token`, `secret`, `password`, `passwd`,
-//!   `pwd`, `api_key`/`apikey`/`api-key`, `access_key`, `private_key`, `client_secret`,
-//!   `authorization`, `auth`, `credential(s)`, `cookie` or `session` (any case), separated by
-//!   `=` or `:` (`password=x`, `token: x`, `"password": "x"`, `\"secret\":\"x\"`);
+//! - values of key/value pairs whose key names a secret, separated by `=` or `:`
+//!   (`password=x`, `token: x`, `"password": "x"`, `\"secret\":\"x\"`). Key names match
+//!   whole words or `_`/`-`/`.`/camelCase-separated parts, any case, short ones included:
+//!   `pwd`, `pass`, `passwd`, `password`, `passphrase`, `secret`, `token`, `auth`,
+//!   `authorization`, `credential(s)`, `cookie`, `session`; pairs of parts such as
+//!   `private_key`, `api_key`, `access_key`; and keys ending in a long secret word such as
+//!   `PGPASSWORD`, `csrftoken` or `JSESSIONID` (see `keys.rs` for the lists). So `DB_PASS`,
+//!   `clientSecret` and `X-Auth-Token` are secret, while `compass`, `author`, `oauth` and
+//!   `max_tokens` are not.
 //!   A quoted value ends at its closing quote; a bare value ends at whitespace or one of
 //!   `& , ; " ' < > ) ] } \` (so `Cookie: a=1; b=2` masks `a=1` and keeps `b=2`, and a
 //!   connection string's `Password=x;Database=y` masks only `x`); `null`, `true`, `false`
 //!   and values starting with `{` or `[` are left alone;
-//! - the password in URL credentials (`scheme://user:PASSWORD@host`);
+//! - the password in URL credentials (`scheme://user:PASSWORD@host`, up to the last `@`
+//!   before the host, as URL parsers read it);
+//! - the body of PEM blocks (`-----BEGIN … KEY-----` to `-----END …`, or to the end of the
+//!   text when the line was cut), markers kept;
 //! - any run of 32 or more hexadecimal digits.
 //!
 //! Short runs are deliberately not masked (`sk-learn`, `max_tokens=5`, UUIDs with dashes),
@@ -26,6 +34,8 @@
 //! bytes with a lookup table finds the few places worth a closer look, so the cost on
 //! ordinary log text is a table lookup per byte.
 
+mod keys;
+mod pem;
 mod rules;
 
 use std::borrow::Cow;

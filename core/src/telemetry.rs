@@ -14,10 +14,14 @@ use serde_json::Value;
 
 mod host;
 mod ip;
+mod private;
 mod summary;
 mod url;
 
 pub use host::{host_verdict, BlockReason, HostPolicy, HostVerdict};
+pub use private::{
+    is_blocked_ip, is_private_name, METADATA_NAMES, PRIVATE_NAME_SUFFIXES, SPECIAL_USE_SUFFIXES,
+};
 pub use summary::{
     latency_bucket, summarize_telemetry, StatusCounts, TelemetryRollup, TelemetrySummary,
     WeightMix, WeightTier, LATENCY_BUCKETS_MS,

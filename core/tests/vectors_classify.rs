@@ -2,7 +2,7 @@
 
 mod common;
 
-use lowdown_core::classify::{Classifier, Direction};
+use lowdown_core::classify::{Classifier, CloseReason, Direction};
 use serde_json::{json, Value};
 
 /// Writes integral floats as integers, so `10.0` from Rust equals `10` written by any
@@ -31,7 +31,9 @@ fn run(input: &Value) -> Result<Value, String> {
     {
         let at = event["at_ms"].as_f64().ok_or("at_ms must be a number")?;
         if event["close"] == json!(true) {
-            exchanges.extend(c.close(at));
+            let reason: CloseReason = serde_json::from_value(event["reason"].clone())
+                .map_err(|e| format!("close needs a reason: {e}"))?;
+            exchanges.extend(c.close(at, reason));
             continue;
         }
         let direction = match event["dir"].as_str() {
@@ -62,23 +64,45 @@ fn every_split_of_a_session_gives_the_same_exchanges() {
     let mut whole = Classifier::new();
     let mut want = whole.feed(Direction::ClientToServer, session.as_bytes(), 0.0);
     want.extend(whole.feed(Direction::ServerToClient, reply, 0.0));
-    want.extend(whole.close(0.0));
+    want.extend(whole.close(0.0, CloseReason::ServerEnded));
     assert_eq!(want.len(), 2, "cancelled echo and ping: {want:?}");
     for cut in 0..session.len() {
         let mut c = Classifier::new();
         let mut got = c.feed(Direction::ClientToServer, &session.as_bytes()[..cut], 0.0);
         got.extend(c.feed(Direction::ClientToServer, &session.as_bytes()[cut..], 0.0));
         got.extend(c.feed(Direction::ServerToClient, reply, 0.0));
-        got.extend(c.close(0.0));
+        got.extend(c.close(0.0, CloseReason::ServerEnded));
         assert_eq!(got, want, "split at {cut}");
         assert_eq!((c.pending(), c.buffered()), (0, 0));
     }
 }
 
-/// The real recorded session, as (direction, line) pairs.
-fn transcript() -> Vec<(Direction, f64, String)> {
-    // Read at compile time: the test needs no filesystem access.
-    let text = include_str!("../../examples/transcripts/server-everything.jsonl");
+/// The real recorded sessions (examples/transcripts and tests/recordings), read at compile
+/// time, each as (direction, at_ms, line) triples.
+const RECORDINGS: &[(&str, &str)] = &[
+    (
+        "server-everything",
+        include_str!("../../examples/transcripts/server-everything.jsonl"),
+    ),
+    (
+        "python-sdk-time-legacy",
+        include_str!("../../tests/recordings/python-sdk-time-legacy.jsonl"),
+    ),
+    (
+        "python-sdk-time-modern",
+        include_str!("../../tests/recordings/python-sdk-time-modern.jsonl"),
+    ),
+    (
+        "ts-sdk-everything-tasks",
+        include_str!("../../tests/recordings/ts-sdk-everything-tasks.jsonl"),
+    ),
+    (
+        "ts-sdk-memory",
+        include_str!("../../tests/recordings/ts-sdk-memory.jsonl"),
+    ),
+];
+
+fn session(text: &str) -> Vec<(Direction, f64, String)> {
     text.lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("transcript line is JSON");
@@ -92,27 +116,34 @@ fn transcript() -> Vec<(Direction, f64, String)> {
         .collect()
 }
 
+fn transcript() -> Vec<(Direction, f64, String)> {
+    session(RECORDINGS[0].1)
+}
+
 #[test]
-fn the_recorded_session_classifies_the_same_in_any_chunk_size() {
-    let session = transcript();
-    let mut whole = Classifier::new();
-    let mut want: Vec<_> = session
-        .iter()
-        .flat_map(|(d, at, line)| whole.feed(*d, line.as_bytes(), *at))
-        .collect();
-    want.extend(whole.close(9999.0));
-    assert_eq!(want.len(), 13);
-    for size in [1, 2, 3, 7, 64, 4096] {
-        let mut c = Classifier::new();
-        let mut got = Vec::new();
-        for (d, at, line) in &session {
-            for part in line.as_bytes().chunks(size) {
-                got.extend(c.feed(*d, part, *at));
+fn recorded_sessions_classify_the_same_in_any_chunk_size() {
+    for (name, text) in RECORDINGS {
+        let session = session(text);
+        let mut whole = Classifier::new();
+        let mut want: Vec<_> = session
+            .iter()
+            .flat_map(|(d, at, line)| whole.feed(*d, line.as_bytes(), *at))
+            .collect();
+        want.extend(whole.close(99_999.0, CloseReason::ClientEnded));
+        assert!(want.len() >= 4, "{name}: {} exchanges", want.len());
+        for size in [1, 2, 3, 7, 64, 4096] {
+            let mut c = Classifier::new();
+            let mut got = Vec::new();
+            for (d, at, line) in &session {
+                for part in line.as_bytes().chunks(size) {
+                    got.extend(c.feed(*d, part, *at));
+                }
             }
+            got.extend(c.close(99_999.0, CloseReason::ClientEnded));
+            assert_eq!(got, want, "{name}: chunk size {size}");
+            assert_eq!(c.facts(), whole.facts(), "{name}");
+            assert_eq!((c.pending(), c.buffered()), (0, 0), "{name}");
         }
-        got.extend(c.close(9999.0));
-        assert_eq!(got, want, "chunk size {size}");
-        assert_eq!(c.facts(), whole.facts());
     }
 }
 
@@ -149,7 +180,7 @@ fn mangled_sessions_never_panic() {
             survived += c.feed(*d, &bytes[..cut], *at).len();
             survived += c.feed(*d, &bytes[cut..], *at).len();
         }
-        survived += c.close(9999.0).len();
+        survived += c.close(9999.0, CloseReason::ServerEnded).len();
         assert_eq!((c.pending(), c.buffered()), (0, 0));
     }
     // Most lines survive a few flipped bytes inside strings; the classifier keeps going.

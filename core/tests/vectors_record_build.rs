@@ -3,7 +3,7 @@
 
 mod common;
 
-use lowdown_core::classify::{Classifier, Direction, Exchange, SessionFacts};
+use lowdown_core::classify::{Classifier, CloseReason, Direction, Exchange, SessionFacts};
 use lowdown_core::record::build::{build_record, sanitize_server_version, RecordContext};
 use lowdown_core::record::Outcome;
 use serde_json::{json, Value};
@@ -91,7 +91,7 @@ fn arguments_results_errors_and_ids_never_reach_a_record() {
     for (i, (direction, line)) in session.iter().enumerate() {
         exchanges.extend(c.feed(*direction, format!("{line}\n").as_bytes(), i as f64));
     }
-    exchanges.extend(c.close(100.0));
+    exchanges.extend(c.close(100.0, CloseReason::ServerEnded));
     let outcomes: Vec<Outcome> = exchanges.iter().map(|e| e.outcome).collect();
     assert_eq!(
         outcomes,
@@ -117,4 +117,44 @@ fn arguments_results_errors_and_ids_never_reach_a_record() {
         "a canary leaked into a record: {text}"
     );
     assert!(text.contains(r#""task_type":"echo""#) && text.contains(r#""task_type":"initialize""#));
+}
+
+#[test]
+fn every_built_record_passes_the_apis_validation_whatever_the_tool_name() {
+    use lowdown_core::record::validate::validate_record;
+    let ctx = RecordContext {
+        target: "npm:demo".into(),
+        node_id: Some("ld_0123456789ab".into()),
+        ..RecordContext::default()
+    };
+    let names = [
+        "t".repeat(129),
+        "é".repeat(500),
+        format!("{}😀😀", "a".repeat(127)),
+        String::new(),
+        "\u{0}\u{7f}\u{9f}".to_owned(),
+        "tab\tnewline\nname".to_owned(),
+        "\u{fffd}".to_owned(),
+    ];
+    for name in names {
+        let exchange = Exchange {
+            direction: Direction::ClientToServer,
+            id: "1".into(),
+            method: "tools/call".into(),
+            tool_name: Some(name.clone()),
+            request_kind: lowdown_core::record::RequestKind::Tool,
+            outcome: Outcome::Success,
+            failure_type: None,
+            error_layer: None,
+            error_code: None,
+            started_ms: 0.0,
+            latency_ms: 1e12,
+            has_content: false,
+        };
+        let record =
+            build_record(&exchange, &SessionFacts::default(), &ctx, None).expect("a record");
+        let json = serde_json::to_value(&record).expect("serialises");
+        let back = validate_record(&json).unwrap_or_else(|e| panic!("{name:?}: refused: {e}"));
+        assert_eq!(back, record, "{name:?}");
+    }
 }

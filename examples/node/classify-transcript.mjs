@@ -30,5 +30,6 @@ for (const [i, text] of readFileSync(file, "utf8").split("\n").entries()) {
     process.exit(1);
   }
 }
-// End of session: anything still pending is recorded too.
-print(recorder.close(lastMs));
+// End of session: the recorded client closed its side, so anything still pending was
+// given up by the client (cancelled), not failed by the server.
+print(recorder.close(lastMs, "client_ended"));

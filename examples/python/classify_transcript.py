@@ -40,5 +40,6 @@ for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
     except (ValueError, KeyError, TypeError) as e:  # prowl's LowdownError is a ValueError
         sys.exit(f"{path}:{number}: {e}")
     last_ms = entry["at_ms"]
-# End of session: anything still pending becomes a server-layer failure.
-show(classifier.close(last_ms))
+# End of session: the recorded client closed its side, so anything still pending was given
+# up by the client (cancelled), not failed by the server.
+show(classifier.close(last_ms, "client_ended"))

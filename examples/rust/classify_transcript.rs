@@ -10,7 +10,7 @@
     reason = "an example reads args and a file"
 )]
 
-use lowdown_core::classify::Direction;
+use lowdown_core::classify::{CloseReason, Direction};
 use lowdown_core::record::build::RecordContext;
 use lowdown_core::record::Recorder;
 use lowdown_core::schema_hash::canonical_json;
@@ -49,8 +49,9 @@ fn main() {
         print(&recorder.feed(entry.direction, bytes.as_bytes(), entry.at_ms));
         last_ms = entry.at_ms;
     }
-    // End of session: anything still pending is recorded too.
-    print(&recorder.close(last_ms));
+    // End of session: the recorded client closed its side, so anything still pending was
+    // given up by the client (cancelled), not failed by the server.
+    print(&recorder.close(last_ms, CloseReason::ClientEnded));
 }
 
 /// Prints finished records (JSON lines) in canonical JSON: keys sorted, numbers written the

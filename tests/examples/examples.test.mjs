@@ -144,8 +144,9 @@ test('no argument, result, error text or root path reaches a record', () => {
   }
 });
 
-test('a session cut short leaves its pending request as a server-layer failure, in every host', async () => {
-  // The first 7 lines end with the tools/list request sent and never answered (the child died).
+test('a session the client cut short records its pending request as cancelled, in every host', async () => {
+  // The first 7 lines end with the tools/list request sent and never answered; the examples
+  // close the session as the client did (a server that dies would make it a server failure).
   const cut = path.join(scratch, 'cut.jsonl');
   writeFileSync(cut, readFileSync(TRANSCRIPT, 'utf8').split('\n').slice(0, 7).join('\n') + '\n');
   const out = await runAll(cut);
@@ -156,7 +157,7 @@ test('a session cut short leaves its pending request as a server-layer failure, 
   const got = records(out.node.stdout);
   assert.deepEqual(got.map((r) => [r.task_type, r.outcome, r.failure_type, r.error_layer]), [
     ['initialize', 'success', null, null],
-    ['tools/list', 'failure', 'server_error', 'server'],
+    ['tools/list', 'cancelled', null, null],
   ]);
   // Timed at the close, which the examples put at the last line's time (the request's own).
   assert.equal(got[1].latency_ms, 0);

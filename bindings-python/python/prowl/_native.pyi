@@ -5,6 +5,7 @@ Results are plain dicts and lists with the core's snake_case keys. Every core er
 as :class:`LowdownError` with a stable ``.type``.
 """
 
+from ipaddress import IPv4Address, IPv6Address
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 API_URL: str
@@ -23,6 +24,7 @@ AGENT_KEY_HEADER: str
 """Header carrying an agent key on telemetry."""
 
 Direction = Literal["client_to_server", "server_to_client"]
+CloseReason = Literal["client_ended", "server_ended"]
 Source = Literal["organic", "seeded", "synthetic"]
 WeightTier = Literal["anonymous_unknown_host", "anonymous_known_host", "key_unknown_host", "key_known_host"]
 Json = Dict[str, Any]
@@ -51,14 +53,16 @@ class Classifier:
         finished. Raises ``LowdownError`` (``invalid_argument``) on an unknown direction."""
     def feed_json(self, direction: Direction, data: bytes, now_ms: float) -> str:
         """``feed``, with the exchanges as one JSON text (``"[]"`` when none)."""
-    def close(self, now_ms: float) -> List[Json]:
-        """Ends the session: frames unterminated last lines and fails every pending request
-        as a server error; returns those exchanges."""
+    def close(self, now_ms: float, reason: CloseReason) -> List[Json]:
+        """Ends the session: frames unterminated last lines and reports every request and task
+        still waiting, as cancelled (``"client_ended"``) or as server errors
+        (``"server_ended"``); returns those exchanges."""
     def facts(self) -> Json:
         """What the classifier has learnt: server name and version, protocol version,
         schema and description hashes of the latest first-page ``tools/list``."""
     def pending(self) -> int:
-        """Number of requests still waiting for a response (both directions)."""
+        """Number of requests still waiting for a response (both directions), and of tool
+        calls running as tasks still waiting for their outcome."""
     def buffered(self) -> int:
         """Bytes held for lines not yet terminated (both directions)."""
 
@@ -125,8 +129,9 @@ def canonical_json(json: bytes) -> str:
     """SPEC §3.3 canonical JSON (UTF-16 key order, JavaScript numbers)."""
 def redact(text: str) -> str:
     """Masks secrets in ``text`` with ``[REDACTED]``."""
-def target_label(argv: Sequence[str]) -> Optional[str]:
-    """SPEC §3.2 target label of a command line, or ``None``."""
+def target_label(argv: Sequence[str], facts: Optional[Json] = None) -> Optional[str]:
+    """SPEC §3.2 target label of a command line, or ``None``. ``facts``: what the caller
+    resolved (``{"packages": [{"arg", "registry", "name"}], "cwd"}``)."""
 def expand_path(path: str, env: Mapping[str, str], home: Optional[str] = None) -> str:
     """Expands ``%VAR%``, ``$VAR``, ``${VAR}`` and a leading ``~``; unknown variables kept."""
 def append_text_item(message: bytes, text: str) -> Optional[bytes]:
@@ -148,6 +153,11 @@ def host_from_url(url: str) -> Optional[str]:
     """The canonical host of ``url`` (as a WHATWG parser gives it), or ``None``."""
 def host_verdict(host: str, policy: HostPolicy) -> Json:
     """``{"verdict": "report", "host"}`` or ``{"verdict": "blocked", "reason"}``."""
+def is_private_name(host: str) -> bool:
+    """Whether ``host`` never names a public server (internal names, single labels,
+    blocked address literals; invalid hosts too)."""
+def is_blocked_ip(ip: Union[IPv4Address, IPv6Address]) -> bool:
+    """Whether an address is in a blocked range (IPv4-mapped forms included)."""
 def prepare_observation(url: str, method: str, status: Optional[int], latency_ms: float,
                         response_bytes: Optional[int], source: Source, policy: HostPolicy) -> Optional[Json]:
     """The observation to send for one request (only the host of ``url``), or ``None``."""

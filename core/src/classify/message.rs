@@ -22,25 +22,50 @@ pub(super) struct Info {
     pub version: Option<Str>,
 }
 
-/// The fields of a `result` the classifier looks at.
+/// What a tool result (`CallToolResult`) says about its outcome.
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct ResultInfo {
-    /// Span of the whole result value (handed to schema hashing for `tools/list`).
-    pub span: (usize, usize),
+pub(super) struct ToolResult {
     /// `isError` is literally `true`.
     pub is_error: bool,
     /// `content` is an array.
     pub has_content: bool,
     /// `text` of the first content item whose `type` is `"text"`.
     pub first_text: Option<Str>,
+}
+
+/// The task fields of an object: a `Task` in a result (`tasks/get`, `tasks/cancel`, a
+/// 2026-07-28 `CreateTaskResult`) or in the params of a task status notification.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct TaskState {
+    /// `taskId`, when a string.
+    pub task_id: Option<Str>,
+    /// `status`, when a string.
+    pub status: Option<Str>,
+    /// `result`, the tool result of a completed task (2026-07-28), when an object.
+    pub result: Option<ToolResult>,
+    /// `error`, the JSON-RPC error of a failed task (2026-07-28): its integral `code`, if any.
+    pub error: Option<Option<i64>>,
+}
+
+/// The fields of a `result` the classifier looks at.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct ResultInfo {
+    /// Span of the whole result value (handed to schema hashing for `tools/list`).
+    pub span: (usize, usize),
+    /// `isError`, `content` and the first text.
+    pub tool: ToolResult,
     /// `resultType` (2026-07-28 revision).
     pub result_type: Option<Str>,
     /// `serverInfo` (initialize).
     pub server_info: Info,
-    /// `_meta["io.modelcontextprotocol/serverInfo"]` (server/discover).
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` (2026-07-28, any result).
     pub meta_server_info: Info,
     /// `protocolVersion`.
     pub protocol_version: Option<Str>,
+    /// `task.taskId`: the task a 2025-11-25 `CreateTaskResult` created.
+    pub created_task: Option<Str>,
+    /// Top-level task fields (`taskId`, `status`, `result`, `error`).
+    pub task: TaskState,
 }
 
 /// One JSON-RPC message.
@@ -56,6 +81,13 @@ pub(super) struct Message {
     pub request_id: Option<Id>,
     /// `params.cursor` is present and not null (a later page of a list).
     pub cursor: bool,
+    /// `params.task` is an object: a task-augmented request (2025-11-25).
+    pub task_requested: bool,
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` (2026-07-28).
+    pub meta_protocol_version: Option<Str>,
+    /// Task fields of the params: `taskId` of `tasks/*` requests, and the whole task state
+    /// of `notifications/tasks` and `notifications/tasks/status`.
+    pub task: TaskState,
     /// The `result`, when present.
     pub result: Option<ResultInfo>,
     /// The `error`, when present: its integral `code`, if any.
@@ -136,6 +168,9 @@ fn params(s: &mut Scanner<'_>, m: &mut Message) -> Result<(), Invalid> {
     m.name = None;
     m.request_id = None;
     m.cursor = false;
+    m.task_requested = false;
+    m.meta_protocol_version = None;
+    m.task = TaskState::default();
     if_object(s, |s, key| {
         if s.key_is(key, "name") {
             m.name = string_or_skip(s)?;
@@ -144,11 +179,66 @@ fn params(s: &mut Scanner<'_>, m: &mut Message) -> Result<(), Invalid> {
         } else if s.key_is(key, "cursor") {
             m.cursor = s.peek() != Some(b'n');
             s.skip_value()?;
-        } else {
+        } else if s.key_is(key, "task") {
+            m.task_requested = s.peek() == Some(b'{');
+            s.skip_value()?;
+        } else if s.key_is(key, "_meta") {
+            m.meta_protocol_version = None;
+            if_object(s, |s, key| {
+                if s.key_is(key, "io.modelcontextprotocol/protocolVersion") {
+                    m.meta_protocol_version = string_or_skip(s)?;
+                } else {
+                    s.skip_value()?;
+                }
+                Ok(())
+            })?;
+        } else if !task_member(s, key, &mut m.task)? {
             s.skip_value()?;
         }
         Ok(())
     })
+}
+
+/// Reads `key` into `task` when it is one of the task fields; `false` leaves the value to
+/// the caller.
+fn task_member(s: &mut Scanner<'_>, key: Str, task: &mut TaskState) -> Result<bool, Invalid> {
+    if s.key_is(key, "taskId") {
+        task.task_id = string_or_skip(s)?;
+    } else if s.key_is(key, "status") {
+        task.status = string_or_skip(s)?;
+    } else if s.key_is(key, "result") {
+        task.result = None;
+        if s.peek() == Some(b'{') {
+            let mut r = ToolResult::default();
+            s.object(|s, key| {
+                if !tool_member(s, key, &mut r)? {
+                    s.skip_value()?;
+                }
+                Ok(())
+            })?;
+            task.result = Some(r);
+        } else {
+            s.skip_value()?;
+        }
+    } else if s.key_is(key, "error") {
+        task.error = Some(error_code(s)?);
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Reads `key` into `r` when it is `isError` or `content`; `false` leaves the value.
+fn tool_member(s: &mut Scanner<'_>, key: Str, r: &mut ToolResult) -> Result<bool, Invalid> {
+    if s.key_is(key, "isError") {
+        r.is_error = s.peek() == Some(b't');
+        s.skip_value()?;
+    } else if s.key_is(key, "content") {
+        content(s, r)?;
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 fn info(s: &mut Scanner<'_>, out: &mut Info) -> Result<(), Invalid> {
@@ -176,17 +266,25 @@ fn result(s: &mut Scanner<'_>) -> Result<ResultInfo, Invalid> {
         return Ok(r);
     }
     s.object(|s, key| {
-        if s.key_is(key, "isError") {
-            r.is_error = s.peek() == Some(b't');
-            s.skip_value()?;
-        } else if s.key_is(key, "content") {
-            content(s, &mut r)?;
-        } else if s.key_is(key, "resultType") {
+        if tool_member(s, key, &mut r.tool)? || task_member(s, key, &mut r.task)? {
+            return Ok(());
+        }
+        if s.key_is(key, "resultType") {
             r.result_type = string_or_skip(s)?;
         } else if s.key_is(key, "serverInfo") {
             info(s, &mut r.server_info)?;
         } else if s.key_is(key, "protocolVersion") {
             r.protocol_version = string_or_skip(s)?;
+        } else if s.key_is(key, "task") {
+            r.created_task = None;
+            if_object(s, |s, key| {
+                if s.key_is(key, "taskId") {
+                    r.created_task = string_or_skip(s)?;
+                } else {
+                    s.skip_value()?;
+                }
+                Ok(())
+            })?;
         } else if s.key_is(key, "_meta") {
             r.meta_server_info = Info::default();
             if_object(s, |s, key| {
@@ -205,7 +303,7 @@ fn result(s: &mut Scanner<'_>) -> Result<ResultInfo, Invalid> {
     Ok(r)
 }
 
-fn content(s: &mut Scanner<'_>, r: &mut ResultInfo) -> Result<(), Invalid> {
+fn content(s: &mut Scanner<'_>, r: &mut ToolResult) -> Result<(), Invalid> {
     r.has_content = s.peek() == Some(b'[');
     r.first_text = None;
     if !r.has_content {

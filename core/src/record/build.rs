@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::validate::{is_version_char, MAX_VERSION};
+use super::validate::{is_version_char, MAX_LATENCY_MS, MAX_NAME, MAX_VERSION};
 use super::{InteractionRecord, Source, TargetType};
 use crate::classify::{Direction, Exchange, SessionFacts};
 
@@ -41,8 +41,10 @@ impl Default for RecordContext {
 /// The record for one exchange, or `None` for a server→client request (those are tracked
 /// but are not tool interactions). `record_id` comes from the host: the core has no
 /// randomness. `task_type` is the tool name for `tools/call` (the method when the name
-/// is missing), else the method. `server_version` and `protocol_version` are sanitised
-/// again here, so facts from any source are safe to publish.
+/// is missing), else the method, made valid by [`task_type`]. `server_version` and
+/// `protocol_version` are sanitised again here, so facts from any source are safe to
+/// publish. `latency_ms` is kept to the microsecond and within the API's range (0 to one
+/// day). `tools_has_more` is set when the facts hold a schema hash.
 pub fn build_record(
     exchange: &Exchange,
     facts: &SessionFacts,
@@ -52,10 +54,10 @@ pub fn build_record(
     if exchange.direction == Direction::ServerToClient {
         return None;
     }
-    let task_type = match (&exchange.tool_name, exchange.method.as_str()) {
-        (Some(name), "tools/call") => name.clone(),
-        (_, method) => method.to_owned(),
-    };
+    let task_type = task_type(match (&exchange.tool_name, exchange.method.as_str()) {
+        (Some(name), "tools/call") => name,
+        (_, method) => method,
+    });
     Some(InteractionRecord {
         record_id,
         actor: if ctx.actor.is_empty() {
@@ -71,7 +73,10 @@ pub fn build_record(
         error_layer: exchange.error_layer,
         request_kind: exchange.request_kind,
         // Microseconds are the most a host clock means; more digits are float noise.
-        latency_ms: Some((exchange.latency_ms * 1000.0).round() / 1000.0),
+        latency_ms: exchange
+            .latency_ms
+            .is_finite()
+            .then(|| (exchange.latency_ms.clamp(0.0, MAX_LATENCY_MS) * 1000.0).round() / 1000.0),
         source: ctx.source,
         node_id: ctx.node_id.clone(),
         server_version: facts
@@ -84,7 +89,23 @@ pub fn build_record(
             .protocol_version
             .as_deref()
             .and_then(sanitize_server_version),
+        tools_has_more: facts.schema_hash.is_some().then_some(facts.tools_has_more),
     })
+}
+
+/// `task_type` as the API accepts it (SPEC §3.1): control characters removed, cut to 128
+/// characters (never inside a character), and `(empty)` for a name with nothing left.
+pub fn task_type(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NAME)
+        .collect();
+    if cleaned.is_empty() {
+        "(empty)".to_owned()
+    } else {
+        cleaned
+    }
 }
 
 /// SPEC §3.2's published form of `serverInfo.version`: control characters removed, then

@@ -142,4 +142,8 @@ pub struct InteractionRecord {
     /// Negotiated MCP protocol version.
     #[serde(default)]
     pub protocol_version: Option<String>,
+    /// The `tools/list` behind `schema_hash` had a `nextCursor` (more pages than the one
+    /// hashed); absent when no `tools/list` was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_has_more: Option<bool>,
 }

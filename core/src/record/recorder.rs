@@ -8,7 +8,7 @@
 //! prefix (the core has no randomness) followed by `-` and a sequence number in hex.
 
 use super::build::{build_record, RecordContext};
-use crate::classify::{Classifier, Direction, Exchange};
+use crate::classify::{Classifier, CloseReason, Direction, Exchange};
 
 /// Bit of [`Recorder::flags`]: the last feed finished a client→server `tools/call` whose result
 /// has a `content` array (the only kind the proxy's `--watch-log` block may be appended to).
@@ -49,9 +49,10 @@ impl Recorder {
         self.records(&exchanges)
     }
 
-    /// Ends the session at `now_ms` (see [`Classifier::close`]); returns the last records.
-    pub fn close(&mut self, now_ms: f64) -> String {
-        let exchanges = self.classifier.close(now_ms);
+    /// Ends the session at `now_ms`, ended as `reason` says (see [`Classifier::close`]);
+    /// returns the last records.
+    pub fn close(&mut self, now_ms: f64, reason: CloseReason) -> String {
+        let exchanges = self.classifier.close(now_ms, reason);
         self.flags = 0;
         self.records(&exchanges)
     }
@@ -114,7 +115,7 @@ mod tests {
         assert_eq!(v["task_type"], "echo");
         assert_eq!(v["latency_ms"], 2.5);
         r.feed(Direction::ClientToServer, CALL, 3.0);
-        let out = r.close(4.0);
+        let out = r.close(4.0, CloseReason::ServerEnded);
         assert_eq!(r.flags(), 0);
         assert!(out.contains(r#""record_id":"abc-1""#), "{out}");
         assert!(!out.contains('\n'));

@@ -15,6 +15,7 @@
 //!   ≤ 32 of `[0-9A-Za-z.+_-]` (the SPEC §3.2 publishing rule, applied to every client),
 //!   `schema_hash` exactly 64 lowercase hex digits.
 //! - **`latency_ms`** is a finite number in `0..=86_400_000` (one day).
+//! - **`tools_has_more`** is an optional boolean.
 //! - **`failure_type` and `error_layer`** are only allowed on `failure` and `partial`
 //!   outcomes: a success or a cancellation that names a failure is contradictory input.
 
@@ -25,7 +26,8 @@ use serde_json::{Map, Value};
 mod fields;
 
 pub(crate) use fields::{
-    enum_field, opt_f64_range, opt_record_id, opt_text, opt_u64_range, req_f64_range, req_text,
+    enum_field, opt_bool, opt_f64_range, opt_record_id, opt_text, opt_u64_range, req_f64_range,
+    req_text,
 };
 
 /// Most records one request may carry.
@@ -222,6 +224,7 @@ pub fn validate_record(v: &Value) -> Result<InteractionRecord, ValidationError> 
     }
     let recorder_version = opt_version(m, "recorder_version")?;
     let protocol_version = opt_version(m, "protocol_version")?;
+    let tools_has_more = opt_bool(m, "tools_has_more")?;
     Ok(InteractionRecord {
         record_id,
         actor,
@@ -239,6 +242,7 @@ pub fn validate_record(v: &Value) -> Result<InteractionRecord, ValidationError> 
         schema_hash,
         recorder_version,
         protocol_version,
+        tools_has_more,
     })
 }
 

@@ -2,6 +2,8 @@
 //! to mask. Every span starts and ends next to an ASCII byte, so slicing the `&str` there is
 //! always on a character boundary.
 
+use super::keys::{sensitive, MAX_KEY};
+
 const ALNUM: u8 = 2;
 /// First byte of a prefixed key, a JWT or `Bearer`.
 const PREFIX: u8 = 4;
@@ -32,33 +34,6 @@ const CLASS: [u8; 256] = {
 
 /// Shortest hex run that is masked.
 const MIN_HEX: usize = 32;
-/// Longest key name looked at before a `:`/`=`.
-const MAX_KEY: usize = 64;
-
-/// Key names (lowercase) whose values are secrets: a key matches when it ends with one.
-const SENSITIVE_KEYS: &[&[u8]] = &[
-    b"token",
-    b"secret",
-    b"password",
-    b"passwd",
-    b"apikey",
-    b"api_key",
-    b"api-key",
-    b"access_key",
-    b"accesskey",
-    b"private_key",
-    b"privatekey",
-    b"secret_key",
-    b"secretkey",
-    b"authorization",
-    b"auth",
-    b"credential",
-    b"credentials",
-    b"cookie",
-    b"session",
-    b"session_id",
-    b"sessionid",
-];
 
 /// Byte spans `(start, end)` of every secret in `b`, unsorted, possibly overlapping.
 ///
@@ -68,6 +43,7 @@ const SENSITIVE_KEYS: &[&[u8]] = &[
 /// hex run never crosses a word). Most bytes cost one table lookup.
 pub(super) fn find(b: &[u8]) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
+    super::pem::blocks(b, &mut spans);
     let n = b.len();
     let mut i = 0;
     while i < n {
@@ -219,9 +195,13 @@ fn bearer(b: &[u8], i: usize) -> Option<(usize, usize)> {
     (n > 0).then_some((start, start + n))
 }
 
-/// The value after the separator at `sep` when the key before it names a secret, or the
-/// password of `scheme://user:password@`.
+/// The value after the separator at `sep` when the key before it names a secret
+/// ([`super::keys::sensitive`]), or the password of `scheme://user:password@host` when
+/// `sep` is the scheme's `:`.
 fn pair_value(b: &[u8], sep: usize) -> Option<(usize, usize)> {
+    if b[sep] == b':' && b.get(sep + 1..sep + 3) == Some(b"//") {
+        return url_password(b, sep + 3);
+    }
     let mut j = sep;
     while j > 0 && sep - j < 8 && matches!(b[j - 1], b' ' | b'\t') {
         j -= 1;
@@ -237,58 +217,29 @@ fn pair_value(b: &[u8], sep: usize) -> Option<(usize, usize)> {
         j -= 1;
     }
     let key = &b[j..key_end];
-    if key.is_empty() || key.len() > MAX_KEY {
-        return None;
-    }
-    if b[sep] == b':' && j >= 2 && &b[j - 2..j] == b"//" && key_end == sep {
-        return url_password(b, sep);
-    }
-    if !sensitive(key) {
+    // `//user:` is the user of URL credentials, handled at the scheme's `:`.
+    let in_url = j >= 2 && &b[j - 2..j] == b"//";
+    if key.is_empty() || key.len() > MAX_KEY || in_url || !sensitive(key) {
         return None;
     }
     value(b, sep + 1)
 }
 
-fn sensitive(key: &[u8]) -> bool {
-    // Every sensitive key ends in one of these letters; most keys (numbers in timestamps,
-    // `level`, `url`) are rejected here without further work.
-    let last = key[key.len() - 1].to_ascii_lowercase();
-    if key.len() < 4 || !matches!(last, b'n' | b't' | b'd' | b'y' | b'h' | b'l' | b's' | b'e') {
-        return false;
-    }
-    let mut lower = [0u8; MAX_KEY];
-    let lower = &mut lower[..key.len()];
-    for (d, s) in lower.iter_mut().zip(key) {
-        *d = s.to_ascii_lowercase();
-    }
-    SENSITIVE_KEYS.iter().any(|k| lower.ends_with(k))
-}
-
-/// `user:password@` after `//`: the span of the password, when an `@` closes it.
-fn url_password(b: &[u8], sep: usize) -> Option<(usize, usize)> {
-    // RFC 3986 userinfo characters (so a mask, with its brackets, is never taken again).
-    let n = run(b, sep + 1, |x| {
-        x.is_ascii_alphanumeric()
-            || matches!(
+/// The password of the authority starting at `from` (after `scheme://`): everything
+/// between the first `:` of the userinfo and the last `@` before the host, as URL parsers
+/// read it (a password may hold `@` and `:`).
+fn url_password(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let len = run(b, from, |x| {
+        !x.is_ascii_whitespace()
+            && !matches!(
                 x,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'%'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
+                b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>' | b'\\' | b'`'
             )
     });
-    (n > 0 && b.get(sep + 1 + n) == Some(&b'@')).then_some((sep + 1, sep + 1 + n))
+    let authority = &b[from..from + len];
+    let at = authority.iter().rposition(|&x| x == b'@')?;
+    let colon = authority[..at].iter().position(|&x| x == b':')?;
+    unmasked(b, from + colon + 1, from + at)
 }
 
 /// The value starting at `from` (after blanks): quoted, escaped-quoted, an auth scheme and

@@ -13,7 +13,8 @@ pub(super) fn safe(label: &str) -> bool {
         })
 }
 
-fn is_path(s: &str) -> bool {
+/// Whether a word is a file path rather than a name.
+pub(super) fn is_path(s: &str) -> bool {
     let b = s.as_bytes();
     s.starts_with(['.', '/', '~'])
         || s.contains('\\')
@@ -21,7 +22,8 @@ fn is_path(s: &str) -> bool {
         || (b.len() > 1 && b[1] == b':' && b[0].is_ascii_alphabetic())
 }
 
-fn is_url(s: &str) -> bool {
+/// Whether a word is a URL or git spec.
+pub(super) fn is_url(s: &str) -> bool {
     s.contains("://")
         || [
             "git+",
@@ -145,10 +147,21 @@ pub(super) fn pypi(spec: &str) -> Option<String> {
 }
 
 /// `oci:<image>` of a container image reference, without tag or digest; Docker Hub's
-/// implicit `docker.io/` and `library/` prefixes are dropped so both spellings agree.
+/// implicit `docker.io/` and `library/` prefixes are dropped so both spellings agree. An
+/// image from a private registry (`localhost:5000/…`, `registry.corp.internal/…`) has no
+/// public name: `None`, so the registry's name never leaves the machine.
 pub(super) fn oci(image: &str) -> Option<String> {
+    let image = image.strip_prefix("docker://").unwrap_or(image);
     if image.contains("://") {
         return None;
+    }
+    // The first component names a registry when it has a dot or a port, or is localhost.
+    if let Some((first, _)) = image.split_once('/') {
+        let host = first.split(':').next().unwrap_or(first);
+        let registry = first.contains(['.', ':']) || first.eq_ignore_ascii_case("localhost");
+        if registry && crate::telemetry::is_private_name(host) {
+            return None;
+        }
     }
     let image = image.split('@').next()?;
     let slash = image.rfind('/').map_or(0, |s| s + 1);

@@ -17,10 +17,14 @@
 //! - Names are judged as text: the core does no DNS, so a public name that resolves to a
 //!   private address (`127.0.0.1.nip.io`, DNS rebinding) is reported under that public name,
 //!   which reveals nothing the name itself does not.
+//! - Which names and addresses are private is decided in one place
+//!   ([`super::is_private_name`], [`super::is_blocked_ip`]), shared with the server and
+//!   the Registry Scanner.
 //! - The allowlist narrows what is reported; it never lifts a block. An entry matches the
 //!   host itself and its subdomains (`stripe.com` matches `api.stripe.com`, not `notstripe.com`).
 
-use super::ip::{classify_v4, classify_v6, ends_in_number, parse_ipv4, serialize_ipv6};
+use super::ip::{ends_in_number, parse_ipv4, serialize_ipv6};
+use super::private::host_reason;
 use serde::{Deserialize, Serialize};
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -34,8 +38,9 @@ pub enum BlockReason {
     UnicodeHost,
     /// `localhost` or `*.localhost`.
     Localhost,
-    /// A local or private-use name: `.local`, `.internal`, `.home.arpa`, `.localdomain`,
-    /// `.lan`, `.home`, `.corp`, `.intranet`, `.private`.
+    /// A local or internal name (see [`super::PRIVATE_NAME_SUFFIXES`]): `.local`,
+    /// `.cluster.local`, `.internal`, `.home.arpa`, `.localdomain`, `.lan`, `.home`,
+    /// `.corp`, `.intranet`, `.private`, `.svc`, `.consul`, `.fritz.box`.
     LocalName,
     /// A special-use name that is never public: `.test`, `.invalid`, `.example`, `.onion`, `.alt`.
     SpecialUse,
@@ -220,62 +225,13 @@ pub(crate) fn parse_host(raw: &str) -> Result<Host, BlockReason> {
     Ok(Host::Domain(name.to_owned()))
 }
 
-/// Names of cloud metadata services (GCP's `metadata` short name and FQDNs, AWS, Azure).
-const METADATA_NAMES: [&str; 5] = [
-    "metadata",
-    "metadata.google.internal",
-    "metadata.goog",
-    "instance-data.ec2.internal",
-    "metadata.azure.internal",
-];
-const LOCAL_SUFFIXES: [&str; 9] = [
-    "local",
-    "internal",
-    "home.arpa",
-    "localdomain",
-    "lan",
-    "home",
-    "corp",
-    "intranet",
-    "private",
-];
-const SPECIAL_SUFFIXES: [&str; 5] = ["test", "invalid", "example", "onion", "alt"];
-
-fn has_suffix(name: &str, suffix: &str) -> bool {
-    name == suffix
-        || (name.ends_with(suffix) && name.as_bytes()[name.len() - suffix.len() - 1] == b'.')
-}
-
-/// Why a parsed host must not be reported, ignoring policy; `None` when it is public.
-fn classify(host: &Host) -> Option<BlockReason> {
-    match host {
-        Host::V4(a) => classify_v4(*a),
-        Host::V6(a) => classify_v6(*a),
-        Host::Domain(d) => {
-            if has_suffix(d, "localhost") {
-                Some(BlockReason::Localhost)
-            } else if METADATA_NAMES.contains(&d.as_str()) {
-                Some(BlockReason::Metadata)
-            } else if LOCAL_SUFFIXES.iter().any(|s| has_suffix(d, s)) {
-                Some(BlockReason::LocalName)
-            } else if SPECIAL_SUFFIXES.iter().any(|s| has_suffix(d, s)) {
-                Some(BlockReason::SpecialUse)
-            } else if !d.contains('.') {
-                Some(BlockReason::SingleLabel)
-            } else {
-                None
-            }
-        }
-    }
-}
-
 /// Decides whether an observation of `host` may be reported under `policy` (SPEC §4).
 pub fn host_verdict(host: &str, policy: &HostPolicy) -> HostVerdict {
     let parsed = match parse_host(host) {
         Ok(h) => h,
         Err(reason) => return HostVerdict::Blocked { reason },
     };
-    if let Some(reason) = classify(&parsed) {
+    if let Some(reason) = host_reason(&parsed) {
         if !(policy.allow_private && reason.is_private()) {
             return HostVerdict::Blocked { reason };
         }

@@ -1,5 +1,5 @@
 //! Loads the golden vectors in `tests/vectors/` and expands their compact forms
-//! (`$repeat`, `$concat`, `$bytes_hex`, `$bytes`) exactly as every other host does.
+//! (`$repeat`, `$concat`, `$seq`, `$bytes_hex`, `$bytes`) exactly as every other host does.
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 #![allow(
@@ -60,11 +60,14 @@ pub fn load(file: &str) -> Vec<Case> {
         .collect()
 }
 
-/// Expands `$repeat` and `$concat` into strings; leaves `$bytes*` forms for [`bytes`].
+/// Expands `$repeat`, `$concat` and `$seq` into strings; leaves `$bytes*` forms for [`bytes`].
 pub fn expand(v: &Value) -> Value {
     match v {
         Value::Object(m)
-            if m.len() == 1 && (m.contains_key("$repeat") || m.contains_key("$concat")) =>
+            if m.len() == 1
+                && (m.contains_key("$repeat")
+                    || m.contains_key("$concat")
+                    || m.contains_key("$seq")) =>
         {
             Value::String(string(v))
         }
@@ -94,6 +97,20 @@ pub fn bytes(v: &Value) -> Vec<u8> {
                 .or_else(|| m.get("$bytes"))
                 .and_then(Value::as_array);
             parts.expect("parts array").iter().flat_map(bytes).collect()
+        }
+        Value::Object(m) if m.contains_key("$seq") => {
+            let a = m["$seq"]
+                .as_array()
+                .expect("$seq: [prefix, from, to, suffix]");
+            let (prefix, suffix) = (bytes(&a[0]), bytes(&a[3]));
+            let (from, to) = (
+                a[1].as_u64().expect("$seq from"),
+                a[2].as_u64().expect("$seq to"),
+            );
+            (from..=to)
+                .flat_map(|n| [prefix.clone(), n.to_string().into_bytes(), suffix.clone()])
+                .flatten()
+                .collect()
         }
         Value::Object(m) if m.contains_key("$bytes_hex") => {
             hex::decode(m["$bytes_hex"].as_str().expect("hex string")).expect("valid hex")

@@ -124,10 +124,14 @@ export class Session {
     return out;
   }
 
-  /** Ends the session: pending requests become server-layer failures (SPEC §3.1). */
-  close() {
+  /**
+   * Ends the session: pending requests are recorded as cancelled (the client ended it) or as
+   * server-layer failures (the server did), SPEC §3.1.
+   * @param {'client_ended'|'server_ended'} reason
+   */
+  close(reason) {
     if (this.broken) return;
-    this.#handle(this.core.close(this.now()));
+    this.#handle(this.core.close(this.now(), reason));
   }
 
   /** Passes the records of one feed (JSON lines, `""` when none) to the recorder. */

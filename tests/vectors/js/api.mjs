@@ -36,14 +36,17 @@ export function runApiTests(api) {
       ['sess1-0', 'npm:echo', 'agent:t', 'echo', 'success', 12.5, 'ld_0123456789ab']);
   });
 
-  it('Recorder keeps a request split across feeds and records what is pending at close', () => {
-    const r = new api.Recorder(null, 'p');
-    const call = CALL(7, 'slow');
-    assert.equal(r.feed('client_to_server', call.subarray(0, 20), 1), '');
-    assert.equal(r.feed('client_to_server', Buffer.from(call.subarray(20)), 2), '');
-    const [rec] = lines(r.close(50));
-    assert.deepEqual([rec.task_type, rec.outcome, rec.target, rec.actor], ['slow', 'failure', '', 'anonymous']);
-    assert.equal(rec.record_id, 'p-0');
+  it('Recorder keeps a request split across feeds; at close, who ended the session decides', () => {
+    for (const [reason, outcome] of [['server_ended', 'failure'], ['client_ended', 'cancelled']]) {
+      const r = new api.Recorder(null, 'p');
+      const call = CALL(7, 'slow');
+      assert.equal(r.feed('client_to_server', call.subarray(0, 20), 1), '');
+      assert.equal(r.feed('client_to_server', Buffer.from(call.subarray(20)), 2), '');
+      const [rec] = lines(r.close(50, reason));
+      assert.deepEqual([rec.task_type, rec.outcome, rec.target, rec.actor], ['slow', outcome, '', 'anonymous']);
+      assert.equal(rec.record_id, 'p-0');
+    }
+    assert.equal(thrown(() => new api.Recorder(null, 'q').close(1, 'whoever')).code, 'invalid_argument');
   });
 
   it('Recorder.flags says when a tools/call result can carry the --watch-log block', () => {

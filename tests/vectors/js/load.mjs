@@ -1,5 +1,5 @@
 // Loads the golden vectors in tests/vectors/*.json and expands their compact forms
-// ($repeat, $concat, $bytes_hex, $bytes) exactly as core/tests/common/mod.rs does.
+// ($repeat, $concat, $seq, $bytes_hex, $bytes) exactly as core/tests/common/mod.rs does.
 // Shared by the runners of both builds of the JavaScript binding (bindings-js/__test__).
 
 import { readFileSync, readdirSync } from 'node:fs';
@@ -41,14 +41,14 @@ export function loadXfail(host) {
 const isForm = (v, key) => v !== null && typeof v === 'object' && !Array.isArray(v) && key in v;
 
 /**
- * Expands an input value: `$repeat`/`$concat` become strings (they must decode as UTF-8,
+ * Expands an input value: `$repeat`/`$concat`/`$seq` become strings (they must decode as UTF-8,
  * as in Rust), `$bytes`/`$bytes_hex` become `Uint8Array`s, everything else is copied.
  */
 export function expand(v) {
   if (Array.isArray(v)) return v.map(expand);
   if (v === null || typeof v !== 'object') return v;
   const keys = Object.keys(v);
-  if (keys.length === 1 && (keys[0] === '$repeat' || keys[0] === '$concat')) return utf8.decode(bytes(v));
+  if (keys.length === 1 && (keys[0] === '$repeat' || keys[0] === '$concat' || keys[0] === '$seq')) return utf8.decode(bytes(v));
   if (keys.length === 1 && (keys[0] === '$bytes' || keys[0] === '$bytes_hex')) return bytes(v);
   return Object.fromEntries(keys.map((k) => [k, expand(v[k])]));
 }
@@ -70,6 +70,13 @@ export function bytes(v) {
     let at = 0;
     for (const p of parts) { out.set(p, at); at += p.length; }
     return out;
+  }
+  if (isForm(v, '$seq')) {
+    // [prefix, from, to, suffix]: the prefix, each whole number from..=to, the suffix, joined.
+    const [prefix, from, to, suffix] = v.$seq;
+    const parts = [];
+    for (let n = from; n <= to; n += 1) parts.push(bytes(prefix), encoder.encode(String(n)), bytes(suffix));
+    return bytes({ $concat: parts });
   }
   if (isForm(v, '$bytes_hex')) {
     const hex = v.$bytes_hex;

@@ -40,7 +40,7 @@ export const operations = {
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
-  target_label: (api, i) => api.targetLabel(i.argv.map(string)),
+  target_label: (api, i) => api.targetLabel(i.argv.map(string), i.facts == null ? null : JSON.stringify(i.facts)),
 };
 
 /**
@@ -55,6 +55,8 @@ export const NOT_EXPOSED = {
   host_from_url: ['hostFromUrl', 'prepareObservation keeps only the host itself'],
   host_policy: ['hostPolicy', 'HostPolicy is opaque to hosts'],
   host_verdict: ['hostVerdict', 'prepareObservation applies the verdict itself'],
+  is_blocked_ip: ['isBlockedIp', 'prepareObservation applies the host rules itself'],
+  is_private_name: ['isPrivateName', 'prepareObservation applies the host rules itself'],
   latency_bucket: ['latencyBucket', 'the server keeps latency histograms'],
   message: ['message', 'the server writes answers'],
   outcome_class: ['outcomeClass', 'the server counts'],

@@ -1,5 +1,9 @@
 // Generates tests/vectors/target_label.json. Expectations are written by hand from SPEC §3.2
-// and the table in core/src/target_label.rs. Run: node tests/vectors/tools/gen_target_label.mjs
+// ("One server, one label") and the table in core/src/target_label.rs.
+// Run: node tests/vectors/tools/gen_target_label.mjs
+//
+// A case is [name, command line, expected label, facts?]; facts are what a host resolved
+// (LabelFacts: {packages: [{arg, registry, name}], cwd}).
 import { writeVectors } from "./common.mjs";
 
 const cases = [
@@ -46,7 +50,7 @@ const cases = [
   ["uv tool run", "uv tool run -q mcp-tool-run", "pypi:mcp-tool-run"],
   ["uv run script", "uv run server.py", "server"],
   ["uv run --with script", "uv run --with x server.py", "server"],
-  ["uv --directory run script", "uv --directory /Users/me/secret-project run main.py --api-key k", "main"],
+  ["uv --directory names the project of a generic file", "uv --directory /Users/me/crm-bridge run main.py --api-key k", "crm-bridge/main"],
   ["uv run python script", "uv run python /path/to/weather.py", "weather"],
   ["uv run project command", "uv run --frozen mcp-tool", "mcp-tool"],
   ["uv run -m module", "uv run -m my_pkg.server", "pypi:my-pkg"],
@@ -60,7 +64,7 @@ const cases = [
   ["python -c inline code", "python -c 'import os; print(os.environ)'", null],
   ["py launcher on Windows", "py.exe -m pkg_win", "pypi:pkg-win"],
   ["node script", "node server.js", "server"],
-  ["node with flags", "node --enable-source-maps -r dotenv/config /srv/app/dist/index.mjs --token t", "index"],
+  ["node with flags", "node --enable-source-maps -r dotenv/config /srv/app/dist/index.mjs --token t", "app/index"],
   ["node -e inline code", "node -e 'console.log(1)'", null],
   ["node.exe Windows path", "C:\\nodejs\\node.exe C:\\servers\\my.server.js", "my.server"],
   ["tsx script", "tsx watch-free.ts", "watch-free"],
@@ -75,7 +79,10 @@ const cases = [
   ["docker run combined flags and volumes", "docker run -it --rm -v /home/me/secret:/data --name x --network host mcp/filesystem:latest /data", "oci:mcp/filesystem"],
   ["docker run digest", "docker run mcp/git@sha256:0123456789abcdef", "oci:mcp/git"],
   ["docker hub prefixes dropped", "docker run docker.io/library/nginx:1.27", "oci:nginx"],
-  ["docker registry with port", "docker run --pull always localhost:5000/team/srv:1", "oci:localhost:5000/team/srv"],
+  ["docker image from a local registry has no public label", "docker run --pull always localhost:5000/team/srv:1", null],
+  ["docker image from an internal registry has no public label", "docker run registry.corp.internal/team/srv:2", null],
+  ["docker image from a public registry with a port", "docker run registry.example.com:5000/team/srv:1", "oci:registry.example.com:5000/team/srv"],
+  ["docker:// transport", "podman run docker://quay.io/org/srv:3", "oci:quay.io/org/srv"],
   ["docker --env= form", "docker run --env=TOKEN=abc --rm org/img", "oci:org/img"],
   ["docker container run", "docker container run --rm org/img2", "oci:org/img2"],
   ["podman run", "podman run -i quay.io/org/srv", "oci:quay.io/org/srv"],
@@ -89,10 +96,108 @@ const cases = [
   ["bare command", "mcp-server-git --repository .", "mcp-server-git"],
   ["empty command line", "", null],
   ["npm name with invalid characters", "npx 'bad name'", null],
+
+  // ---- one server, one label: what the host resolved (SPEC §3.2) ----
+  ["a .bin link the host resolved is its npm package", "/w/node_modules/.bin/mcp-server-everything stdio", "npm:@modelcontextprotocol/server-everything",
+    { packages: [{ arg: "/w/node_modules/.bin/mcp-server-everything", registry: "npm", name: "@modelcontextprotocol/server-everything" }] }],
+  ["npx of the same package gives the same label", "npx -y @modelcontextprotocol/server-everything stdio", "npm:@modelcontextprotocol/server-everything"],
+  ["a .bin link the host could not resolve is its command name", "/w/node_modules/.bin/mcp-server-everything stdio", "mcp-server-everything"],
+  ["node running a script inside a package", "node /w/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio", "npm:@modelcontextprotocol/server-everything",
+    { packages: [{ arg: "/w/node_modules/@modelcontextprotocol/server-everything/dist/index.js", registry: "npm", name: "@modelcontextprotocol/server-everything" }] }],
+  ["a virtualenv console script is its distribution", "/home/u/.venv/bin/mcp-server-time --local-timezone UTC", "pypi:mcp-server-time",
+    { packages: [{ arg: "/home/u/.venv/bin/mcp-server-time", registry: "pypi", name: "mcp_server_time" }] }],
+  ["uvx of the same distribution gives the same label", "uvx mcp-server-time --local-timezone UTC", "pypi:mcp-server-time"],
+  ["a Windows virtualenv script is its distribution", "C:\\venv\\Scripts\\mcp-server-time.exe", "pypi:mcp-server-time",
+    { packages: [{ arg: "C:\\venv\\Scripts\\mcp-server-time.exe", registry: "pypi", name: "Mcp.Server.Time" }] }],
+  ["python running a virtualenv script", "python3 /venv/bin/mcp-server-git --repository .", "pypi:mcp-server-git",
+    { packages: [{ arg: "/venv/bin/mcp-server-git", registry: "pypi", name: "mcp-server-git" }] }],
+  ["uv run of a project command the host resolved", "uv run --directory /srv/tools weather-mcp", "pypi:weather-mcp",
+    { packages: [{ arg: "weather-mcp", registry: "pypi", name: "weather_mcp" }] }],
+  ["a fact naming an invalid package is ignored", "/w/node_modules/.bin/tool", "tool",
+    { packages: [{ arg: "/w/node_modules/.bin/tool", registry: "npm", name: "not a name!" }] }],
+  ["a fact about another word changes nothing", "node server.js", "server",
+    { packages: [{ arg: "other.js", registry: "npm", name: "other" }] }],
+  ["a fact never replaces a package named on the command line", "npx -y @s/pkg ./local.js", "npm:@s/pkg",
+    { packages: [{ arg: "./local.js", registry: "npm", name: "unrelated" }] }],
+
+  // ---- generic file names get their project folder ----
+  ["index.js in the working directory", "node index.js", "notes/index", { cwd: "/home/me/notes" }],
+  ["a generic name under a build folder", "node /srv/weather-mcp/build/index.js", "weather-mcp/index"],
+  ["a generic name relative to the working directory", "python ./src/main.py", "tools/main", { cwd: "/home/me/tools" }],
+  ["a generic name one folder up", "node ../api/server.js", "api/server", { cwd: "/home/me/mono/web" }],
+  ["a generic name with nothing known stays alone", "python main.py", "main"],
+  ["a folder name with spaces is not used", "node '/Users/me/My Servers/index.js'", "index"],
+  ["a generic name on Windows", "node C:\\work\\crm\\dist\\app.js", "crm/app"],
+  ["a name that is not generic keeps no folder", "node /srv/weather/dist/weather-server.js", "weather-server"],
+
+  // ---- mcp run / fastmcp run: the file is the server ----
+  ["uv run --with mcp[cli] mcp run FILE", "uv run --with mcp[cli] mcp run weather.py", "weather"],
+  ["uv run mcp run a generic file", "uv run --with 'mcp[cli]' mcp run server.py", "weather/server", { cwd: "/home/me/weather" }],
+  ["mcp run FILE:OBJECT", "mcp run -t stdio notes.py:app", "notes"],
+  ["fastmcp run FILE", "fastmcp run notes.py", "notes"],
+  ["fastmcp run with options and an object", "fastmcp run --transport stdio --with pandas /srv/data/analyst.py:mcp", "analyst"],
+  ["uvx fastmcp run", "uvx fastmcp run ./tools/jira.py", "jira"],
+  ["uvx --from mcp[cli] mcp run", "uvx --from mcp[cli] mcp run calendar.py", "calendar"],
+  ["fastmcp run a URL bridges to its host", "fastmcp run https://mcp.example.com/mcp", "url:mcp.example.com"],
+  ["mcp run on Windows keeps the drive", "mcp run C:\\mcp\\billing.py", "billing"],
+
+  // ---- remote bridges: the remote host is the server ----
+  ["npx mcp-remote URL", "npx -y mcp-remote https://mcp.linear.app/sse", "url:mcp.linear.app"],
+  ["mcp-remote never keeps credentials, port, path or query", "npx mcp-remote https://user:pw@API.Example.com:8443/v1/sse?key=SECRET --header 'Authorization: Bearer tok'", "url:api.example.com"],
+  ["mcp-remote to localhost has no public label", "npx mcp-remote http://localhost:3000/sse --allow-http", null],
+  ["mcp-remote to an internal name has no public label", "npx mcp-remote http://payments.default.svc/mcp", null],
+  ["mcp-remote to a private address has no public label", "npx mcp-remote http://10.0.0.7:8080/sse", null],
+  ["mcp-remote without a URL is the package", "npx mcp-remote --help", "npm:mcp-remote"],
+  ["a registry URL before the bridge is not the server", "npx --registry https://registry.example.com mcp-remote https://mcp.example.org/sse", "url:mcp.example.org"],
+  ["a pinned mcp-remote", "npx -y mcp-remote@0.1.29 https://mcp.deepwiki.com/sse", "url:mcp.deepwiki.com"],
+  ["supergateway --sse URL", "npx -y supergateway --sse https://gw.example.net/sse", "url:gw.example.net"],
+  ["supergateway serving a local command is the package", "npx -y supergateway --stdio 'npx -y x' --port 8000", "npm:supergateway"],
+  ["uvx mcp-proxy URL", "uvx mcp-proxy --transport streamablehttp https://mcp.example.io/mcp", "url:mcp.example.io"],
+  ["a globally installed mcp-remote", "mcp-remote https://mcp.example.com/sse", "url:mcp.example.com"],
+  ["node running mcp-remote's script the host resolved", "node /w/node_modules/mcp-remote/dist/proxy.js https://mcp.example.com/sse", "url:mcp.example.com",
+    { packages: [{ arg: "/w/node_modules/mcp-remote/dist/proxy.js", registry: "npm", name: "mcp-remote" }] }],
+  ["a URL argument to another package is not a bridge", "npx some-server https://api.example.com", "npm:some-server"],
+
+  // ---- build tools: the artefact they run ----
+  ["java -jar", "java -Xmx512m -Dlog=debug -jar /opt/weather/weather-mcp.jar --port 1", "weather-mcp"],
+  ["java -jar with a generic name", "java -jar /opt/crm/app.jar", "crm/app"],
+  ["java main class on a class path", "java -cp 'lib/*' org.acme.mcp.Server --token SECRET", "org.acme.mcp.Server"],
+  ["java -m module", "java -p mods -m org.acme.mcp/org.acme.Main", "org.acme.mcp"],
+  ["java source file", "java --enable-preview Weather.java", "Weather"],
+  ["go run a remote package", "go run github.com/mark3labs/mcp-filesystem-server@latest /tmp", "go:github.com/mark3labs/mcp-filesystem-server"],
+  ["go run a local package folder", "go run ./cmd/weather", "weather"],
+  ["go run the working directory", "go run .", "gomcp", { cwd: "/home/me/gomcp" }],
+  ["go run a generic folder with flags", "go run -tags netgo -ldflags '-s -w' ./cmd/server", "weather/server", { cwd: "/home/me/weather" }],
+  ["go run a file", "go run main.go", "weather/main", { cwd: "/home/me/weather" }],
+  ["go run in another directory", "go run -C /srv/notes .", "notes"],
+  ["go build is not a target", "go build ./...", null],
+  ["cargo run -p", "cargo run -p weather-mcp", "weather-mcp"],
+  ["cargo run --bin with arguments after --", "cargo run --release --bin weather -- --token SECRET", "weather"],
+  ["cargo run --manifest-path", "cargo run --manifest-path /srv/notes-mcp/Cargo.toml", "notes-mcp"],
+  ["cargo run in the working directory", "cargo +nightly -q run", "rs-mcp", { cwd: "/home/me/rs-mcp" }],
+  ["cargo run with nothing known", "cargo run", null],
+  ["cargo run a generic binary", "cargo run --bin server", "weather/server", { cwd: "/home/me/weather" }],
+  ["cargo build is not a target", "cargo build", null],
+  ["dotnet run --project FILE.csproj", "dotnet run --project src/Weather.Mcp/Weather.Mcp.csproj", "Weather.Mcp"],
+  ["dotnet run --project a folder", "dotnet run --project ./src/WeatherServer -c Release", "WeatherServer"],
+  ["dotnet run in the working directory, MSBuild property not a project", "dotnet run -p:Configuration=Release", "NotesMcp", { cwd: "/home/me/NotesMcp" }],
+  ["dotnet DLL", "dotnet ./bin/Release/net9.0/Weather.dll", "Weather"],
+  ["dotnet exec DLL", "dotnet exec --runtimeconfig x.json Billing.dll", "Billing"],
+
+  // ---- docker and podman: every option that takes a value is skipped ----
+  ["docker --ip value is not the image", "docker run --ip 10.0.0.1 img", "oci:img"],
+  ["docker --ip= and network options", "docker run --ip=10.0.0.1 --network mynet -p 8080:80 --mac-address 92:d0:c6:0a:29:33 img", "oci:img"],
+  ["docker grouped short options ending with one that takes a value", "docker run -ite KEY=v img", "oci:img"],
+  ["docker short option with its value attached", "docker run -p8080:80 -eKEY=v img", "oci:img"],
+  ["docker host, dns, health and gpu options", "docker run --add-host db:10.0.0.2 --dns 10.0.0.53 --health-cmd 'curl -f x' --gpus all --stop-signal SIGTERM img", "oci:img"],
+  ["docker platform, pull, isolation and storage options", "docker run --platform linux/amd64 --pull always --isolation default --storage-opt size=1G org/srv", "oci:org/srv"],
+  ["podman-only options", "podman run --pod mypod --tz UTC --secret s --userns keep-id --uidmap 0:1:1 quay.io/org/srv", "oci:quay.io/org/srv"],
+  ["podman retry and health options", "podman run --retry 3 --retry-delay 2s --health-on-failure kill --hosts-file none img2", "oci:img2"],
+  ["podman boolean options take no value", "podman run --rm --replace --no-hosts --read-only-tmpfs -i img3", "oci:img3"],
 ];
 
 // Split on spaces, keeping single-quoted words together (quotes removed).
 const argv = (line) => (line.match(/'[^']*'|\S+/g) || []).map((w) => w.replace(/^'(.*)'$/, "$1"));
 writeVectors("target_label.json", "target_label",
-  "target_label(argv: array of strings, the command first) -> the SPEC §3.2 label, or null.",
-  cases.map(([name, line, expected]) => ({ name, input: { argv: argv(line) }, expected })));
+  "target_label(argv: array of strings, the command first; facts: LabelFacts {packages: [{arg, registry: npm|pypi, name}], cwd}, absent = nothing resolved) -> the SPEC §3.2 label, or null.",
+  cases.map(([name, line, expected, facts]) => ({ name, input: { argv: argv(line), ...(facts ? { facts } : {}) }, expected })));

@@ -47,6 +47,19 @@ pub(crate) fn opt_text(
     }
 }
 
+/// An optional boolean field (absent or `null` → `None`).
+pub(crate) fn opt_bool(m: &Map<String, Value>, key: &str) -> Result<Option<bool>, ValidationError> {
+    match get(m, key) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ValidationError::new(
+            K::WrongType,
+            key,
+            "must be true or false",
+        )),
+    }
+}
+
 /// A required string field.
 pub(crate) fn req_text(
     m: &Map<String, Value>,

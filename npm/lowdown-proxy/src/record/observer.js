@@ -27,8 +27,11 @@ export class RecordingObserver {
     this.recorder.bytesIn('server_to_client', chunk, this.now());
   }
 
-  /** The child exited and its output is relayed. */
-  close() {
-    this.recorder.end(this.now());
+  /**
+   * The child exited and its output is relayed.
+   * @param {'client_ended'|'server_ended'} reason who ended the session
+   */
+  close(reason) {
+    this.recorder.end(this.now(), reason);
   }
 }

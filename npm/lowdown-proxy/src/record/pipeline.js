@@ -25,8 +25,8 @@ export class RecordPipeline {
 
   /**
    * Applies queued items in order: `['c', direction, bytes, nowMs]` (bytes to record),
-   * `['r', lines]` (records the relay thread built, as JSON lines), `['end', nowMs]` (the
-   * session ended: pending requests are recorded).
+   * `['r', lines]` (records the relay thread built, as JSON lines), `['end', nowMs, reason]`
+   * (the session ended, `client_ended` or `server_ended`: pending requests are recorded).
    * @param {Array<Array<unknown>>} items
    */
   apply(items) {
@@ -35,7 +35,7 @@ export class RecordPipeline {
         let lines = '';
         if (item[0] === 'c') lines = this.recorder.feed(item[1], item[2], item[3]);
         else if (item[0] === 'r') lines = item[1];
-        else if (item[0] === 'end') lines = this.recorder.close(item[1]);
+        else if (item[0] === 'end') lines = this.recorder.close(item[1], item[2]);
         if (lines !== '') this.sender.addLines(lines);
       } catch (err) {
         this.debug(`recording: ${err.message}`);

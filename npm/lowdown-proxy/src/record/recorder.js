@@ -106,10 +106,15 @@ export class Recorder {
     this.#schedule();
   }
 
-  /** The session ended at `nowMs`: requests still pending become server failures. */
-  end(nowMs) {
+  /**
+   * The session ended at `nowMs`: requests still pending are recorded, as cancelled when the
+   * client ended it, as server failures when the server did.
+   * @param {number} nowMs
+   * @param {'client_ended'|'server_ended'} reason
+   */
+  end(nowMs, reason) {
     if (this.off) return;
-    this.items.push(['end', nowMs]);
+    this.items.push(['end', nowMs, reason]);
     this.#schedule();
   }
 

@@ -81,6 +81,8 @@ export function runRelay({ command, args, observer: given, debug }) {
     }
     let spawned = false;
     let settled = false;
+    // Who ended the session: the client (stdin EOF, a signal to the proxy) or the server.
+    let endedBy = 'server_ended';
     let watchdog = { stop() {} };
     const timers = [];
     const signalHandlers = new Map();
@@ -119,6 +121,7 @@ export function runRelay({ command, args, observer: given, debug }) {
 
     for (const sig of FORWARDED_SIGNALS) {
       const fn = () => {
+        endedBy = 'client_ended';
         debug(`forwarding ${sig}`);
         try {
           child.kill(sig);
@@ -141,6 +144,7 @@ export function runRelay({ command, args, observer: given, debug }) {
       observe(() => observer.fromClient(chunk));
     };
     const onInputEnd = () => {
+      endedBy = 'client_ended';
       debug('stdin EOF: closing the child stdin');
       child.stdin.end();
       timers.push(
@@ -185,7 +189,7 @@ export function runRelay({ command, args, observer: given, debug }) {
         await Promise.race([stdoutEnd, new Promise((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref())]);
       }
       if (observer.holdsServerBytes && observer.flushServer) for (const b of observer.flushServer()) write(b);
-      if (observer.close) observe(() => observer.close());
+      if (observer.close) observe(() => observer.close(endedBy));
       // Whatever the child left running in its group would be orphaned: end it.
       killTree('SIGKILL');
       settled = true;
