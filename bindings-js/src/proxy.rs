@@ -122,7 +122,11 @@ impl JsRecorder {
         let reason = match reason.as_str() {
             "client_ended" => CloseReason::ClientEnded,
             "server_ended" => CloseReason::ServerEnded,
-            _ => return Err(invalid_argument("reason must be client_ended or server_ended")),
+            _ => {
+                return Err(invalid_argument(
+                    "reason must be client_ended or server_ended",
+                ))
+            }
         };
         Ok(self.inner.close(now_ms, reason))
     }
