@@ -6,6 +6,7 @@ import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
 import { apiBase } from './api.js';
+import { labelFacts } from './label-facts.js';
 
 /** Longest that pending deliveries may delay the proxy's exit. */
 export const EXIT_BUDGET_MS = 1000;
@@ -113,7 +114,7 @@ const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {}
 
 function safeLabel(core, argv, debug) {
   try {
-    return core.targetLabel(argv) ?? 'unknown';
+    return core.targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
   } catch (err) {
     debug(`target label: ${err.message}`);
     return 'unknown';

@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { Recorder, targetLabel, kind } from '../core.js';
 import { Sender } from './sender.js';
+import { labelFacts } from '../label-facts.js';
 
 /** One session's recording: the core's Recorder plus a sender. */
 export class RecordPipeline {
@@ -51,7 +52,7 @@ export class RecordPipeline {
 
 function safeLabel(argv, debug) {
   try {
-    return targetLabel(argv) ?? 'unknown';
+    return targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
   } catch (err) {
     debug(`target label: ${err.message}`);
     return 'unknown';

@@ -53,7 +53,7 @@ export function locateConfigs(opts = {}) {
  * `unchanged`, `would_change` (dry run, with `diff`) or `written` (with `diff` and `backup`).
  * @param {{client: string, path: string, scope: string, explicit?: boolean}} loc
  * @param {{mode: 'wrap'|'unwrap'|'status', dryRun?: boolean, actor?: string,
- *   hooks?: {beforeCommit?: Function}, label?: (command: string, args: string[]) => Promise<string|null>}} opts
+ *   hooks?: {beforeCommit?: Function}, label?: (command: string, args: string[], where: {cwd?: string, env?: object}) => Promise<string|null>}} opts
  * @returns {Promise<object>}
  */
 export async function processConfig(loc, opts) {
@@ -82,7 +82,7 @@ export async function processConfig(loc, opts) {
       if (info.state === 'wrapped' || info.state === 'manual') row.label = labelInArgs(info.args);
       if (info.state === 'unwrapped') {
         const inner = innerCommand(info.command, info.args || []);
-        row.label = await labelOf(inner.command, inner.args);
+        row.label = await labelOf(inner.command, inner.args, { cwd: opts.cwd, env: opts.env });
       }
       if (opts.mode === 'wrap' && info.state === 'unwrapped') {
         edits.push(...wrapEdits(read.text, m.value, { label: row.label, actor: opts.actor }));

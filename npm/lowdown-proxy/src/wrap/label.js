@@ -1,6 +1,9 @@
 // The target label a wrapped entry records under: the same label the proxy derives from
 // the command when `--target` is absent (SPEC §3.2). The rule lives in lowdown-core; this
-// asks the package's binding module (../core.js) for it and never re-implements it.
+// asks the package's binding module (../core.js) for it, with the same file-system facts
+// the proxy gathers (../label-facts.js), and never re-implements it.
+
+import { labelFacts } from '../label-facts.js';
 
 let binding;
 
@@ -20,14 +23,16 @@ async function core() {
  * wrapped entry then has no `--target` and the proxy derives the label when it runs).
  * @param {string} command
  * @param {string[]} args
+ * @param {{cwd?: string, env?: Record<string, string|undefined>}} [where] where the command would run
  * @returns {Promise<string|null>}
  */
-export async function targetLabel(command, args) {
+export async function targetLabel(command, args, where = {}) {
   const b = await core();
   const fn = b && b.targetLabel;
   if (typeof fn !== 'function') return null;
   try {
-    const out = fn([command, ...args]);
+    const argv = [command, ...args];
+    const out = fn(argv, JSON.stringify(labelFacts(argv, { cwd: where.cwd, env: where.env ?? process.env })));
     return typeof out === 'string' && out ? out : null;
   } catch {
     return null;

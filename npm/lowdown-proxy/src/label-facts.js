@@ -1,0 +1,153 @@
+// What the file system says about a command line, for the core's target label (SPEC §3.2,
+// "one server, one label"). The core reads no files: to it `node_modules/.bin/x` is only a
+// file name. This module looks, and hands the core facts: which words are files of a
+// published package. The proxy, `wrap` and the editor extension all use it, so they label a
+// server alike however it is launched.
+//
+// - npm: a word that is (or, for the command, resolves on PATH to) a file inside
+//   `node_modules/` (a `.bin` link is followed to its target) belongs to the package whose
+//   folder holds it: its `package.json` `name`. A project's own files, outside
+//   `node_modules/`, are not a published package and keep the file label.
+// - PyPI: a command that is a script in a `bin/` (or `Scripts\`) folder with a
+//   `site-packages` beside it (a virtualenv, a user install) belongs to the distribution
+//   whose `*.dist-info` declares it (a console script in `entry_points.txt`, or the file in
+//   `RECORD`): its `METADATA` `Name`.
+//
+// Anything unreadable is simply not a fact: labelling never fails because of the disk.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** A word worth a look: the command, or an argument naming a script file. */
+const SCRIPT = /\.(c|m)?[jt]s$|\.py$/;
+
+/**
+ * The facts the core's `targetLabel` takes, for `argv` run in `cwd`.
+ * @param {string[]} argv the command first
+ * @param {{cwd?: string, env?: Record<string, string|undefined>}} [where]
+ * @returns {{packages: {arg: string, registry: 'npm'|'pypi', name: string}[], cwd: string|null}}
+ */
+export function labelFacts(argv, { cwd = process.cwd(), env = process.env } = {}) {
+  const packages = [];
+  argv.forEach((word, i) => {
+    if (typeof word !== 'string' || word === '') return;
+    const isPath = word.includes('/') || word.includes('\\');
+    if (i > 0 && !(isPath && SCRIPT.test(word))) return;
+    const file = isPath ? path.resolve(cwd, word) : i === 0 ? onPath(word, env) : null;
+    if (!file) return;
+    const fact = npmPackage(file) ?? (i === 0 ? pypiDistribution(file) : null);
+    if (fact && !packages.some((p) => p.arg === word)) packages.push({ arg: word, ...fact });
+  });
+  return { packages, cwd: cwd ?? null };
+}
+
+/** The executable `name` would run, from PATH (and PATHEXT on Windows), or null. */
+function onPath(name, env) {
+  const dirs = (env.PATH ?? env.Path ?? '').split(path.delimiter).filter(Boolean);
+  const exts = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').concat(['']) : [''];
+  for (const dir of dirs) {
+    for (const ext of exts) {
+      const candidate = path.join(dir, name + ext);
+      if (isFile(candidate)) return candidate;
+    }
+  }
+  return null;
+}
+
+/** `{registry: 'npm', name}` when `file` (after links) lies inside an installed package. */
+function npmPackage(file) {
+  let real;
+  try {
+    real = fs.realpathSync(file);
+  } catch {
+    return null;
+  }
+  const parts = real.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at === -1 || at + 1 >= parts.length) return null;
+  // node_modules/pkg/… or node_modules/@scope/pkg/…: the file must lie inside that folder.
+  const depth = parts[at + 1].startsWith('@') ? 2 : 1;
+  if (at + depth >= parts.length - 1) return null;
+  const dir = parts.slice(0, at + 1 + depth).join(path.sep);
+  const name = readJson(path.join(dir, 'package.json'))?.name;
+  return typeof name === 'string' && name ? { registry: 'npm', name } : null;
+}
+
+/** `{registry: 'pypi', name}` when `file` is a console script of an installed distribution. */
+function pypiDistribution(file) {
+  const bin = path.dirname(file);
+  if (!['bin', 'Scripts'].includes(path.basename(bin))) return null;
+  const script = path.basename(file).replace(/\.exe$/i, '');
+  for (const site of sitePackages(path.dirname(bin))) {
+    let entries;
+    try {
+      entries = fs.readdirSync(site).filter((d) => d.endsWith('.dist-info'));
+    } catch {
+      continue;
+    }
+    for (const info of entries) {
+      const dir = path.join(site, info);
+      if (!declaresScript(path.join(dir, 'entry_points.txt'), script) && !recordsFile(path.join(dir, 'RECORD'), site, file)) continue;
+      const name = readText(path.join(dir, 'METADATA'))?.match(/^Name:\s*(.+?)\s*$/m)?.[1];
+      if (name) return { registry: 'pypi', name };
+    }
+  }
+  return null;
+}
+
+/** The `site-packages` folders of an environment root (POSIX `lib/pythonX.Y/`, Windows `Lib/`). */
+function sitePackages(root) {
+  const out = [path.join(root, 'Lib', 'site-packages')];
+  try {
+    for (const d of fs.readdirSync(path.join(root, 'lib'))) {
+      if (d.startsWith('python')) out.push(path.join(root, 'lib', d, 'site-packages'));
+    }
+  } catch {
+    // no lib/: not a POSIX environment
+  }
+  return out;
+}
+
+/** Whether an `entry_points.txt` names `script` among its console or GUI scripts. */
+function declaresScript(file, script) {
+  const text = readText(file);
+  if (!text) return false;
+  let inScripts = false;
+  for (const line of text.split(/\r?\n/)) {
+    const section = line.match(/^\s*\[(.+)\]\s*$/);
+    if (section) inScripts = section[1] === 'console_scripts' || section[1] === 'gui_scripts';
+    else if (inScripts && line.split('=')[0].trim() === script) return true;
+  }
+  return false;
+}
+
+/** Whether a `RECORD` (paths relative to site-packages) lists `file` as installed. */
+function recordsFile(record, site, file) {
+  const text = readText(record);
+  if (!text) return false;
+  return text.split(/\r?\n/).some((line) => line && path.resolve(site, line.slice(0, line.indexOf(','))) === file);
+}
+
+function isFile(p) {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readText(p) {
+  try {
+    return fs.readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function readJson(p) {
+  try {
+    return JSON.parse(fs.readFileSync(p, 'utf8'));
+  } catch {
+    return null;
+  }
+}
