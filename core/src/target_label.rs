@@ -29,6 +29,7 @@
 //! package or file name.
 
 mod flags;
+mod lookup;
 mod names;
 
 use flags::{
@@ -36,6 +37,8 @@ use flags::{
     PIPX_VALUES, PYTHON_VALUES, UV_VALUES,
 };
 use names::{npm, oci, path, pypi};
+
+pub use lookup::lookup_form;
 
 /// How many wrapper commands (`env`, `cmd /c`, `uv run python`) are looked through.
 const MAX_WRAPPERS: usize = 4;
