@@ -31,6 +31,8 @@ pub use url::host_from_url;
 pub const RATE_LIMIT_PER_KEY_PER_HOUR: u32 = 600;
 /// Observations one IP may send per hour without an agent key.
 pub const RATE_LIMIT_PER_IP_PER_HOUR: u32 = 60;
+/// Agent registrations one caller (an IPv4 address, an IPv6 /64) may make per hour.
+pub const REGISTRATIONS_PER_CALLER_PER_HOUR: u32 = 10;
 /// Longest HTTP method token accepted.
 pub const MAX_METHOD: usize = 16;
 /// Largest `response_bytes`: the largest integer every host (JavaScript included) holds exactly.

@@ -6,9 +6,12 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
-use lowdown_core::record::InteractionRecord;
+use lowdown_core::record::{InteractionRecord, Source};
+use lowdown_core::target_label::lookup_form;
+use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
+use super::latency::LatencyRows;
 use super::upsert::{
     add_text_counts, insert_ignore, is_sqlite, placeholders, Binds, Val, MAX_PARAMS,
 };
@@ -217,6 +220,7 @@ async fn write_batch(
     let mut nodes: BTreeMap<&str, i64> = BTreeMap::new();
     let mut node_days: BTreeMap<[&str; 2], i64> = BTreeMap::new();
     let mut node_targets: BTreeMap<[&str; 2], i64> = BTreeMap::new();
+    let mut latency: LatencyRows<&str> = BTreeMap::new();
     for (s, l) in &fresh {
         let r = &s.rec;
         let (target, task) = (r.target.as_str(), r.task_type.as_str());
@@ -238,6 +242,17 @@ async fn write_batch(
         *by_schema
             .entry([target, task, hash, source, class])
             .or_insert(0) += 1;
+        let rated = matches!(
+            s.class,
+            OutcomeClass::Success | OutcomeClass::Partial | OutcomeClass::Failure
+        );
+        if let (true, Source::Organic, Some(ms)) = (rated, r.source, r.latency_ms) {
+            let e = latency
+                .entry((target, task, latency_bucket(ms) as i64))
+                .or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 += ms;
+        }
         if let Some(node) = r.node_id.as_deref() {
             *nodes.entry(node).or_insert(0) += 1;
             *node_days.entry([node, day.as_str()]).or_insert(0) += 1;
@@ -278,6 +293,9 @@ async fn write_batch(
         "outcome_class",
     ];
     add_text_counts(conn, "rollup_schemas", &schema_keys, &by_schema).await?;
+    if !latency.is_empty() {
+        super::latency::add(conn, &latency).await?;
+    }
     if !nodes.is_empty() {
         upsert_nodes(conn, &nodes, now).await?;
         add_text_counts(conn, "node_days", &["node_id", "day"], &node_days).await?;
@@ -286,8 +304,9 @@ async fn write_batch(
     Ok(is_new)
 }
 
-/// Registers `targets` (their name key, first seen at `now`); targets already known keep
-/// their row. Interactions and telemetry subjects share the `targets` table.
+/// Registers `targets` (their name key and lookup form, first seen at `now`); targets
+/// already known keep their row. Interactions and telemetry subjects share the `targets`
+/// table.
 pub(super) async fn add_targets<'a>(
     conn: &mut AnyConnection,
     targets: impl IntoIterator<Item = &'a str>,
@@ -299,6 +318,7 @@ pub(super) async fn add_targets<'a>(
             vec![
                 Val::Text(t.to_owned()),
                 Val::Text(name_key(t)),
+                Val::Text(lookup_form(t)),
                 Val::Int(now),
             ]
         })
@@ -306,7 +326,7 @@ pub(super) async fn add_targets<'a>(
     insert_ignore(
         conn,
         "targets",
-        &["target", "name_key", "first_seen"],
+        &["target", "name_key", "lookup_key", "first_seen"],
         "target",
         rows,
     )
