@@ -44,10 +44,8 @@ const READ_LIMIT: i64 = 100;
 /// Resolves `name` as described in the module docs. `allow_private` is the server's
 /// `--unsafe-allow-private-hosts`.
 pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Resolution> {
+    // The name asked for is only search text; what is filtered is every stored name found.
     let listed = |t: &String| unlisted_target(t, allow_private).is_none();
-    if !listed(&name.to_owned()) {
-        return Ok(Resolution::Nothing);
-    }
     let exact = targets(db, "target = $1", name.to_owned()).await?;
     if exact.iter().any(listed) {
         return Ok(Resolution::Found(name.to_owned()));

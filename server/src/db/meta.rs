@@ -42,10 +42,13 @@ pub(super) async fn caller_secret(pool: &AnyPool) -> AppResult<Vec<u8>> {
 
 /// Fills `targets.lookup_key` and `rollup_latency` for rows written before migration 0003,
 /// once per database: the marker row is inserted in the same transaction, so a second
-/// server starting at the same time waits for it and then skips.
+/// server starting at the same time waits for it and then skips. Runs on a pool
+/// connection, before the server keeps a writer of its own.
 pub(super) async fn backfill(db: &Db, now: i64) -> AppResult<()> {
-    db.write(move |conn| Box::pin(async move { backfill_in(conn, now).await }))
-        .await
+    let mut tx = db.pool.begin().await?;
+    backfill_in(&mut tx, now).await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 async fn backfill_in(conn: &mut AnyConnection, now: i64) -> AppResult<()> {

@@ -300,6 +300,61 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
         tel, raw_tel,
         "telemetry rollups disagree with the raw observations"
     );
+    assert_latency_matches_raw(t).await;
+}
+
+/// `rollup_latency` against the rated organic raw rows, bucketed by the core.
+async fn assert_latency_matches_raw(t: &TestDb) {
+    use std::collections::BTreeMap;
+    let raw = sqlx::query(
+        "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
+         AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
+    )
+    .fetch_all(&t.check.pool)
+    .await
+    .unwrap();
+    let mut expected: BTreeMap<(String, String, i64), (i64, f64)> = BTreeMap::new();
+    for r in raw {
+        let ms: f64 = r.try_get(2).unwrap();
+        let bucket = lowdown_core::telemetry::latency_bucket(ms) as i64;
+        let e = expected
+            .entry((r.try_get(0).unwrap(), r.try_get(1).unwrap(), bucket))
+            .or_default();
+        e.0 += 1;
+        e.1 += ms;
+    }
+    let rows = sqlx::query("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
+        .fetch_all(&t.check.pool)
+        .await
+        .unwrap();
+    let mut stored = BTreeMap::new();
+    for r in rows {
+        let key: (String, String, i64) = (
+            r.try_get(0).unwrap(),
+            r.try_get(1).unwrap(),
+            r.try_get(2).unwrap(),
+        );
+        stored.insert(
+            key,
+            (
+                r.try_get::<i64, _>(3).unwrap(),
+                r.try_get::<f64, _>(4).unwrap(),
+            ),
+        );
+    }
+    assert_eq!(
+        stored.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "rollup_latency has other rows than the raw interactions"
+    );
+    for (k, (n, sum)) in &expected {
+        let (sn, ssum) = stored[k];
+        assert_eq!(sn, *n, "{k:?}");
+        assert!(
+            (ssum - sum).abs() < 1e-6 * sum.max(1.0),
+            "{k:?}: {ssum} vs {sum}"
+        );
+    }
 }
 
 async fn fetch_pairs(t: &TestDb, sql: &str) -> std::collections::BTreeMap<String, i64> {
