@@ -68,50 +68,60 @@ fn with_database(url: &str, db: &str) -> String {
     }
 }
 
+/// A fresh, empty database of `kind` (no migrations applied): its URL, and what
+/// [`TestDb`] removes at cleanup. `None` when PostgreSQL is skipped.
+pub async fn empty_database(
+    kind: Kind,
+) -> Option<(String, Option<PathBuf>, Option<(String, String)>)> {
+    match kind {
+        Kind::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("lowdown-test-{}", random_suffix()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
+            Some((url, Some(dir), None))
+        }
+        Kind::Postgres => {
+            let admin = pg_url()?;
+            let name = format!("lowdown_t_{}", random_suffix());
+            sqlx::any::install_default_drivers();
+            let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}")
+                });
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            Some((with_database(&admin, &name), None, Some((admin, name))))
+        }
+    }
+}
+
 impl TestDb {
     /// A fresh database of `kind`, migrated; `None` when PostgreSQL is skipped.
     pub async fn new(kind: Kind) -> Option<TestDb> {
-        match kind {
-            Kind::Sqlite => {
-                let dir = std::env::temp_dir().join(format!("lowdown-test-{}", random_suffix()));
-                std::fs::create_dir_all(&dir).unwrap();
-                let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
-                let db = Db::open(&url, 8).await.expect("open sqlite");
-                let check = Db::open(&url, 2).await.expect("open sqlite");
-                Some(TestDb {
-                    kind,
-                    url,
-                    db,
-                    check,
-                    dir: Some(dir),
-                    pg: None,
-                })
-            }
-            Kind::Postgres => {
-                let admin = pg_url()?;
-                let name = format!("lowdown_t_{}", random_suffix());
-                sqlx::any::install_default_drivers();
-                let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-                    .await
-                    .unwrap_or_else(|e| {
-                        panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}")
-                    });
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                    .execute(&mut conn)
-                    .await
-                    .unwrap();
-                let url = with_database(&admin, &name);
-                let db = Db::open(&url, 8).await.expect("open postgres");
-                let check = Db::open(&url, 2).await.expect("open postgres");
-                Some(TestDb {
-                    kind,
-                    url,
-                    db,
-                    check,
-                    dir: None,
-                    pg: Some((admin, name)),
-                })
-            }
+        let (url, dir, pg) = empty_database(kind).await?;
+        Some(TestDb::open(kind, url, dir, pg).await)
+    }
+
+    /// Opens the server's pools on a database made by [`empty_database`] (which applies
+    /// the migrations), owning its cleanup.
+    pub async fn open(
+        kind: Kind,
+        url: String,
+        dir: Option<PathBuf>,
+        pg: Option<(String, String)>,
+    ) -> TestDb {
+        let db = Db::open(&url, 8).await.expect("open the database");
+        let check = Db::open(&url, 2).await.expect("open the database");
+        TestDb {
+            kind,
+            url,
+            db,
+            check,
+            dir,
+            pg,
         }
     }
 
@@ -304,7 +314,7 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
 }
 
 /// `rollup_latency` against the rated organic raw rows, bucketed by the core.
-async fn assert_latency_matches_raw(t: &TestDb) {
+pub async fn assert_latency_matches_raw(t: &TestDb) {
     use std::collections::BTreeMap;
     let raw = sqlx::query(
         "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
