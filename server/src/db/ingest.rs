@@ -125,21 +125,23 @@ async fn commit_group(db: &Db, now: i64) {
     let (owner, all): (Vec<usize>, Vec<Stored>) = tagged.into_iter().unzip();
     // One order for every writer (ids sorted, rollup keys in BTreeMaps): several servers
     // sharing one PostgreSQL database then wait on each other, never deadlock.
+    let known = db.known_targets.clone();
     let result = match db.backend {
         Backend::Sqlite => {
             db.write_locked(&mut writer, move |c| {
-                Box::pin(async move { write_batch(c, all, now).await })
+                Box::pin(async move { write_batch(c, all, &known, now).await })
             })
             .await
         }
         Backend::Postgres => {
-            db.write(move |c| Box::pin(async move { write_batch(c, all, now).await }))
+            db.write(move |c| Box::pin(async move { write_batch(c, all, &known, now).await }))
                 .await
         }
     };
     drop(writer);
     match result {
-        Ok(fresh) => {
+        Ok((fresh, added)) => {
+            db.known_targets.extend(added);
             let mut counts = vec![0usize; replies.len()];
             for (job, new) in owner.iter().zip(fresh) {
                 if new {
@@ -188,15 +190,17 @@ impl Labels {
     }
 }
 
-/// Writes raw rows and rollups; returns, for each record in order, whether it was new.
+/// Writes raw rows and rollups; returns, for each record in order, whether it was new,
+/// and the targets it registered (for [`super::KnownTargets`] once committed).
 ///
 /// Values are bound straight from the records and rollup keys borrow them: a batch
 /// allocates per bound value only what the driver needs, not per record and rollup.
 async fn write_batch(
     conn: &mut AnyConnection,
     stored: Vec<Stored>,
+    known: &super::KnownTargets,
     now: i64,
-) -> AppResult<Vec<bool>> {
+) -> AppResult<(Vec<bool>, Vec<String>)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = stored.iter().map(Labels::of).collect();
     let inserted = insert_records(conn, &stored, &labels, &day, now).await?;
@@ -208,7 +212,7 @@ async fn write_batch(
         .filter_map(|(pair, new)| new.then_some(pair))
         .collect();
     if fresh.is_empty() {
-        return Ok(is_new);
+        return Ok((is_new, Vec::new()));
     }
 
     let mut targets: BTreeSet<&str> = BTreeSet::new();
@@ -225,7 +229,9 @@ async fn write_batch(
         let r = &s.rec;
         let (target, task) = (r.target.as_str(), r.task_type.as_str());
         let (source, class) = (l.source.as_ref(), l.class.as_ref());
-        targets.insert(target);
+        if !known.contains(target) {
+            targets.insert(target);
+        }
         *by_target.entry([target, source, class]).or_insert(0) += 1;
         let failure = l.failure.as_deref().unwrap_or_default();
         *by_task
@@ -259,7 +265,10 @@ async fn write_batch(
             *node_targets.entry([node, target]).or_insert(0) += 1;
         }
     }
-    add_targets(conn, targets, now).await?;
+    let added: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+    if !added.is_empty() {
+        add_targets(conn, targets, now).await?;
+    }
     add_text_counts(
         conn,
         "rollup_targets",
@@ -301,7 +310,7 @@ async fn write_batch(
         add_text_counts(conn, "node_days", &["node_id", "day"], &node_days).await?;
         add_text_counts(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
     }
-    Ok(is_new)
+    Ok((is_new, added))
 }
 
 /// Registers `targets` (their name key and lookup form, first seen at `now`); targets

@@ -49,6 +49,39 @@ pub struct Db {
     pub(crate) ingest_queue: Arc<std::sync::Mutex<Vec<ingest::Job>>>,
     /// The deployment's secret keying rate-limit callers (`server_meta`), read at open.
     caller_secret: Arc<[u8]>,
+    /// Targets this process has seen committed, so ingest skips re-registering them.
+    pub(crate) known_targets: Arc<KnownTargets>,
+}
+
+/// Targets known to be in the `targets` table. The table only grows, so a name in here
+/// is there; names are added only after the transaction that wrote them committed. Bounded:
+/// emptied when full, which only costs a few re-registrations (`ON CONFLICT DO NOTHING`).
+#[derive(Default)]
+pub(crate) struct KnownTargets(std::sync::RwLock<std::collections::HashSet<String>>);
+
+impl KnownTargets {
+    /// Most names kept.
+    const MAX: usize = 100_000;
+
+    /// Whether `target` is known to be stored.
+    pub(crate) fn contains(&self, target: &str) -> bool {
+        self.0
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(target)
+    }
+
+    /// Records committed targets.
+    pub(crate) fn extend(&self, targets: Vec<String>) {
+        if targets.is_empty() {
+            return;
+        }
+        let mut set = self.0.write().unwrap_or_else(|p| p.into_inner());
+        if set.len() + targets.len() > Self::MAX {
+            set.clear();
+        }
+        set.extend(targets);
+    }
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
@@ -129,6 +162,7 @@ impl Db {
             sqlite_writer: Arc::new(tokio::sync::Mutex::new(None)),
             ingest_queue: Arc::default(),
             caller_secret: Arc::from(Vec::new()),
+            known_targets: Arc::default(),
         };
         db.migrate().await?;
         let after_migrations = |e: crate::error::AppError| DbError::Migrate {
