@@ -65,8 +65,10 @@ mod tests {
 
     #[test]
     fn rows_exist_only_with_organic_tool_interactions() {
-        let mut c = ClassCounts::default();
-        c.protocol = 4;
+        let mut c = ClassCounts {
+            protocol: 4,
+            ..Default::default()
+        };
         assert_eq!(organic_row(&c), None, "a protocol-only task has no row");
         c.rejected = 1;
         let row = organic_row(&c).unwrap();
