@@ -277,12 +277,33 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&help.stdout);
-    for flag in ["--listen", "--db", "--catalog", "catalog"] {
+    for flag in [
+        "--listen",
+        "--db",
+        "--catalog",
+        "catalog",
+        "--trusted-proxy",
+        "--unsafe-allow-private-hosts",
+    ] {
         assert!(
             text.contains(flag),
             "--help does not explain {flag}:\n{text}"
         );
     }
+    let private_flag = text
+        .split("--unsafe-allow-private-hosts")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        private_flag.trim_start().starts_with("UNSAFE"),
+        "--help must name the private-host flag unsafe:\n{text}"
+    );
+    let bad = std::process::Command::new(bin)
+        .args(["--trusted-proxy", "10.0.0.0/33", "catalog", "list"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--trusted-proxy"));
     let home = std::env::temp_dir().join(format!("lowdown-bin-{}", free_port()));
     let _ = std::fs::remove_dir_all(&home);
     let catalog = home.with_extension("json");
