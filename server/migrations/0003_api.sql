@@ -35,3 +35,9 @@ CREATE TABLE rollup_latency (
     sum_ms DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (target, task_type, bucket)
 );
+
+-- Which (node, day) and (node, target) pairs exist is all the node answer reads (it counts
+-- them); their per-pair counts were never read, so they are no longer kept, and ingest
+-- registers a pair once instead of rewriting its row for every record.
+ALTER TABLE node_days DROP COLUMN n;
+ALTER TABLE node_targets DROP COLUMN n;

@@ -49,38 +49,52 @@ pub struct Db {
     pub(crate) ingest_queue: Arc<std::sync::Mutex<Vec<ingest::Job>>>,
     /// The deployment's secret keying rate-limit callers (`server_meta`), read at open.
     caller_secret: Arc<[u8]>,
-    /// Targets this process has seen committed, so ingest skips re-registering them.
-    pub(crate) known_targets: Arc<KnownTargets>,
+    /// Registrations this process has seen committed (targets, node days, node targets),
+    /// so ingest skips writing them again.
+    pub(crate) known: Arc<Known>,
 }
 
-/// Targets known to be in the `targets` table. The table only grows, so a name in here
-/// is there; names are added only after the transaction that wrote them committed. Bounded:
-/// emptied when full, which only costs a few re-registrations (`ON CONFLICT DO NOTHING`).
+/// What ingest registers once and never changes: rows of `targets`, `node_days` and
+/// `node_targets`.
 #[derive(Default)]
-pub(crate) struct KnownTargets(std::sync::RwLock<std::collections::HashSet<String>>);
+pub(crate) struct Known {
+    /// Target names.
+    pub(crate) targets: KnownKeys,
+    /// `node\0day`.
+    pub(crate) node_days: KnownKeys,
+    /// `node\0target`.
+    pub(crate) node_targets: KnownKeys,
+}
 
-impl KnownTargets {
+/// Keys known to be stored in an insert-only table. Such tables only grow, so a key in
+/// here is there; keys are added only after the transaction that wrote them committed.
+/// Bounded: emptied when full, which only costs a few re-registrations (`ON CONFLICT DO
+/// NOTHING`).
+#[derive(Default)]
+pub(crate) struct KnownKeys(std::sync::RwLock<std::collections::HashSet<String>>);
+
+impl KnownKeys {
     /// Most names kept.
     const MAX: usize = 100_000;
 
-    /// Whether `target` is known to be stored.
-    pub(crate) fn contains(&self, target: &str) -> bool {
+    /// Whether `key` is known to be stored.
+    pub(crate) fn contains(&self, key: &str) -> bool {
         self.0
             .read()
             .unwrap_or_else(|p| p.into_inner())
-            .contains(target)
+            .contains(key)
     }
 
-    /// Records committed targets.
-    pub(crate) fn extend(&self, targets: Vec<String>) {
-        if targets.is_empty() {
+    /// Records committed keys.
+    pub(crate) fn extend(&self, keys: Vec<String>) {
+        if keys.is_empty() {
             return;
         }
         let mut set = self.0.write().unwrap_or_else(|p| p.into_inner());
-        if set.len() + targets.len() > Self::MAX {
+        if set.len() + keys.len() > Self::MAX {
             set.clear();
         }
-        set.extend(targets);
+        set.extend(keys);
     }
 }
 
@@ -162,7 +176,7 @@ impl Db {
             sqlite_writer: Arc::new(tokio::sync::Mutex::new(None)),
             ingest_queue: Arc::default(),
             caller_secret: Arc::from(Vec::new()),
-            known_targets: Arc::default(),
+            known: Arc::default(),
         };
         db.migrate().await?;
         let after_migrations = |e: crate::error::AppError| DbError::Migrate {

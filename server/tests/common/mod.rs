@@ -300,6 +300,21 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
     )
     .await;
     assert_eq!(nodes, raw_nodes, "nodes disagree with the raw interactions");
+    for (table, key) in [("node_days", "day"), ("node_targets", "target")] {
+        let pairs = fetch_pairs(
+            t,
+            &format!("SELECT node_id, {key}, COUNT(*) FROM {table} GROUP BY node_id, {key}"),
+        )
+        .await;
+        let raw = fetch_pairs(
+            t,
+            &format!(
+                "SELECT node_id, {key}, 1 FROM interactions WHERE node_id IS NOT NULL GROUP BY node_id, {key}"
+            ),
+        )
+        .await;
+        assert_eq!(pairs, raw, "{table} disagrees with the raw interactions");
+    }
     let tel = fetch_pairs(
         t,
         "SELECT subject, CAST(SUM(n) AS BIGINT) FROM telemetry_rollups WHERE subject_kind = 'host' GROUP BY subject",
