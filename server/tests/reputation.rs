@@ -17,6 +17,15 @@ fn assert_source_last(r: &common::Resp) {
     let tail: Value = serde_json::from_str(&r.text[at..r.text.len() - 1])
         .unwrap_or_else(|e| panic!("source is not the last field ({e}): {}", r.text));
     assert_eq!(tail, r.json["source"]);
+    let order: Vec<usize> = ["\"dataset\"", "\"license\"", "\"retrieved_at\"", "\"cite\""]
+        .iter()
+        .map(|k| r.text[at..].find(k).expect(k))
+        .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "source{{dataset, license, retrieved_at, cite}}: {}",
+        &r.text[at..]
+    );
 }
 
 fn rec(target: &str, task: &str, outcome: &str, extra: Value) -> Value {

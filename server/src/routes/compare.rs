@@ -5,7 +5,6 @@ use axum::extract::{Query, State};
 use axum::Json;
 use lowdown_core::record::validate::{MAX_NAME, MAX_TARGET};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -64,5 +63,5 @@ pub struct Answer {
     #[serde(flatten)]
     comparison: lowdown_core::aggregate::Comparison,
     task_type: Option<String>,
-    source: Value,
+    source: super::source::Source,
 }

@@ -41,7 +41,7 @@ struct Candidates {
     resolved_target: Option<String>,
     candidates: Vec<String>,
     message: String,
-    source: Value,
+    source: super::source::Source,
 }
 
 /// The answer, serialised in this field order (`source` last, SPEC §5).
@@ -66,7 +66,7 @@ struct Answer {
     telemetry: Option<Value>,
     #[serde(flatten)]
     contributor: Option<Contributor>,
-    source: Value,
+    source: super::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.
