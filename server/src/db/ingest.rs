@@ -193,7 +193,7 @@ impl Labels {
     }
 }
 
-/// What a batch registered, for [`super::Known`] once committed.
+/// What a batch registered, for [`super::known::Known`] once committed.
 #[derive(Default)]
 struct Added {
     targets: Vec<String>,
@@ -201,7 +201,7 @@ struct Added {
     node_targets: Vec<String>,
 }
 
-/// The [`super::KnownKeys`] key of a pair.
+/// The [`super::known::KnownKeys`] key of a pair.
 fn pair_key(pair: &[&str; 2]) -> String {
     format!("{}\0{}", pair[0], pair[1])
 }
@@ -214,7 +214,7 @@ fn pair_key(pair: &[&str; 2]) -> String {
 async fn write_batch(
     conn: &mut AnyConnection,
     stored: Vec<Stored>,
-    known: &super::Known,
+    known: &super::known::Known,
     now: i64,
 ) -> AppResult<(Vec<bool>, Added)> {
     let day = clock::day_of(now);
