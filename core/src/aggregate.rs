@@ -17,9 +17,13 @@
 use crate::record::{ErrorLayer, Outcome, RequestKind, Source};
 use serde::{Deserialize, Serialize};
 
+mod breakdown;
 mod compare;
 mod message;
 
+pub use breakdown::{
+    latency_summary, organic_row, LatencySummary, OrganicRow, UNSPECIFIED_FAILURE,
+};
 pub use compare::{
     compare, CompareError, Comparison, Ranked, Recommendation, CANDIDATES, INSUFFICIENT_HISTORY,
     MIN_RATED_FOR_RECOMMENDATION,

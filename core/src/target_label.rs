@@ -66,6 +66,7 @@ mod containers;
 mod facts;
 mod files;
 mod flags;
+mod lookup;
 mod names;
 
 pub use facts::{LabelFacts, PackageFact, Registry};
@@ -74,6 +75,8 @@ use flags::{
     first_positional, flag_value, BUN_VALUES, DENO_VALUES, NODE_VALUES, NPX_VALUES, PIPX_VALUES,
     PYTHON_VALUES, UV_VALUES,
 };
+
+pub use lookup::lookup_form;
 
 /// How many wrapper commands (`env`, `cmd /c`, `uv run python`) are looked through.
 const MAX_WRAPPERS: usize = 4;

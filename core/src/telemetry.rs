@@ -5,8 +5,8 @@
 //! URL on the client, keeps its host (if the privacy filter allows it) and drops the rest.
 
 use crate::record::validate::{
-    enum_field, opt_record_id, opt_u64_range, req_f64_range, req_text, validate_batch,
-    ValidationError, ValidationErrorKind, MAX_LATENCY_MS,
+    check_batch, opt_record_id, opt_u64_range, req_f64_range, req_text, Checked, ValidationError,
+    ValidationErrorKind, MAX_LATENCY_MS,
 };
 use crate::record::Source;
 use serde::{Deserialize, Serialize};
@@ -14,14 +14,17 @@ use serde_json::Value;
 
 mod host;
 mod ip;
+mod listed;
 mod private;
 mod summary;
 mod url;
 
 pub use host::{host_verdict, BlockReason, HostPolicy, HostVerdict};
+pub use listed::{unlisted_host, unlisted_target};
 pub use private::{
     is_blocked_ip, is_private_name, METADATA_NAMES, PRIVATE_NAME_SUFFIXES, SPECIAL_USE_SUFFIXES,
 };
+pub(crate) use summary::percentile;
 pub use summary::{
     latency_bucket, summarize_telemetry, StatusCounts, TelemetryRollup, TelemetrySummary,
     WeightMix, WeightTier, LATENCY_BUCKETS_MS,
@@ -32,10 +35,14 @@ pub use url::host_from_url;
 pub const RATE_LIMIT_PER_KEY_PER_HOUR: u32 = 600;
 /// Observations one IP may send per hour without an agent key.
 pub const RATE_LIMIT_PER_IP_PER_HOUR: u32 = 60;
+/// Agent registrations one caller (an IPv4 address, an IPv6 /64) may make per hour.
+pub const REGISTRATIONS_PER_CALLER_PER_HOUR: u32 = 10;
 /// Longest HTTP method token accepted.
 pub const MAX_METHOD: usize = 16;
 /// Largest `response_bytes`: the largest integer every host (JavaScript included) holds exactly.
 pub const MAX_RESPONSE_BYTES: u64 = (1 << 53) - 1;
+/// Longest wrapper name accepted in an observation's `source` (SPEC §4).
+pub const MAX_REPORTER: usize = 64;
 
 /// One observed HTTP call: what a telemetry client sends, and all it sends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +59,10 @@ pub struct Observation {
     pub response_bytes: Option<u64>,
     /// Where the data came from.
     pub source: Source,
+    /// The reporting wrapper's name, when `source` named one (`"source":"my-wrapper"`
+    /// means organic data from `my-wrapper`, SPEC §4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reporter: Option<String>,
     /// Optional client idempotency key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record_id: Option<String>,
@@ -64,7 +75,10 @@ fn is_token_char(b: u8) -> bool {
 /// Validates one observation object (SPEC §4) and returns it normalised: host canonical,
 /// method uppercase. `status` must be present (`null` for a connect error) and in
 /// `100..=599`; `latency_ms` finite in `0..=86_400_000`; `response_bytes` optional, a whole
-/// number up to 2^53−1; `source` defaults to organic; unknown fields are ignored and dropped.
+/// number up to 2^53−1; unknown fields are ignored and dropped. `source` is provenance when
+/// it is `organic|seeded|synthetic` (default organic); any other 1–64 characters of
+/// `[A-Za-z0-9._-]` name the reporting wrapper (the seed's `"source":"your-wrapper-name"`),
+/// kept as `reporter` with provenance organic.
 ///
 /// The host is checked for shape only, not against the privacy filter: a client testing
 /// against a local server with `PROWL_TELEMETRY_ALLOW_PRIVATE=1` may legitimately send
@@ -104,7 +118,7 @@ pub fn validate_observation(v: &Value) -> Result<Observation, ValidationError> {
     let status = opt_u64_range(m, "status", 100, 599)?.map(|s| s as u16);
     let latency_ms = req_f64_range(m, "latency_ms", 0.0, MAX_LATENCY_MS)?;
     let response_bytes = opt_u64_range(m, "response_bytes", 0, MAX_RESPONSE_BYTES)?;
-    let source: Source = enum_field(m, "source", "organic|seeded|synthetic")?.unwrap_or_default();
+    let (source, reporter) = source_or_reporter(m.get("source"))?;
     let record_id = opt_record_id(m)?;
     Ok(Observation {
         host: host.to_string(),
@@ -113,14 +127,53 @@ pub fn validate_observation(v: &Value) -> Result<Observation, ValidationError> {
         latency_ms,
         response_bytes,
         source,
+        reporter,
         record_id,
     })
 }
 
-/// Validates one observation object or an array of 1..=1000 (all-or-nothing; errors name
-/// `observations[i].field`).
+/// Reads an observation's `source`: provenance, or the name of the reporting wrapper.
+fn source_or_reporter(v: Option<&Value>) -> Result<(Source, Option<String>), ValidationError> {
+    const EXPECTED: &str =
+        "must be organic|seeded|synthetic or a wrapper name of 1 to 64 characters [A-Za-z0-9._-]";
+    match v {
+        None | Some(Value::Null) => Ok((Source::Organic, None)),
+        Some(Value::String(s)) => {
+            if let Ok(source) = Source::deserialize(Value::String(s.clone())) {
+                return Ok((source, None));
+            }
+            let name_ok = !s.is_empty()
+                && s.len() <= MAX_REPORTER
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+            if name_ok {
+                Ok((Source::Organic, Some(s.clone())))
+            } else {
+                Err(ValidationError::new(
+                    ValidationErrorKind::InvalidFormat,
+                    "source",
+                    EXPECTED,
+                ))
+            }
+        }
+        Some(_) => Err(ValidationError::new(
+            ValidationErrorKind::WrongType,
+            "source",
+            EXPECTED,
+        )),
+    }
+}
+
+/// Validates one observation object or an array of 1..=1000, strictly (the first bad item
+/// fails the batch; errors name `observations[i].field`).
 pub fn validate_observations(v: &Value) -> Result<Vec<Observation>, ValidationError> {
-    validate_batch(v, "observations", validate_observation)
+    check_observations(v)?.strict("observations")
+}
+
+/// Checks one observation object or an array of 1..=1000 item by item, as the API accepts
+/// them: `Err` only for a body of the wrong shape.
+pub fn check_observations(v: &Value) -> Result<Checked<Observation>, ValidationError> {
+    check_batch(v, "observations", validate_observation)
 }
 
 /// Builds the observation of one request on the client, or `None` when nothing may be sent.
@@ -160,6 +213,7 @@ pub fn prepare_observation(
         latency_ms: latency_ms.clamp(0.0, MAX_LATENCY_MS),
         response_bytes: response_bytes.map(|b| b.min(MAX_RESPONSE_BYTES)),
         source,
+        reporter: None,
         record_id: None,
     })
 }

@@ -36,6 +36,16 @@ pub struct Cli {
         global = true
     )]
     pub name: String,
+    /// A reverse proxy (CIDR such as 10.0.0.0/8, or one address) whose X-Forwarded-For
+    /// names the client for rate limits; repeatable. Without it the peer address is the
+    /// client and X-Forwarded-For is ignored.
+    #[arg(long = "trusted-proxy", value_name = "CIDR", global = true)]
+    pub trusted_proxies: Vec<String>,
+    /// UNSAFE, for local testing only: store and list private and special-use hosts
+    /// (localhost, RFC 1918 and other private addresses, .local, .internal, single-label
+    /// names), which the server otherwise refuses whatever a client sent.
+    #[arg(long = "unsafe-allow-private-hosts", global = true)]
+    pub unsafe_allow_private_hosts: bool,
     /// Manage the service catalog instead of serving.
     #[command(subcommand)]
     pub command: Option<Command>,

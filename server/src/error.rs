@@ -23,6 +23,14 @@ pub enum AppError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// No item of a batch is valid (400); each refused item is listed by index.
+    #[error("{message}")]
+    NoneValid {
+        /// What is wrong, naming the first refused item.
+        message: String,
+        /// Every refused item.
+        rejected: Vec<lowdown_core::record::validate::Rejection>,
+    },
     /// Nothing exists under that name (404).
     #[error("{message}")]
     NotFound {
@@ -30,8 +38,10 @@ pub enum AppError {
         message: String,
     },
     /// The caller is over its rate limit (429); retry after `retry_after_secs`.
-    #[error("rate limit exceeded: {limit} observations per hour for this {scope}; retry after {retry_after_secs} s")]
+    #[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
     RateLimited {
+        /// What is counted: `observations` or `registrations`.
+        what: String,
         /// `agent key` or `IP address`.
         scope: String,
         /// The hourly limit that applies.
@@ -66,7 +76,7 @@ impl AppError {
     /// The HTTP status this error maps to.
     pub fn status(&self) -> StatusCode {
         match self {
-            AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            AppError::BadRequest { .. } | AppError::NoneValid { .. } => StatusCode::BAD_REQUEST,
             AppError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::NotFound { .. } => StatusCode::NOT_FOUND,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -87,7 +97,10 @@ impl IntoResponse for AppError {
             tracing::error!(error = %detail, "request failed");
         }
         let status = self.status();
-        let body = serde_json::json!({ "error": self.to_string() });
+        let mut body = serde_json::json!({ "error": self.to_string() });
+        if let AppError::NoneValid { rejected, .. } = &self {
+            body["rejected"] = serde_json::json!(rejected);
+        }
         let mut response = (status, axum::Json(body)).into_response();
         if let AppError::RateLimited {
             retry_after_secs, ..

@@ -1,6 +1,6 @@
 //! Request extractors that turn every malformed input into a JSON `{"error": ...}`.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
@@ -8,6 +8,7 @@ use axum::http::request::Parts;
 use serde_json::Value;
 
 use crate::error::AppError;
+use crate::state::AppState;
 
 /// Largest request body accepted: 1 MiB. Larger bodies get 413 and are not read further.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -57,20 +58,34 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
-/// The peer address of the connection, or `None` when the router runs without a socket
-/// (as in `oneshot` tests that do not set one).
+/// The client's address: the connection's peer, or, when the peer is a trusted proxy
+/// (`--trusted-proxy`), the address its `X-Forwarded-For` names ([`crate::caller::TrustedProxies::client`]).
+/// `None` when the router runs without a socket (as in `oneshot` tests that set none).
 #[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub Option<std::net::IpAddr>);
+pub struct ClientAddr(pub Option<IpAddr>);
 
-impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+impl FromRequestParts<AppState> for ClientAddr {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(ClientIp(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip()),
-        ))
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let Some(peer) = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip())
+        else {
+            return Ok(ClientAddr(None));
+        };
+        let forwarded: Vec<&str> = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        Ok(ClientAddr(Some(
+            state.trusted_proxies.client(peer, &forwarded),
+        )))
     }
 }

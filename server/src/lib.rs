@@ -7,6 +7,7 @@
 // The OpenAPI document is one large `json!` literal.
 #![recursion_limit = "512"]
 
+pub mod caller;
 pub mod clock;
 pub mod db;
 pub mod error;

@@ -22,6 +22,8 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    let trusted = lowdown_server::caller::TrustedProxies::parse(&cli.trusted_proxies)
+        .map_err(anyhow::Error::msg)?;
     let home = config::lowdown_home(
         std::env::var(lowdown_core::defaults::HOME_ENV)
             .ok()
@@ -83,7 +85,12 @@ async fn main() -> anyhow::Result<()> {
                 "lowdown-server listening on http://{} ({backend})",
                 cli.listen
             );
-            let state = AppState::new(db, cli.name);
+            if cli.unsafe_allow_private_hosts {
+                tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
+            }
+            let state = AppState::new(db, cli.name)
+                .with_trusted_proxies(trusted)
+                .with_private_hosts(cli.unsafe_allow_private_hosts);
             lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal())
                 .await?;
         }

@@ -2,6 +2,13 @@
 //! [`crate::routes::ROUTES`] by a test, and every documented status is exercised by the
 //! HTTP tests.
 
+use lowdown_core::record::validate::{
+    MAX_BATCH, MAX_LATENCY_MS, MAX_NAME, MAX_RECORD_ID, MAX_TARGET, MAX_VERSION,
+};
+use lowdown_core::telemetry::{
+    MAX_METHOD, MAX_REPORTER, RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR,
+    REGISTRATIONS_PER_CALLER_PER_HOUR,
+};
 use serde_json::{json, Value};
 
 fn error_response(description: &str) -> Value {
@@ -25,36 +32,55 @@ fn schemas() -> Value {
     let nullable_enum = |v: &[&str]| json!({"type": ["string", "null"], "enum": v.iter().map(|s| json!(s)).chain([Value::Null]).collect::<Vec<_>>()});
     let count = json!({"type": "integer", "minimum": 0});
     let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
+    let record_id = format!("^[A-Za-z0-9_-]{{1,{MAX_RECORD_ID}}}$");
+    let version = format!("^[0-9A-Za-z.+_-]{{1,{MAX_VERSION}}}$");
     json!({
-        "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string", "description": "What is wrong, naming the field."}}},
+        "Error": {"type": "object", "required": ["error"], "properties": {
+            "error": {"type": "string", "description": "What is wrong, naming the field."},
+            "rejected": {"type": "array", "items": r("Rejection"), "description": "When no item of an array is valid: every refused item by index."}}},
+        "Rejection": {"type": "object", "required": ["index", "error"], "properties": {
+            "index": {"type": "integer", "minimum": 0, "description": "Position of the item in the submitted array (0 for a single object)."},
+            "error": {"type": "string", "description": "`field: what is wrong` (`record: …` when the item is not an object); never echoes the value."}}},
         "InteractionRecord": {
             "type": "object",
             "required": ["target", "target_type", "task_type", "outcome"],
             "properties": {
-                "record_id": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "Client idempotency key: a repeated id is acknowledged, stored once."},
-                "actor": {"type": "string", "maxLength": 128, "default": "anonymous"},
-                "target": {"type": "string", "maxLength": 256},
+                "record_id": {"type": ["string", "null"], "pattern": record_id, "description": "Client idempotency key: a repeated id is acknowledged, never counted twice."},
+                "actor": {"type": "string", "maxLength": MAX_NAME, "default": "anonymous"},
+                "target": {"type": "string", "maxLength": MAX_TARGET, "description": "A target naming a private or special-use host (`url:localhost`, `10.0.0.7`, `db.internal`) is refused."},
                 "target_type": enum_of(&["tool", "agent", "service", "human"]),
-                "task_type": {"type": "string", "maxLength": 128},
+                "task_type": {"type": "string", "maxLength": MAX_NAME},
                 "outcome": enum_of(&["success", "partial", "failure", "cancelled"]),
                 "failure_type": nullable_enum(&["invalid_arguments", "timeout", "server_error", "tool_error", "unknown"]),
                 "error_layer": nullable_enum(&["tool", "request", "server"]),
                 "request_kind": {"type": "string", "enum": ["tool", "protocol"], "default": "tool"},
-                "latency_ms": {"type": ["number", "null"], "minimum": 0, "maximum": 86_400_000},
+                "latency_ms": {"type": ["number", "null"], "minimum": 0, "maximum": MAX_LATENCY_MS},
                 "source": {"type": "string", "enum": ["organic", "seeded", "synthetic"], "default": "organic"},
                 "node_id": {"type": ["string", "null"], "pattern": "^ld_[A-Za-z0-9_-]{1,64}$"},
-                "server_version": {"type": ["string", "null"], "pattern": "^[0-9A-Za-z.+_-]{1,32}$"},
+                "server_version": {"type": ["string", "null"], "pattern": version},
                 "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
-                "recorder_version": {"type": ["string", "null"], "pattern": "^[0-9A-Za-z.+_-]{1,32}$"},
-                "protocol_version": {"type": ["string", "null"], "pattern": "^[0-9A-Za-z.+_-]{1,32}$"}
+                "recorder_version": {"type": ["string", "null"], "pattern": version},
+                "protocol_version": {"type": ["string", "null"], "pattern": version}
             }
         },
-        "Accepted": {"type": "object", "required": ["ok", "accepted"], "properties": {
-            "ok": {"const": true}, "accepted": count.clone(), "stored": {"type": "integer", "description": "Records new to the store (repeats of a record_id are not)."}}},
+        "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected"], "properties": {
+            "ok": {"const": true},
+            "accepted": {"type": "integer", "minimum": 1, "description": "Valid records, each now stored (new or already)."},
+            "duplicates": {"type": "integer", "minimum": 0, "description": "Accepted records whose record_id was already stored or repeated: acknowledged, never counted twice."},
+            "rejected": {"type": "array", "items": r("Rejection"), "description": "Refused records by index; the others were stored."}}},
         "BySource": {"type": "object", "properties": {"organic": count.clone(), "seeded": count.clone(), "synthetic": count.clone()}},
-        "Source": {"type": "object", "description": "Which deployment answered, from what data, when.", "properties": {
-            "deployment": {"type": "string"}, "data": {"type": "string"}, "retrieved_at": {"type": "string", "format": "date-time"}}},
-        "Brief": {"type": "object", "properties": {"interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone()}},
+        "Source": {"type": "object", "required": ["dataset", "license", "retrieved_at", "cite"], "description": "Always the answer's last field: where the numbers come from and how to cite them.", "properties": {
+            "dataset": {"type": "string", "description": "`Lowdown records: <deployment name>`."},
+            "license": {"const": "CC BY 4.0"},
+            "retrieved_at": {"type": "string", "format": "date-time"},
+            "cite": {"type": "string", "description": "`<dataset>, <subject>, retrieved <retrieved_at>. CC BY 4.0, https://creativecommons.org/licenses/by/4.0/`: include it when republishing."}}},
+        "OrganicRow": {"type": "object", "description": "One row of a breakdown, organic only; rows with no organic tool interaction are left out.", "properties": {
+            "interactions": {"type": "integer", "minimum": 1, "description": "Organic tool interactions (rated, rejected, cancelled)."},
+            "rated_interactions": count.clone(), "success_rate": rate.clone()}},
+        "Latency": {"type": ["object", "null"], "description": "Rated organic tool calls that carried a latency; null when none did. p50/p95 are latency-bucket upper bounds.", "properties": {
+            "avg": {"type": "number"}, "p50": {"type": "number"}, "p95": {"type": "number"}}},
+        "FailureCounts": {"type": "object", "description": "Rated organic failures per failure_type (`unspecified` when none was recorded); sums to the failures; rejections are never in it.",
+            "additionalProperties": {"type": "integer", "minimum": 1}},
         "Telemetry": {"type": "object", "description": "Self-reported HTTP telemetry (organic); never changes success_rate.", "properties": {
             "observations": count.clone(), "weighted_success_rate": rate.clone(),
             "status_classes": {"type": "object", "properties": {"success": count.clone(), "failure": count.clone(), "throttled": count.clone(), "rejected": count.clone()}},
@@ -68,21 +94,23 @@ fn schemas() -> Value {
             "target": {"type": "string", "description": "The name asked for."},
             "resolved_target": {"type": ["string", "null"], "description": "The stored target answered for; null when nothing matched."},
             "task_type": {"type": "string"},
-            "candidates": {"type": "array", "items": {"type": "string"}, "description": "Present (and no numbers) when a short name matched several targets."},
+            "candidates": {"type": "array", "items": {"type": "string"}, "description": "Present (and no numbers) when a short name matched several targets, or a namespaced name (npm:, pypi:, mcp:, url:) matched none exactly: similar names are listed, never substituted."},
             "message": {"type": "string"},
             "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone(),
             "protocol_requests": count.clone(), "rejected_requests": count.clone(), "cancelled_requests": count.clone(),
             "by_source": r("BySource"),
             "confidence": enum_of(&["none", "low", "medium", "high"]),
+            "latency_ms": r("Latency"),
+            "failure_breakdown": r("FailureCounts"),
             "telemetry": r("Telemetry"),
-            "source": r("Source"),
-            "task_breakdown": {"type": "object", "description": "Contributors only.", "additionalProperties": {"type": "object", "properties": {
+            "task_breakdown": {"type": "object", "description": "Contributors only; organic; tasks with an organic tool interaction.", "additionalProperties": {"type": "object", "properties": {
                 "success": count.clone(), "partial": count.clone(), "failure": count.clone(), "rejected": count.clone(), "cancelled": count.clone(),
-                "failure_types": {"type": "object", "additionalProperties": count.clone()}, "interactions": count.clone(), "success_rate": rate.clone()}}},
-            "recent_trends": {"type": "array", "description": "Contributors only; last 30 days with records.", "items": {"type": "object", "properties": {
-                "date": {"type": "string", "format": "date"}, "count": count.clone(), "success_rate": rate.clone()}}},
-            "by_server_version": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("Brief")},
-            "by_schema_hash": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("Brief")}}},
+                "failure_types": r("FailureCounts"), "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone()}}},
+            "recent_trends": {"type": "array", "description": "Contributors only; organic; the last 30 days that had an organic tool interaction.", "items": {"type": "object", "properties": {
+                "date": {"type": "string", "format": "date"}, "count": {"type": "integer", "minimum": 1, "description": "Organic tool interactions that day."}, "success_rate": rate.clone()}}},
+            "by_server_version": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("OrganicRow")},
+            "by_schema_hash": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("OrganicRow")},
+            "source": r("Source")}},
         "Comparison": {"type": "object", "properties": {
             "ranked": {"type": "array", "items": {"type": "object", "properties": {"target": {"type": "string"}, "success_rate": rate.clone(), "rated_interactions": count.clone(), "confidence": enum_of(&["none", "low", "medium", "high"])}}},
             "recommendation": {"type": "object", "properties": {"target": {"type": ["string", "null"]}, "reason": {"type": "string"}}},
@@ -95,20 +123,27 @@ fn schemas() -> Value {
             "network": {"type": "object", "properties": {"total_nodes": count.clone(), "total_interactions": count.clone()}},
             "rank": {"type": "object", "properties": {"percentile": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of nodes that contributed no more than this one."}}}}},
         "Observation": {"type": "object", "required": ["host", "method", "status", "latency_ms"], "properties": {
-            "host": {"type": "string", "description": "Bare host only: no scheme, port, path or query."},
-            "method": {"type": "string", "maxLength": 16},
+            "host": {"type": "string", "description": "Bare host only: no scheme, port, path or query. Private and special-use hosts (localhost, private addresses, .local, .internal, single labels, metadata endpoints) are refused, never stored."},
+            "method": {"type": "string", "maxLength": MAX_METHOD},
             "status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599, "description": "null when no response arrived."},
-            "latency_ms": {"type": "number", "minimum": 0, "maximum": 86_400_000},
+            "latency_ms": {"type": "number", "minimum": 0, "maximum": MAX_LATENCY_MS},
             "response_bytes": {"type": ["integer", "null"], "minimum": 0},
-            "source": {"type": "string", "enum": ["organic", "seeded", "synthetic"], "default": "organic"},
-            "record_id": {"type": ["string", "null"], "pattern": "^[A-Za-z0-9_-]{1,64}$"}}},
-        "ObserveResult": {"type": "object", "properties": {
-            "ok": {"const": true}, "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]},
-            "accepted": count.clone(), "stored": count.clone(),
-            "items": {"type": "array", "items": {"type": "object", "properties": {"weight": {"type": "number"}, "service_id": {"type": ["string", "null"]}}}}}},
+            "source": {"type": "string", "default": "organic", "pattern": format!("^[A-Za-z0-9._-]{{1,{MAX_REPORTER}}}$"),
+                "description": "`organic`, `seeded` or `synthetic` is provenance; any other name is the reporting wrapper's (`your-wrapper-name`), stored as `reporter` with provenance organic."},
+            "record_id": {"type": ["string", "null"], "pattern": record_id}}},
+        "Weighed": {"type": "object", "required": ["weight", "service_id"], "properties": {
+            "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
+        "ObserveResult": {"oneOf": [
+            {"type": "object", "description": "One observation.", "required": ["ok", "weight", "service_id"], "properties": {
+                "ok": {"const": true}, "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
+            {"type": "object", "description": "An array: one item per observation, in order.", "required": ["ok", "accepted", "rate_limited", "items"], "properties": {
+                "ok": {"const": true},
+                "accepted": {"type": "integer", "minimum": 1, "description": "Items stored now plus acknowledged duplicates."},
+                "rate_limited": {"type": "integer", "minimum": 0, "description": "Items refused past the caller's remaining budget (the last ones)."},
+                "items": {"type": "array", "items": {"oneOf": [r("Weighed"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}]},
         "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
-            "name": {"type": "string", "maxLength": 128}, "model_provider": {"type": "string", "maxLength": 128},
-            "model_id": {"type": "string", "maxLength": 128}, "environment": {"type": "string", "maxLength": 128}}},
+            "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
+            "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME}}},
         "AgentKey": {"type": "object", "properties": {"agent_key": {"type": "string", "pattern": "^ak_[0-9a-f]{48}$"}, "agent_id": {"type": "string"}}},
         "SamplingVerifyRequest": {"type": "object", "required": ["service_id", "agent_id", "salt_id", "salt", "sampling_rate"], "properties": {
             "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "salt_id": {"type": "string"}, "salt": {"type": "string"},
@@ -129,34 +164,41 @@ pub fn document() -> Value {
     let internal = error_response("Internal error (details are logged, never returned).");
     let node_header = json!({"name": "x-lowdown-node-id", "in": "header", "required": false, "schema": {"type": "string", "pattern": "^ld_[A-Za-z0-9_-]{1,64}$"},
         "description": "Id of a node that has contributed records: adds the contributor detail."});
-    let task_param = json!({"name": "task_type", "in": "query", "required": false, "schema": {"type": "string", "maxLength": 128}, "description": "Narrow to one task."});
+    let retry_after = json!({"schema": {"type": "integer", "minimum": 1}, "description": "Seconds until the caller's one-hour window ends (sent when something was refused for the rate limit)."});
+    let task_param = json!({"name": "task_type", "in": "query", "required": false, "schema": {"type": "string", "maxLength": MAX_NAME}, "description": "Narrow to one task."});
     json!({
         "openapi": "3.1.0",
         "info": {"title": "Lowdown API", "version": env!("CARGO_PKG_VERSION"),
             "description": "What agents have seen of tools and services: facts, not scores. No auth for reads or recording; CORS open; errors are {\"error\": \"...\"}."},
         "servers": [{"url": lowdown_core::defaults::API_URL}],
         "paths": {
-            "/api/interactions": {"post": {"operationId": "recordInteractions", "summary": "Record one interaction or up to 1000 (all-or-nothing).",
-                "requestBody": json_body(json!({"oneOf": [r("InteractionRecord"), {"type": "array", "minItems": 1, "maxItems": 1000, "items": r("InteractionRecord")}]})),
-                "responses": {"201": ok("Stored (repeated record_ids acknowledged, stored once).", r("Accepted")), "400": bad.clone(), "413": too_large.clone(), "500": internal.clone()}}},
+            "/api/interactions": {"post": {"operationId": "recordInteractions", "summary": "Record one interaction or an array of them; each is accepted or refused on its own.",
+                "requestBody": json_body(json!({"oneOf": [r("InteractionRecord"), {"type": "array", "minItems": 1, "maxItems": MAX_BATCH, "items": r("InteractionRecord")}]})),
+                "responses": {"201": ok("The valid records are stored (repeated record_ids acknowledged, never counted twice); the others are refused by index.", r("Recorded")),
+                    "400": error_response("The body is not a record or an array of records, or no record is valid (then `rejected` lists each by index)."), "413": too_large.clone(), "500": internal.clone()}}},
             "/api/reputation/{target}": {"get": {"operationId": "getReputation", "summary": "What the network has seen of a target.",
-                "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": 256}, "description": "As recorded (a `/` raw or `%2F`), or a short name."}, task_param.clone(), node_header],
-                "responses": {"200": ok("The answer, or `candidates` for an ambiguous short name.", r("Reputation")), "400": bad.clone(), "500": internal.clone()}}},
+                "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
+                    "description": "As recorded (a `/` raw or `%2F`); `pypi:` names also by PEP 503 and `npm:` names in any case; or a short name that matches one target."}, task_param.clone(), node_header],
+                "responses": {"200": ok("The answer, or `candidates` (never a substitute).", r("Reputation")), "400": bad.clone(), "500": internal.clone()}}},
             "/api/compare": {"get": {"operationId": "compareTargets", "summary": "Rank 2-5 targets by organic success rate.",
                 "parameters": [{"name": "targets", "in": "query", "required": true, "schema": {"type": "string"}, "description": "2 to 5 names, comma-separated."}, task_param],
                 "responses": {"200": ok("Ranked, with a recommendation only when the evidence allows.", r("Comparison")), "400": bad.clone(), "500": internal.clone()}}},
             "/api/node/{node_id}": {"get": {"operationId": "getNode", "summary": "A node's contribution and rank.",
                 "parameters": [{"name": "node_id", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^ld_[A-Za-z0-9_-]{1,64}$"}}],
                 "responses": {"200": ok("Known (`active`) or `unknown`.", r("Node")), "400": bad.clone(), "500": internal.clone()}}},
-            "/v1/telemetry/observe": {"post": {"operationId": "observe", "summary": "Report HTTP observations (host only).",
+            "/v1/telemetry/observe": {"post": {"operationId": "observe", "summary": "Report HTTP observations (host only); the limit counts observations.",
                 "parameters": [{"name": "X-Agent-Key", "in": "header", "required": false, "schema": {"type": "string"}, "description": "A registered ak_ key raises the weight and the rate limit."}],
-                "requestBody": json_body(json!({"oneOf": [r("Observation"), {"type": "array", "minItems": 1, "maxItems": 1000, "items": r("Observation")}]})),
-                "responses": {"200": ok("Weighed and stored.", r("ObserveResult")), "400": bad.clone(), "413": too_large.clone(),
-                    "429": {"description": "Over 600/h per agent key or 60/h per IP.", "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}},
+                "requestBody": json_body(json!({"oneOf": [r("Observation"), {"type": "array", "minItems": 1, "maxItems": MAX_BATCH, "items": r("Observation")}]})),
+                "responses": {"200": {"description": format!("Weighed and stored. Past the limit ({RATE_LIMIT_PER_KEY_PER_HOUR} observations/h per agent key, {RATE_LIMIT_PER_IP_PER_HOUR}/h per caller without one) an array is partly accepted: the first items up to the remaining budget, the rest refused (`rate_limited`)."),
+                        "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": r("ObserveResult")}}},
+                    "400": error_response("The body is not an observation or an array of them, or nothing in it is valid (a private host is refused, never stored)."), "413": too_large.clone(),
+                    "429": {"description": "Nothing accepted: the caller's budget is used up.", "headers": {"Retry-After": retry_after.clone()},
                         "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},
             "/v1/auth/agents/register": {"post": {"operationId": "registerAgent", "summary": "Get an agent key (shown once, stored hashed).",
                 "requestBody": json_body(r("AgentRegistration")),
-                "responses": {"201": ok("Registered.", r("AgentKey")), "400": bad.clone(), "413": too_large.clone(), "500": internal.clone()}}},
+                "responses": {"201": ok("Registered.", r("AgentKey")), "400": bad.clone(), "413": too_large.clone(),
+                    "429": {"description": format!("Over {REGISTRATIONS_PER_CALLER_PER_HOUR} registrations per hour for this caller."), "headers": {"Retry-After": retry_after},
+                        "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},
             "/v1/sampling/verify": {"post": {"operationId": "verifySampling", "summary": "Recompute a past sampling decision from its published salt.",
                 "requestBody": json_body(r("SamplingVerifyRequest")),
                 "responses": {"200": ok("The recomputed decision.", r("SamplingVerifyResult")), "400": bad.clone(), "413": too_large, "500": internal.clone()}}},

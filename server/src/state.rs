@@ -1,23 +1,46 @@
 //! What every handler shares.
 
+use std::sync::Arc;
+
+use crate::caller::TrustedProxies;
 use crate::db::Db;
 
-/// Shared state of the app: the database and the deployment's name. Nothing else: rate
-/// limits live in the database, so any number of servers can share one.
+/// Shared state of the app: the database, the deployment's name and its request policy.
+/// Rate limits live in the database, so any number of servers can share one.
 #[derive(Clone)]
 pub struct AppState {
     /// Storage.
     pub db: Db,
     /// Named in every answer's `source` block, e.g. `lowdown-server (local)`.
     pub deployment: String,
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxies: Arc<TrustedProxies>,
+    /// `--unsafe-allow-private-hosts`: store and list private and special-use hosts (for
+    /// local testing only). @default false
+    pub allow_private_hosts: bool,
 }
 
 impl AppState {
-    /// State over `db`, naming the deployment `deployment`.
+    /// State over `db`, naming the deployment `deployment`; no trusted proxies, private
+    /// hosts refused.
     pub fn new(db: Db, deployment: impl Into<String>) -> Self {
         AppState {
             db,
             deployment: deployment.into(),
+            trusted_proxies: Arc::default(),
+            allow_private_hosts: false,
         }
+    }
+
+    /// The same state, believing `X-Forwarded-For` from `proxies`.
+    pub fn with_trusted_proxies(mut self, proxies: TrustedProxies) -> Self {
+        self.trusted_proxies = Arc::new(proxies);
+        self
+    }
+
+    /// The same state, storing and listing private hosts when `allow` (unsafe).
+    pub fn with_private_hosts(mut self, allow: bool) -> Self {
+        self.allow_private_hosts = allow;
+        self
     }
 }

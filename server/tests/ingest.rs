@@ -1,5 +1,5 @@
-//! `POST /api/interactions` over `oneshot`, on SQLite and PostgreSQL: acceptance,
-//! all-or-nothing validation, idempotency, size limits and privacy.
+//! `POST /api/interactions` over `oneshot`, on SQLite and PostgreSQL: per-record
+//! acceptance, idempotency, private hosts, size limits and privacy.
 
 mod common;
 
@@ -29,27 +29,54 @@ async fn single_record_is_stored_and_read_back(t: &TestDb) {
 }
 on_both!(single_record_is_stored_and_read_back);
 
-async fn batch_is_all_or_nothing_and_names_the_index(t: &TestDb) {
+async fn one_bad_record_costs_only_itself(t: &TestDb) {
     let app = t.app();
     let mut bad = record("npm:demo", "exploded");
     bad["actor"] = json!("agent:x");
     let body = json!([
         record("npm:demo", "success"),
+        bad,
         record("npm:demo", "failure"),
-        bad
+        "not a record",
+        record("npm:demo", "success")
     ]);
     let r = post(&app, "/api/interactions", &body).await;
-    assert_eq!(r.status, 400);
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(
+        r.json,
+        json!({"ok": true, "accepted": 3, "duplicates": 0, "rejected": [
+            {"index": 1, "error": "outcome: must be one of success|partial|failure|cancelled"},
+            {"index": 3, "error": "record: must be a JSON object"}
+        ]})
+    );
+    assert_eq!(
+        stored(t).await,
+        3,
+        "the good records around the bad ones are stored"
+    );
+    let rep = get(&app, "/api/reputation/npm:demo").await;
+    assert_eq!(rep.json["rated_interactions"], 3);
+
+    // Nothing valid at all: 400, naming the first refusal and listing each by index.
+    let r = post(&app, "/api/interactions", &json!([bad_outcome(), 5])).await;
+    assert_eq!(r.status, 400, "{}", r.text);
     let msg = r.json["error"].as_str().unwrap();
-    assert!(msg.starts_with("records[2].outcome"), "{msg}");
-    assert_eq!(stored(t).await, 0, "a rejected batch wrote nothing");
-    assert_eq!(t.count("rollup_targets").await, 0);
+    assert!(
+        msg.starts_with("records: no valid record (2 refused; records[0].outcome"),
+        "{msg}"
+    );
+    assert_eq!(
+        r.json["rejected"][1],
+        json!({"index": 1, "error": "record: must be a JSON object"})
+    );
+    assert_eq!(stored(t).await, 3);
 
     let ok: Vec<Value> = (0..1000).map(|_| record("npm:demo", "success")).collect();
     let r = post(&app, "/api/interactions", &Value::Array(ok)).await;
     assert_eq!(r.status, 201, "{}", r.text);
     assert_eq!(r.json["accepted"], 1000);
-    assert_eq!(stored(t).await, 1000);
+    assert_eq!(r.json["rejected"], json!([]));
+    assert_eq!(stored(t).await, 1003);
 
     let too_many: Vec<Value> = (0..1001).map(|_| record("npm:demo", "success")).collect();
     let r = post(&app, "/api/interactions", &Value::Array(too_many)).await;
@@ -59,10 +86,74 @@ async fn batch_is_all_or_nothing_and_names_the_index(t: &TestDb) {
         "{}",
         r.text
     );
-    assert_eq!(stored(t).await, 1000);
+    assert_eq!(stored(t).await, 1003);
     common::assert_rollups_match_raw(t).await;
 }
-on_both!(batch_is_all_or_nothing_and_names_the_index);
+on_both!(one_bad_record_costs_only_itself);
+
+fn bad_outcome() -> Value {
+    let mut r = record("npm:demo", "success");
+    r["outcome"] = json!("exploded");
+    r
+}
+
+async fn private_hosts_in_targets_are_refused_and_never_listed(t: &TestDb) {
+    let app = t.app();
+    let body = json!([
+        record("url:mcp.example.com", "success"),
+        record("url:localhost:8931", "success"),
+        record("url:10.0.0.12", "success"),
+        record("db.internal", "success"),
+        record("npm:@scope/db.internal", "success"),
+    ]);
+    let r = post(&app, "/api/interactions", &body).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json["accepted"], 2);
+    let refused: Vec<(u64, String)> = r.json["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["index"].as_u64().unwrap(),
+                x["error"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            (
+                1,
+                "target: a private or special-use host (localhost) is never stored".to_owned()
+            ),
+            (
+                2,
+                "target: a private or special-use host (private) is never stored".to_owned()
+            ),
+            (
+                3,
+                "target: a private or special-use host (local_name) is never stored".to_owned()
+            ),
+        ]
+    );
+    for t_ in ["url:localhost:8931", "url:10.0.0.12", "db.internal"] {
+        let n = sqlx::query("SELECT COUNT(*) FROM targets WHERE target = $1")
+            .bind(t_)
+            .fetch_one(&t.check.pool)
+            .await
+            .unwrap();
+        assert_eq!(
+            sqlx::Row::try_get::<i64, _>(&n, 0).unwrap(),
+            0,
+            "{t_} stored"
+        );
+    }
+    let r = get(&app, "/api/reputation/localhost").await;
+    assert!(r.json.get("candidates").is_none(), "{}", r.text);
+    assert_eq!(r.json["resolved_target"], Value::Null);
+}
+on_both!(private_hosts_in_targets_are_refused_and_never_listed);
 
 async fn repeated_record_ids_count_once(t: &TestDb) {
     let app = t.app();
@@ -71,11 +162,14 @@ async fn repeated_record_ids_count_once(t: &TestDb) {
     let r = post(&app, "/api/interactions", &json!([a.clone(), a.clone()])).await;
     assert_eq!(r.status, 201);
     assert_eq!(r.json["accepted"], 2);
-    assert_eq!(r.json["stored"], 1);
+    assert_eq!(r.json["duplicates"], 1);
     // The proxy retries from its spool: acknowledged again, never counted twice.
     let r = post(&app, "/api/interactions", &a).await;
     assert_eq!(r.status, 201);
-    assert_eq!(r.json["stored"], 0);
+    assert_eq!(
+        r.json,
+        json!({"ok": true, "accepted": 1, "duplicates": 1, "rejected": []})
+    );
     let rep = get(&app, "/api/reputation/npm:retry").await;
     assert_eq!(rep.json["interactions"], 1);
     common::assert_rollups_match_raw(t).await;
@@ -97,8 +191,9 @@ fn bad_bodies() -> Vec<(String, u16, &'static str)> {
     vec![
         ("{\"target\": ".into(), 400, "malformed JSON"),
         ("".into(), 400, "empty body"),
-        ("42".into(), 400, "record"),
+        ("42".into(), 400, "records"),
         ("[]".into(), 400, "records"),
+        ("[42]".into(), 400, "records[0]: must be a JSON object"),
         (with("outcome", json!(1)), 400, "outcome"),
         (with("outcome", json!("great")), 400, "outcome"),
         (with("target_type", json!("robot")), 400, "target_type"),

@@ -141,3 +141,88 @@ async fn server_errors_hide_internals(t: &TestDb) {
     }
 }
 on_both!(server_errors_hide_internals);
+
+fn keys(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+async fn openapi_documents_what_the_answers_carry(t: &TestDb) {
+    use serde_json::json;
+    let app = t.app();
+    let doc = get(&app, "/openapi.json").await.json;
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+    let props = |s: serde_json::Value| keys(&s["properties"]);
+    let mut rec = common::record("api.stripe.com", "failure");
+    rec["node_id"] = json!("ld_0123456789ab");
+    rec["latency_ms"] = json!(12);
+    rec["failure_type"] = json!("timeout");
+    let r = common::post(&app, "/api/interactions", &json!([rec, 5])).await;
+    assert_eq!(keys(&r.json), props(schema("Recorded")));
+    assert_eq!(keys(&r.json["rejected"][0]), props(schema("Rejection")));
+    let bad = common::post(&app, "/api/interactions", &json!([5])).await;
+    assert_eq!(keys(&bad.json), props(schema("Error")));
+    let obs = json!({"host": "api.stripe.com", "method": "GET", "status": 200, "latency_ms": 3});
+    let one = common::post(&app, "/v1/telemetry/observe", &obs).await;
+    assert_eq!(
+        keys(&one.json),
+        props(schema("ObserveResult")["oneOf"][0].clone())
+    );
+    let many = common::post(&app, "/v1/telemetry/observe", &json!([obs, {"host": "x"}])).await;
+    assert_eq!(
+        keys(&many.json),
+        props(schema("ObserveResult")["oneOf"][1].clone())
+    );
+    assert_eq!(keys(&many.json["items"][0]), props(schema("Weighed")));
+    let hdr = [("x-lowdown-node-id", "ld_0123456789ab")];
+    let full = call(
+        &app,
+        "GET",
+        "/api/reputation/api.stripe.com?task_type=search",
+        &hdr,
+        None,
+    )
+    .await;
+    common::post(
+        &app,
+        "/api/interactions",
+        &common::record("npm:search-a", "success"),
+    )
+    .await;
+    common::post(
+        &app,
+        "/api/interactions",
+        &common::record("npm:search-b", "success"),
+    )
+    .await;
+    let candidates = get(&app, "/api/reputation/search").await;
+    assert!(
+        candidates.json["candidates"].is_array(),
+        "{}",
+        candidates.text
+    );
+    let mut seen = keys(&full.json);
+    seen.extend(keys(&candidates.json));
+    assert_eq!(
+        seen,
+        props(schema("Reputation")),
+        "answers and openapi.json disagree"
+    );
+    assert_eq!(keys(&full.json["source"]), props(schema("Source")));
+    assert_eq!(keys(&full.json["latency_ms"]), props(schema("Latency")));
+    assert_eq!(
+        keys(&full.json["by_server_version"]["(none)"]),
+        props(schema("OrganicRow"))
+    );
+    let task_row = &doc["components"]["schemas"]["Reputation"]["properties"]["task_breakdown"]
+        ["additionalProperties"];
+    assert_eq!(
+        keys(&full.json["task_breakdown"]["search"]),
+        props(task_row.clone())
+    );
+    assert_eq!(keys(&full.json["telemetry"]), props(schema("Telemetry")));
+}
+on_both!(openapi_documents_what_the_answers_carry);

@@ -1,6 +1,8 @@
-//! Telemetry rate limits kept in the database: one limit for every server sharing it
-//! (the scale-out case), 429 + `Retry-After`, nothing written when refused, windows that
-//! reset, and callers stored as hashes. On SQLite and PostgreSQL.
+//! Rate limits kept in the database: one limit for every server sharing it (the scale-out
+//! case), limits that count observations with partial acceptance, 429 + `Retry-After`
+//! only when nothing is accepted, windows that reset, callers stored as keyed hashes (one
+//! bucket per IPv6 /64), `X-Forwarded-For` believed only from a trusted proxy, and
+//! limited registration. On SQLite and PostgreSQL.
 
 mod common;
 
@@ -11,8 +13,9 @@ use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use common::TestDb;
+use lowdown_server::caller::{bucket, subject, TrustedProxies};
 use lowdown_server::db::Db;
-use lowdown_server::ratelimit::{prune, subject_hash, WINDOW_MS};
+use lowdown_server::ratelimit::{prune, WINDOW_MS};
 use lowdown_server::AppState;
 use serde_json::{json, Value};
 use sqlx::Row;
@@ -24,20 +27,47 @@ fn batch(n: usize) -> String {
     Value::Array(vec![one; n]).to_string()
 }
 
-/// `POST /v1/telemetry/observe` from client address `ip`: (status, Retry-After).
-async fn observe(app: &Router, ip: &str, n: usize) -> (StatusCode, Option<u64>) {
-    let addr: SocketAddr = format!("{ip}:40000").parse().unwrap();
-    let mut req = Request::post("/v1/telemetry/observe")
-        .header("content-type", "application/json")
-        .body(Body::from(batch(n)))
-        .unwrap();
+/// A request to `uri` from peer address `ip` carrying `headers`: (status, Retry-After, body).
+async fn from_peer(
+    app: &Router,
+    uri: &str,
+    ip: &str,
+    headers: &[(&str, &str)],
+    body: String,
+) -> (StatusCode, Option<u64>, Value) {
+    let addr = SocketAddr::new(ip.parse().unwrap(), 40000);
+    let mut req = Request::post(uri).header("content-type", "application/json");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut req = req.body(Body::from(body)).unwrap();
     req.extensions_mut().insert(ConnectInfo(addr));
     let res = app.clone().oneshot(req).await.unwrap();
     let retry = res
         .headers()
         .get("retry-after")
         .map(|v| v.to_str().unwrap().parse().unwrap());
-    (res.status(), retry)
+    let status = res.status();
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (status, retry, serde_json::from_slice(&bytes).unwrap())
+}
+
+/// `POST /v1/telemetry/observe` of `n` observations from client address `ip`: (status,
+/// Retry-After).
+async fn observe(app: &Router, ip: &str, n: usize) -> (StatusCode, Option<u64>) {
+    let (status, retry, _) = from_peer(app, "/v1/telemetry/observe", ip, &[], batch(n)).await;
+    (status, retry)
+}
+
+/// The stored subject of the anonymous observation budget of address `ip`.
+fn observe_subject(t: &TestDb, ip: &str) -> String {
+    subject(
+        t.db.caller_secret(),
+        "observe",
+        &bucket(Some(ip.parse().unwrap())),
+    )
 }
 
 /// A second server on the same database: its own pool (and, on SQLite, its own writer).
@@ -49,7 +79,7 @@ async fn second_server(t: &TestDb) -> (Router, Db) {
 /// `(window_start, n)` stored for client address `ip`.
 async fn window(t: &TestDb, ip: &str) -> Option<(i64, i64)> {
     sqlx::query("SELECT window_start, n FROM rate_limits WHERE subject = $1")
-        .bind(subject_hash(&format!("ip:{ip}")))
+        .bind(observe_subject(t, ip))
         .fetch_optional(&t.check.pool)
         .await
         .unwrap()
@@ -60,7 +90,7 @@ async fn window(t: &TestDb, ip: &str) -> Option<(i64, i64)> {
 async fn open_window_at(t: &TestDb, ip: &str, start: i64) {
     sqlx::query("UPDATE rate_limits SET window_start = $1 WHERE subject = $2")
         .bind(start)
-        .bind(subject_hash(&format!("ip:{ip}")))
+        .bind(observe_subject(t, ip))
         .execute(&t.check.pool)
         .await
         .unwrap();
@@ -108,31 +138,51 @@ async fn two_servers_share_one_limit(t: &TestDb) {
 }
 on_both!(two_servers_share_one_limit);
 
-async fn a_refused_request_writes_nothing(t: &TestDb) {
+async fn the_limit_counts_observations_and_accepts_part_of_a_request(t: &TestDb) {
     let app = t.app();
     assert_eq!(observe(&app, "198.51.100.3", 58).await.0, StatusCode::OK);
+    // 58 + 3 > 60: the first two are stored, the third refused, and the answer says so.
+    let (status, retry, body) =
+        from_peer(&app, "/v1/telemetry/observe", "198.51.100.3", &[], batch(3)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["accepted"], 2);
+    assert_eq!(body["rate_limited"], 1);
+    let items = body["items"].as_array().unwrap();
+    assert_eq!(items[0]["weight"], 0.1);
+    assert_eq!(items[1]["weight"], 0.1);
+    let refusal = items[2]["error"].as_str().unwrap();
+    assert!(
+        refusal.starts_with("rate limited: 60 observations per hour"),
+        "{refusal}"
+    );
+    let retry = retry.expect("Retry-After on a partial acceptance");
+    assert!((3500..=3600).contains(&retry), "{retry}");
+    assert_eq!(t.count("observations").await, 60);
+    assert_eq!(window(t, "198.51.100.3").await.map(|w| w.1), Some(60));
+    // Now nothing fits: 429, and nothing is written, not even the count.
     let before = (
         t.count("observations").await,
         t.count("telemetry_rollups").await,
         window(t, "198.51.100.3").await,
     );
-    let (status, retry) = observe(&app, "198.51.100.3", 3).await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "58 + 3 > 60");
+    let (status, retry, body) =
+        from_peer(&app, "/v1/telemetry/observe", "198.51.100.3", &[], batch(4)).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
     assert!(retry.is_some());
+    assert!(body["error"]
+        .as_str()
+        .unwrap()
+        .contains("60 observations per hour"));
     let after = (
         t.count("observations").await,
         t.count("telemetry_rollups").await,
         window(t, "198.51.100.3").await,
     );
     assert_eq!(before, after, "no rows, no rollups, no count");
-    // What still fits is accepted and counted exactly.
-    assert_eq!(observe(&app, "198.51.100.3", 2).await.0, StatusCode::OK);
-    assert_eq!(window(t, "198.51.100.3").await.map(|w| w.1), Some(60));
-    assert_eq!(t.count("observations").await, 60);
     // Another address has its own budget.
     assert_eq!(observe(&app, "198.51.100.4", 60).await.0, StatusCode::OK);
 }
-on_both!(a_refused_request_writes_nothing);
+on_both!(the_limit_counts_observations_and_accepts_part_of_a_request);
 
 async fn the_window_resets_after_an_hour(t: &TestDb) {
     let app = t.app();
@@ -162,7 +212,7 @@ async fn the_window_resets_after_an_hour(t: &TestDb) {
 }
 on_both!(the_window_resets_after_an_hour);
 
-async fn callers_are_stored_as_hashes(t: &TestDb) {
+async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
     let app = t.app();
     assert_eq!(observe(&app, "203.0.113.77", 1).await.0, StatusCode::OK);
     let rows = sqlx::query("SELECT subject FROM rate_limits")
@@ -170,9 +220,146 @@ async fn callers_are_stored_as_hashes(t: &TestDb) {
         .await
         .unwrap();
     assert_eq!(rows.len(), 1);
-    let subject: String = rows[0].try_get(0).unwrap();
-    assert!(!subject.contains("203.0.113"), "{subject}");
-    assert!(!subject.contains("113.77"), "{subject}");
-    assert_eq!(subject.len(), 64, "a sha256");
+    let stored: String = rows[0].try_get(0).unwrap();
+    assert!(!stored.contains("203.0.113"), "{stored}");
+    // Not an unkeyed hash anyone could recompute by trying every address...
+    use sha2::Digest;
+    for plain in ["203.0.113.77", "ip:203.0.113.77", "ip4:203.0.113.77"] {
+        assert_ne!(stored, hex::encode(sha2::Sha256::digest(plain.as_bytes())));
+    }
+    // ...but an HMAC under the deployment's secret, which the database keeps and every
+    // server on it shares.
+    let secret: String = sqlx::query("SELECT value FROM server_meta WHERE key = 'caller_secret'")
+        .fetch_one(&t.check.pool)
+        .await
+        .unwrap()
+        .try_get(0)
+        .unwrap();
+    assert_eq!(secret.len(), 64, "32 random bytes");
+    assert_eq!(hex::decode(&secret).unwrap(), t.db.caller_secret());
+    assert_eq!(stored, observe_subject(t, "203.0.113.77"));
+    let (_, db_b) = second_server(t).await;
+    assert_eq!(
+        db_b.caller_secret(),
+        t.db.caller_secret(),
+        "one secret per deployment"
+    );
+    db_b.close().await;
+    let other = TestDb::new(t.kind).await.unwrap();
+    assert_ne!(
+        other.db.caller_secret(),
+        t.db.caller_secret(),
+        "each deployment makes its own"
+    );
+    other.cleanup().await;
 }
-on_both!(callers_are_stored_as_hashes);
+on_both!(callers_are_stored_as_keyed_hashes);
+
+async fn ipv6_callers_share_one_budget_per_64(t: &TestDb) {
+    let app = t.app();
+    assert_eq!(observe(&app, "2001:db8:7:1::1", 40).await.0, StatusCode::OK);
+    let (status, _, body) = from_peer(
+        &app,
+        "/v1/telemetry/observe",
+        "2001:db8:7:1:ffff::2",
+        &[],
+        batch(40),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (body["accepted"].as_u64(), body["rate_limited"].as_u64()),
+        (Some(20), Some(20)),
+        "another address of the same /64 draws from the same 60"
+    );
+    assert_eq!(
+        observe(&app, "2001:db8:7:2::1", 60).await.0,
+        StatusCode::OK,
+        "the next /64 has its own budget"
+    );
+}
+on_both!(ipv6_callers_share_one_budget_per_64);
+
+async fn forwarded_for_counts_only_behind_a_trusted_proxy(t: &TestDb) {
+    let proxied = lowdown_server::app(
+        AppState::new(t.db.clone(), "proxied")
+            .with_trusted_proxies(TrustedProxies::parse(&["10.0.0.0/8"]).unwrap()),
+    );
+    // Behind the trusted proxy, each forwarded client has its own budget...
+    for client in ["198.51.100.21", "198.51.100.22"] {
+        let xff = format!("{client}, 10.0.0.9");
+        let (status, _, body) = from_peer(
+            &proxied,
+            "/v1/telemetry/observe",
+            "10.0.0.2",
+            &[("x-forwarded-for", &xff)],
+            batch(60),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{client}: {body}");
+        assert_eq!(body["accepted"], 60);
+    }
+    assert!(window(t, "198.51.100.21").await.is_some());
+    assert!(
+        window(t, "10.0.0.2").await.is_none(),
+        "the proxy is not the caller"
+    );
+    // ...while a peer outside the trusted range cannot pick its bucket with a header.
+    for forged in ["192.0.2.50", "192.0.2.51"] {
+        let (status, _, _) = from_peer(
+            &proxied,
+            "/v1/telemetry/observe",
+            "203.0.113.40",
+            &[("x-forwarded-for", forged)],
+            batch(30),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    assert_eq!(window(t, "203.0.113.40").await.map(|w| w.1), Some(60));
+    assert!(window(t, "192.0.2.50").await.is_none());
+    // A server without --trusted-proxy ignores the header altogether.
+    let (status, _, _) = from_peer(
+        &t.app(),
+        "/v1/telemetry/observe",
+        "10.0.0.2",
+        &[("x-forwarded-for", "198.51.100.99")],
+        batch(1),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(window(t, "10.0.0.2").await.map(|w| w.1), Some(1));
+    assert!(window(t, "198.51.100.99").await.is_none());
+}
+on_both!(forwarded_for_counts_only_behind_a_trusted_proxy);
+
+async fn registration_is_limited_per_caller(t: &TestDb) {
+    let app = t.app();
+    let body =
+        json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"})
+            .to_string();
+    let register = |ip: &'static str| {
+        let (app, body) = (app.clone(), body.clone());
+        async move { from_peer(&app, "/v1/auth/agents/register", ip, &[], body).await }
+    };
+    for _ in 0..10 {
+        assert_eq!(register("198.51.100.30").await.0, StatusCode::CREATED);
+    }
+    let (status, retry, answer) = register("198.51.100.30").await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{answer}");
+    let retry = retry.expect("Retry-After");
+    assert!((3500..=3600).contains(&retry), "{retry}");
+    assert!(answer["error"]
+        .as_str()
+        .unwrap()
+        .contains("10 registrations per hour"));
+    assert_eq!(t.count("agents").await, 10, "the refused one wrote nothing");
+    assert_eq!(
+        register("198.51.100.31").await.0,
+        StatusCode::CREATED,
+        "another caller has its own budget"
+    );
+    // Registrations and observations are separate budgets of one caller.
+    assert_eq!(observe(&app, "198.51.100.30", 60).await.0, StatusCode::OK);
+}
+on_both!(registration_is_limited_per_caller);

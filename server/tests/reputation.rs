@@ -11,6 +11,23 @@ async fn seed(app: &axum::Router, records: Vec<Value>) {
     assert_eq!(r.status, 201, "{}", r.text);
 }
 
+/// `source` is the answer's last field: the text after `,"source":` is exactly that block.
+fn assert_source_last(r: &common::Resp) {
+    let at = r.text.rfind(",\"source\":").expect("a source block") + ",\"source\":".len();
+    let tail: Value = serde_json::from_str(&r.text[at..r.text.len() - 1])
+        .unwrap_or_else(|e| panic!("source is not the last field ({e}): {}", r.text));
+    assert_eq!(tail, r.json["source"]);
+    let order: Vec<usize> = ["\"dataset\"", "\"license\"", "\"retrieved_at\"", "\"cite\""]
+        .iter()
+        .map(|k| r.text[at..].find(k).expect(k))
+        .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "source{{dataset, license, retrieved_at, cite}}: {}",
+        &r.text[at..]
+    );
+}
+
 fn rec(target: &str, task: &str, outcome: &str, extra: Value) -> Value {
     let mut r = record(target, outcome);
     r["task_type"] = json!(task);
@@ -47,11 +64,15 @@ async fn names_resolve_exactly_with_raw_or_encoded_slashes(t: &TestDb) {
     let r = get(&app, "/api/reputation/npm:@scope%2Fpkg").await;
     assert_eq!(r.json["resolved_target"], "npm:@scope/pkg");
     assert_eq!(r.json["success_rate"], 0.0);
-    assert_eq!(r.json["source"]["deployment"], "lowdown-test");
-    assert!(r.json["source"]["retrieved_at"]
-        .as_str()
-        .unwrap()
-        .ends_with('Z'));
+    assert_source_last(&r);
+    assert_eq!(r.json["source"]["dataset"], "Lowdown records: lowdown-test");
+    assert_eq!(r.json["source"]["license"], "CC BY 4.0");
+    let at = r.json["source"]["retrieved_at"].as_str().unwrap();
+    assert!(at.ends_with('Z'));
+    assert_eq!(
+        r.json["source"]["cite"],
+        format!("Lowdown records: lowdown-test, npm:@scope/pkg, retrieved {at}. CC BY 4.0, https://creativecommons.org/licenses/by/4.0/")
+    );
     assert_eq!(
         r.json["message"],
         "npm:@scope/pkg: 1 organic tool call rated, 0.0% succeeded."
@@ -392,3 +413,175 @@ async fn node_stats_count_distinct_nodes_and_rank(t: &TestDb) {
     common::assert_rollups_match_raw(t).await;
 }
 on_both!(node_stats_count_distinct_nodes_and_rank);
+
+async fn namespaced_names_are_never_substituted(t: &TestDb) {
+    let app = t.app();
+    seed(
+        &app,
+        vec![
+            record("npm:foo-bar", "success"),
+            record("pypi:mcp-server-fetch", "success"),
+            record("npm:@Acme/Tool", "failure"),
+            record("mcp:io.github.user/server", "success"),
+        ],
+    )
+    .await;
+    // An unknown package with one similar name: listed, never answered for.
+    let r = get(&app, "/api/reputation/npm:foo").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json["resolved_target"], Value::Null);
+    assert_eq!(r.json["candidates"], json!(["npm:foo-bar"]), "{}", r.text);
+    assert!(
+        r.json.get("success_rate").is_none(),
+        "no numbers of another package"
+    );
+    assert_source_last(&r);
+    // PEP 503 and npm lower case find the recorded name.
+    for q in [
+        "pypi:Mcp_Server_Fetch",
+        "pypi:mcp.server..fetch",
+        "pypi:MCP-SERVER-FETCH",
+    ] {
+        let r = get(&app, &format!("/api/reputation/{q}")).await;
+        assert_eq!(
+            r.json["resolved_target"], "pypi:mcp-server-fetch",
+            "{q}: {}",
+            r.text
+        );
+        assert_eq!(r.json["interactions"], 1);
+    }
+    let r = get(&app, "/api/reputation/npm:@acme%2Ftool").await;
+    assert_eq!(r.json["resolved_target"], "npm:@Acme/Tool");
+    // Other namespaces and unknown names without a similar one: nothing, not a neighbour.
+    for q in [
+        "mcp:io.github.user/serve",
+        "mcp:io.github.User/server",
+        "pypi:foo-bar",
+        "npm:zzz",
+        "url:foo-bar",
+    ] {
+        let r = get(&app, &format!("/api/reputation/{q}")).await;
+        assert_eq!(r.status, 200, "{q}");
+        assert_ne!(r.json["resolved_target"], "npm:foo-bar", "{q}");
+        assert_ne!(
+            r.json["resolved_target"], "mcp:io.github.user/server",
+            "{q}"
+        );
+    }
+    let r = get(&app, "/api/reputation/mcp:io.github.user/serve").await;
+    assert_eq!(r.json["candidates"], json!(["mcp:io.github.user/server"]));
+    let r = get(&app, "/api/reputation/npm:zzz").await;
+    assert_eq!(r.json["interactions"], 0);
+    assert_eq!(r.json["message"], "npm:zzz: no interactions recorded yet.");
+    // LIKE wildcards in a namespaced name are literal.
+    let r = get(&app, "/api/reputation/npm:f%25").await;
+    assert!(r.json.get("candidates").is_none(), "{}", r.text);
+    let r = get(&app, "/api/reputation/npm:foo_bar").await;
+    assert!(
+        r.json.get("candidates").is_none(),
+        "_ is no wildcard: {}",
+        r.text
+    );
+    // A short name still resolves when exactly one target matches it.
+    let r = get(&app, "/api/reputation/foo-bar").await;
+    assert_eq!(r.json["resolved_target"], "npm:foo-bar");
+}
+on_both!(namespaced_names_are_never_substituted);
+
+async fn answers_have_no_zero_rows_and_one_population_per_figure(t: &TestDb) {
+    let app = t.app();
+    let node = json!({"node_id": "ld_0123456789ab"});
+    let with = |task: &str, outcome: &str, extra: Value| {
+        let mut r = rec("npm:rows", task, outcome, node.clone());
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        r
+    };
+    seed(
+        &app,
+        vec![
+            with("initialize", "success", json!({"request_kind": "protocol"})),
+            with("tools/list", "success", json!({"request_kind": "protocol", "schema_hash": "b".repeat(64)})),
+            with("search", "success", json!({"latency_ms": 40, "server_version": "2.0.0"})),
+            with("search", "success", json!({"latency_ms": 60, "server_version": "2.0.0"})),
+            with("search", "failure", json!({"failure_type": "timeout", "error_layer": "server", "latency_ms": 5000})),
+            with("search", "failure", json!({"error_layer": "tool", "latency_ms": 120})),
+            with("search", "failure", json!({"failure_type": "invalid_arguments", "error_layer": "request", "latency_ms": 2})),
+            with("search", "cancelled", json!({"latency_ms": 90000})),
+            with("search", "success", json!({"source": "seeded", "latency_ms": 1, "server_version": "9.9.9"})),
+            with("seeded_only", "success", json!({"source": "synthetic"})),
+        ],
+    )
+    .await;
+    let hdr = [("x-lowdown-node-id", "ld_0123456789ab")];
+    let r = call(&app, "GET", "/api/reputation/npm:rows", &hdr, None).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let j = &r.json;
+    assert_eq!(j["rated_interactions"], 4);
+    assert_eq!(j["success_rate"], 0.5);
+    assert_eq!(
+        j["by_source"],
+        json!({"organic": 6, "seeded": 1, "synthetic": 1})
+    );
+    // Rated organic failures by type; the rejection is not a failure; sums to the failures.
+    assert_eq!(
+        j["failure_breakdown"],
+        json!({"timeout": 1, "unspecified": 1})
+    );
+    // Latency of the four rated organic calls (40, 60, 5000, 120 ms): not the rejection,
+    // the cancellation or the seeded call.
+    assert_eq!(
+        j["latency_ms"],
+        json!({"avg": 1305.0, "p50": 75.0, "p95": 5000.0})
+    );
+    let tasks: Vec<&String> = j["task_breakdown"].as_object().unwrap().keys().collect();
+    assert_eq!(tasks, ["search"], "no protocol-only or non-organic task");
+    let search = &j["task_breakdown"]["search"];
+    assert_eq!(
+        search["failure_types"],
+        json!({"timeout": 1, "unspecified": 1})
+    );
+    assert_eq!(
+        (
+            search["success"].as_u64(),
+            search["failure"].as_u64(),
+            search["rejected"].as_u64()
+        ),
+        (Some(2), Some(2), Some(1))
+    );
+    assert_eq!(search["interactions"], 6, "organic tool interactions only");
+    assert_eq!(search["success_rate"], 0.5);
+    let trends = j["recent_trends"].as_array().unwrap();
+    assert_eq!(trends.len(), 1);
+    assert_eq!(trends[0]["count"], 6, "organic, like its success_rate");
+    assert_eq!(
+        j["by_server_version"],
+        json!({
+            "2.0.0": {"interactions": 2, "rated_interactions": 2, "success_rate": 1.0},
+            "(none)": {"interactions": 4, "rated_interactions": 2, "success_rate": 0.0}
+        }),
+        "no row for the seeded-only version"
+    );
+    assert_eq!(
+        j["by_schema_hash"],
+        json!({"(none)": {"interactions": 6, "rated_interactions": 4, "success_rate": 0.5}}),
+        "no row for the hash seen only on protocol traffic"
+    );
+    assert_source_last(&r);
+    let r = call(
+        &app,
+        "GET",
+        "/api/reputation/npm:rows?task_type=initialize",
+        &hdr,
+        None,
+    )
+    .await;
+    assert_eq!(r.json["task_breakdown"], json!({}), "{}", r.text);
+    assert_eq!(r.json["recent_trends"], json!([]));
+    assert_eq!(r.json["by_server_version"], json!({}));
+    assert_eq!(r.json["latency_ms"], Value::Null);
+    assert_eq!(r.json["failure_breakdown"], json!({}));
+    assert_eq!(r.json["protocol_requests"], 1);
+}
+on_both!(answers_have_no_zero_rows_and_one_population_per_figure);

@@ -70,7 +70,8 @@ async fn round_trips_over_a_socket(t: &TestDb) {
         .await
         .unwrap();
     assert_eq!(r.status(), 413);
-    // The anonymous limit is per peer address; the socket gives a real one.
+    // The anonymous limit is per peer address and counts observations; the socket gives a
+    // real address. 61 in one request: 60 stored, one refused, and the answer says so.
     let batch: Vec<Value> = (0..61)
         .map(
             |_| json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 5}),
@@ -79,6 +80,19 @@ async fn round_trips_over_a_socket(t: &TestDb) {
     let r = c
         .post(s.url("/v1/telemetry/observe"))
         .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("retry-after"));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(
+        (body["accepted"].as_u64(), body["rate_limited"].as_u64()),
+        (Some(60), Some(1))
+    );
+    let r = c
+        .post(s.url("/v1/telemetry/observe"))
+        .json(&batch[0])
         .send()
         .await
         .unwrap();
@@ -132,7 +146,8 @@ async fn many_concurrent_writers_count_exactly(t: &TestDb) {
                 assert_eq!(res.status(), 201);
                 let body: Value = res.json().await.unwrap();
                 assert_eq!(body["accepted"], 20);
-                shared_stored += body["stored"].as_i64().unwrap();
+                shared_stored +=
+                    body["accepted"].as_i64().unwrap() - body["duplicates"].as_i64().unwrap();
             }
             shared_stored
         }));
@@ -262,12 +277,33 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&help.stdout);
-    for flag in ["--listen", "--db", "--catalog", "catalog"] {
+    for flag in [
+        "--listen",
+        "--db",
+        "--catalog",
+        "catalog",
+        "--trusted-proxy",
+        "--unsafe-allow-private-hosts",
+    ] {
         assert!(
             text.contains(flag),
             "--help does not explain {flag}:\n{text}"
         );
     }
+    let private_flag = text
+        .split("--unsafe-allow-private-hosts")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        private_flag.trim_start().starts_with("UNSAFE"),
+        "--help must name the private-host flag unsafe:\n{text}"
+    );
+    let bad = std::process::Command::new(bin)
+        .args(["--trusted-proxy", "10.0.0.0/33", "catalog", "list"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--trusted-proxy"));
     let home = std::env::temp_dir().join(format!("lowdown-bin-{}", free_port()));
     let _ = std::fs::remove_dir_all(&home);
     let catalog = home.with_extension("json");

@@ -150,7 +150,14 @@ async fn observations_are_idempotent_and_validated(t: &TestDb) {
             json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": "slow"}),
             "latency_ms",
         ),
-        (json!([o.clone(), {"host": "a.com"}]), "observations[1]"),
+        (
+            json!({"host": "api.example.com", "method": "GET", "status": 200, "latency_ms": 1, "source": "not a name"}),
+            "source",
+        ),
+        (
+            json!([{"host": "a.com"}, 7]),
+            "observations: no valid observation (2 refused; observations[0].method",
+        ),
         (json!("text"), "observation"),
     ] {
         let r = post(&app, "/v1/telemetry/observe", &body).await;
@@ -161,7 +168,31 @@ async fn observations_are_idempotent_and_validated(t: &TestDb) {
             r.text
         );
     }
-    assert_eq!(t.count("observations").await, 1, "nothing partly written");
+    assert_eq!(t.count("observations").await, 1, "nothing written");
+    // In an array, each item stands alone: the bad one is refused, the good one stored.
+    let fresh = obs("api.example.com", json!(204));
+    let r = post(
+        &app,
+        "/v1/telemetry/observe",
+        &json!([{"host": "a.com"}, fresh, o]),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json["accepted"], 2,
+        "the new one and the acknowledged duplicate"
+    );
+    assert_eq!(r.json["rate_limited"], 0);
+    assert_eq!(r.json["items"][0], json!({"error": "method: is required"}));
+    assert_eq!(
+        r.json["items"][1],
+        json!({"weight": 0.1, "service_id": null})
+    );
+    assert_eq!(
+        r.json["items"][2],
+        json!({"weight": 0.1, "service_id": null})
+    );
+    assert_eq!(t.count("observations").await, 2);
 }
 on_both!(observations_are_idempotent_and_validated);
 
@@ -300,3 +331,138 @@ async fn sampling_decisions_can_be_verified(t: &TestDb) {
     }
 }
 on_both!(sampling_decisions_can_be_verified);
+
+async fn the_seeds_universal_contract_works_verbatim(t: &TestDb) {
+    let app = t.app();
+    add_catalog(t).await;
+    let seed = r#"{"host":"api.stripe.com","method":"GET","status":200,"latency_ms":312,"response_bytes":2048,"source":"your-wrapper-name"}"#;
+    let r = call(
+        &app,
+        "POST",
+        "/v1/telemetry/observe",
+        &[("content-type", "application/json")],
+        Some(seed.into()),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.json,
+        json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
+    );
+    use sqlx::Row;
+    let row = sqlx::query("SELECT source, reporter FROM observations")
+        .fetch_one(&t.check.pool)
+        .await
+        .unwrap();
+    let (source, reporter): (String, Option<String>) =
+        (row.try_get(0).unwrap(), row.try_get(1).unwrap());
+    assert_eq!(
+        (source.as_str(), reporter.as_deref()),
+        ("organic", Some("your-wrapper-name"))
+    );
+    let rep = get(&app, "/api/reputation/api.stripe.com").await;
+    assert_eq!(
+        rep.json["telemetry"]["observations"], 1,
+        "a wrapper's report is organic"
+    );
+    let synthetic = r#"{"host":"api.stripe.com","method":"GET","status":200,"latency_ms":3,"source":"synthetic"}"#;
+    call(
+        &app,
+        "POST",
+        "/v1/telemetry/observe",
+        &[],
+        Some(synthetic.into()),
+    )
+    .await;
+    let rep = get(&app, "/api/reputation/api.stripe.com").await;
+    assert_eq!(
+        rep.json["telemetry"]["observations"], 1,
+        "synthetic stays apart"
+    );
+    assert_eq!(rep.json["telemetry"]["by_source"]["synthetic"], 1);
+}
+on_both!(the_seeds_universal_contract_works_verbatim);
+
+async fn private_hosts_are_refused_and_never_listed(t: &TestDb) {
+    let app = t.app();
+    for host in [
+        "localhost",
+        "10.0.0.5",
+        "db.internal",
+        "fileserver",
+        "[fd00::1]",
+        "printer.local",
+        "169.254.169.254",
+    ] {
+        let r = post(&app, "/v1/telemetry/observe", &obs(host, json!(200))).await;
+        assert_eq!(r.status, 400, "{host}: {}", r.text);
+        let msg = r.json["error"].as_str().unwrap();
+        assert!(
+            msg.starts_with("host: a private or special-use host ("),
+            "{host}: {msg}"
+        );
+    }
+    let r = post(
+        &app,
+        "/v1/telemetry/observe",
+        &json!([
+            obs("api.internal-tools.com", json!(200)),
+            obs("git.internal", json!(200))
+        ]),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["accepted"], 1);
+    assert_eq!(
+        r.json["items"][1],
+        json!({"error": "host: a private or special-use host (local_name) is never stored"})
+    );
+    assert_eq!(t.count("observations").await, 1);
+    assert_eq!(
+        t.count("targets").await,
+        1,
+        "only the public host is a target"
+    );
+    // The candidate search never turns one up, whatever the database holds: a row stored
+    // before the server ran the filter (written here straight into the tables) stays hidden.
+    sqlx::query("INSERT INTO targets (target, name_key, lookup_key, first_seen) VALUES ('build.internal', 'build.internal', 'build.internal', 0)")
+        .execute(&t.check.pool)
+        .await
+        .unwrap();
+    for q in ["internal", "build.internal", "build", "nal"] {
+        let r = get(&app, &format!("/api/reputation/{q}")).await;
+        assert_eq!(r.status, 200);
+        assert_ne!(r.json["resolved_target"], "build.internal", "{q}");
+        let listed = r.json["candidates"].to_string();
+        assert!(
+            !listed.contains("build.internal"),
+            "{q} listed a private host: {}",
+            r.text
+        );
+    }
+    let r = get(&app, "/api/reputation/internal").await;
+    assert_eq!(
+        r.json["resolved_target"], "api.internal-tools.com",
+        "{}",
+        r.text
+    );
+    // --unsafe-allow-private-hosts lifts the filter, for local testing.
+    let unsafe_app = lowdown_server::app(t.state().with_private_hosts(true));
+    let r = post(
+        &unsafe_app,
+        "/v1/telemetry/observe",
+        &obs("localhost", json!(200)),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let r = get(&unsafe_app, "/api/reputation/localhost").await;
+    assert_eq!(r.json["telemetry"]["observations"], 1);
+    let r = get(&app, "/api/reputation/localhost").await;
+    assert_eq!(
+        r.json["resolved_target"],
+        Value::Null,
+        "hidden again without the flag"
+    );
+    assert!(r.json.get("telemetry").is_none());
+}
+on_both!(private_hosts_are_refused_and_never_listed);

@@ -1,8 +1,10 @@
 //! Validation of interaction records arriving at the API (SPEC §3.2, §5).
 //!
-//! The server hands the parsed JSON body to [`validate_records`]; it returns typed records
-//! or the first problem, naming the item's index and the field. Nothing is half-accepted:
-//! one bad item rejects the whole batch.
+//! The server hands the parsed JSON body to [`check_records`]: every item is validated on
+//! its own (SPEC §5, per-record acceptance), so one bad record never costs the others; the
+//! body itself is refused only when it is neither a record nor an array of 1..=1000.
+//! [`validate_records`] is the strict form for clients that check a batch before sending:
+//! typed records, or the first problem, naming the item's index and the field.
 //!
 //! Decisions, in one place:
 //! - **Unknown fields are ignored**, which also means they are dropped: a client that sends
@@ -252,18 +254,76 @@ fn missing(key: &str) -> ValidationError {
 
 /// Validates a request body of one record object or an array of 1..=[`MAX_BATCH`] of them.
 ///
-/// All-or-nothing: the first bad item fails the batch, its error naming the index
-/// (`records[3].outcome: ...`). A single object's errors carry no index.
+/// Strict: the first bad item fails the batch, its error naming the index
+/// (`records[3].outcome: ...`). A single object's errors carry no index. The API accepts
+/// item by item instead ([`check_records`]).
 pub fn validate_records(v: &Value) -> Result<Vec<InteractionRecord>, ValidationError> {
-    validate_batch(v, "records", validate_record)
+    check_records(v)?.strict("records")
 }
 
-/// Shared body rule for records and observations: one object, or an array of 1..=1000.
-pub(crate) fn validate_batch<T>(
+/// Checks a request body item by item (SPEC §5): `Err` only when the body is neither one
+/// record object nor an array of 1..=[`MAX_BATCH`]; otherwise one result per item.
+pub fn check_records(v: &Value) -> Result<Checked<InteractionRecord>, ValidationError> {
+    check_batch(v, "records", validate_record)
+}
+
+/// A request body checked item by item: what the API stores and what it refuses by index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked<T> {
+    /// The body was one object, not an array (its answer is about that one item).
+    pub single: bool,
+    /// One result per submitted item, in order. Errors carry no index: the position in
+    /// this list is the item's index.
+    pub items: Vec<Result<T, ValidationError>>,
+}
+
+impl<T> Checked<T> {
+    /// Every item, or the first error placed at its index in `list` (a single object's
+    /// error stays unindexed).
+    pub fn strict(self, list: &str) -> Result<Vec<T>, ValidationError> {
+        let single = self.single;
+        self.items
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|e| if single { e } else { e.at(list, i) }))
+            .collect()
+    }
+}
+
+/// One refused item of a batch, as the API reports it:
+/// `{"index": 3, "error": "outcome: must be one of success|partial|failure|cancelled"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// Position of the item in the submitted array (0 for a single object).
+    pub index: usize,
+    /// `field: what is wrong` (`record: …` when the item itself is not an object); never
+    /// echoes the submitted value.
+    pub error: String,
+}
+
+impl Rejection {
+    /// The rejection of item `index` for `error`; `item` names a field-less problem
+    /// (`record`, `observation`).
+    pub fn new(index: usize, item: &str, error: &ValidationError) -> Self {
+        let field = if error.field.is_empty() {
+            item
+        } else {
+            &error.field
+        };
+        Rejection {
+            index,
+            error: format!("{field}: {}", error.message),
+        }
+    }
+}
+
+/// Shared body rule for records and observations: one object, or an array of 1..=1000,
+/// each item checked by `one`.
+pub(crate) fn check_batch<T>(
     v: &Value,
     list: &str,
     one: impl Fn(&Value) -> Result<T, ValidationError>,
-) -> Result<Vec<T>, ValidationError> {
+) -> Result<Checked<T>, ValidationError> {
     match v {
         Value::Array(items) => {
             if items.is_empty() || items.len() > MAX_BATCH {
@@ -275,13 +335,15 @@ pub(crate) fn validate_batch<T>(
                 list.clone_into(&mut e.path);
                 return Err(e);
             }
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, x)| one(x).map_err(|e| e.at(list, i)))
-                .collect()
+            Ok(Checked {
+                single: false,
+                items: items.iter().map(one).collect(),
+            })
         }
-        Value::Object(_) => one(v).map(|x| vec![x]),
+        Value::Object(_) => Ok(Checked {
+            single: true,
+            items: vec![one(v)],
+        }),
         _ => {
             let mut e = ValidationError::new(
                 ValidationErrorKind::WrongType,
@@ -291,5 +353,46 @@ pub(crate) fn validate_batch<T>(
             list.clone_into(&mut e.path);
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn one_bad_item_costs_only_itself() {
+        let good = json!({"target": "npm:x", "target_type": "tool", "task_type": "t", "outcome": "success"});
+        let mut bad = good.clone();
+        bad["outcome"] = json!("exploded");
+        let checked = check_records(&json!([good, bad, 7, good])).unwrap();
+        assert!(!checked.single);
+        let oks: Vec<bool> = checked.items.iter().map(Result::is_ok).collect();
+        assert_eq!(oks, [true, false, false, true]);
+        let why: Vec<Rejection> = checked
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().err().map(|e| Rejection::new(i, "record", e)))
+            .collect();
+        assert_eq!(
+            why,
+            [
+                Rejection {
+                    index: 1,
+                    error: "outcome: must be one of success|partial|failure|cancelled".into()
+                },
+                Rejection {
+                    index: 2,
+                    error: "record: must be a JSON object".into()
+                },
+            ]
+        );
+        let strict = validate_records(&json!([good, bad])).unwrap_err();
+        assert_eq!(strict.path, "records[1].outcome");
+        assert_eq!(check_records(&json!([])).unwrap_err().path, "records");
+        assert_eq!(check_records(&json!("x")).unwrap_err().path, "records");
+        assert!(check_records(&good).unwrap().single);
     }
 }

@@ -200,7 +200,7 @@ pub struct TelemetrySummary {
 }
 
 /// Nearest-rank percentile `p` (in percent) over the histogram, as a bucket bound.
-fn percentile(hist: &[u64], total: u64, p: u64) -> Option<f64> {
+pub(crate) fn percentile(hist: &[u64], total: u64, p: u64) -> Option<f64> {
     if total == 0 {
         return None;
     }

@@ -6,6 +6,7 @@ use sqlx::Row;
 
 use super::{random_id, Db};
 use crate::error::AppResult;
+use crate::ratelimit::Quota;
 
 /// What an agent registers with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,14 +35,27 @@ pub fn key_hash(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
 }
 
-/// Registers an agent and returns its new key.
-pub async fn register(db: &Db, agent: NewAgent, now: i64) -> AppResult<Registered> {
+/// Registers an agent and returns its new key. With a `quota` (the caller's registration
+/// budget) the registration is counted in the same transaction; over the limit the answer
+/// is [`crate::error::AppError::RateLimited`] and nothing is written.
+pub async fn register(
+    db: &Db,
+    agent: NewAgent,
+    now: i64,
+    quota: Option<Quota>,
+) -> AppResult<Registered> {
     let agent_id = random_id("ag_", 8)?;
     let agent_key = random_id("ak_", 24)?;
     let hash = key_hash(&agent_key);
     let id = agent_id.clone();
     db.write(move |conn| {
         Box::pin(async move {
+            if let Some(q) = &quota {
+                let g = crate::ratelimit::grant(conn, q, 1, now).await?;
+                if g.granted == 0 {
+                    return Err(q.refusal(&g));
+                }
+            }
             sqlx::query(
                 "INSERT INTO agents (agent_id, key_hash, name, model_provider, model_id, environment, created_at) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7)",

@@ -6,11 +6,15 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
-use lowdown_core::record::InteractionRecord;
+use lowdown_core::record::{InteractionRecord, Source};
+use lowdown_core::target_label::lookup_form;
+use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
+use super::latency::LatencyRows;
 use super::upsert::{
-    add_text_counts, insert_ignore, is_sqlite, placeholders, Binds, Val, MAX_PARAMS,
+    add_text_counts, insert_ignore, insert_text_keys, is_sqlite, placeholders, Binds, Val,
+    MAX_PARAMS,
 };
 use super::{random_id, Backend, Db};
 use crate::clock;
@@ -122,21 +126,25 @@ async fn commit_group(db: &Db, now: i64) {
     let (owner, all): (Vec<usize>, Vec<Stored>) = tagged.into_iter().unzip();
     // One order for every writer (ids sorted, rollup keys in BTreeMaps): several servers
     // sharing one PostgreSQL database then wait on each other, never deadlock.
+    let known = db.known.clone();
     let result = match db.backend {
         Backend::Sqlite => {
             db.write_locked(&mut writer, move |c| {
-                Box::pin(async move { write_batch(c, all, now).await })
+                Box::pin(async move { write_batch(c, all, &known, now).await })
             })
             .await
         }
         Backend::Postgres => {
-            db.write(move |c| Box::pin(async move { write_batch(c, all, now).await }))
+            db.write(move |c| Box::pin(async move { write_batch(c, all, &known, now).await }))
                 .await
         }
     };
     drop(writer);
     match result {
-        Ok(fresh) => {
+        Ok((fresh, added)) => {
+            db.known.targets.extend(added.targets);
+            db.known.node_days.extend(added.node_days);
+            db.known.node_targets.extend(added.node_targets);
             let mut counts = vec![0usize; replies.len()];
             for (job, new) in owner.iter().zip(fresh) {
                 if new {
@@ -185,15 +193,30 @@ impl Labels {
     }
 }
 
-/// Writes raw rows and rollups; returns, for each record in order, whether it was new.
+/// What a batch registered, for [`super::known::Known`] once committed.
+#[derive(Default)]
+struct Added {
+    targets: Vec<String>,
+    node_days: Vec<String>,
+    node_targets: Vec<String>,
+}
+
+/// The [`super::known::KnownKeys`] key of a pair.
+fn pair_key(pair: &[&str; 2]) -> String {
+    format!("{}\0{}", pair[0], pair[1])
+}
+
+/// Writes raw rows and rollups; returns, for each record in order, whether it was new,
+/// and what it registered.
 ///
 /// Values are bound straight from the records and rollup keys borrow them: a batch
 /// allocates per bound value only what the driver needs, not per record and rollup.
 async fn write_batch(
     conn: &mut AnyConnection,
     stored: Vec<Stored>,
+    known: &super::known::Known,
     now: i64,
-) -> AppResult<Vec<bool>> {
+) -> AppResult<(Vec<bool>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = stored.iter().map(Labels::of).collect();
     let inserted = insert_records(conn, &stored, &labels, &day, now).await?;
@@ -205,7 +228,7 @@ async fn write_batch(
         .filter_map(|(pair, new)| new.then_some(pair))
         .collect();
     if fresh.is_empty() {
-        return Ok(is_new);
+        return Ok((is_new, Added::default()));
     }
 
     let mut targets: BTreeSet<&str> = BTreeSet::new();
@@ -215,13 +238,16 @@ async fn write_batch(
     let mut by_version: BTreeMap<[&str; 5], i64> = BTreeMap::new();
     let mut by_schema: BTreeMap<[&str; 5], i64> = BTreeMap::new();
     let mut nodes: BTreeMap<&str, i64> = BTreeMap::new();
-    let mut node_days: BTreeMap<[&str; 2], i64> = BTreeMap::new();
-    let mut node_targets: BTreeMap<[&str; 2], i64> = BTreeMap::new();
+    let mut node_days: BTreeSet<[&str; 2]> = BTreeSet::new();
+    let mut node_targets: BTreeSet<[&str; 2]> = BTreeSet::new();
+    let mut latency: LatencyRows<&str> = BTreeMap::new();
     for (s, l) in &fresh {
         let r = &s.rec;
         let (target, task) = (r.target.as_str(), r.task_type.as_str());
         let (source, class) = (l.source.as_ref(), l.class.as_ref());
-        targets.insert(target);
+        if !known.targets.contains(target) {
+            targets.insert(target);
+        }
         *by_target.entry([target, source, class]).or_insert(0) += 1;
         let failure = l.failure.as_deref().unwrap_or_default();
         *by_task
@@ -238,13 +264,27 @@ async fn write_batch(
         *by_schema
             .entry([target, task, hash, source, class])
             .or_insert(0) += 1;
+        let rated = matches!(
+            s.class,
+            OutcomeClass::Success | OutcomeClass::Partial | OutcomeClass::Failure
+        );
+        if let (true, Source::Organic, Some(ms)) = (rated, r.source, r.latency_ms) {
+            let e = latency
+                .entry((target, task, latency_bucket(ms) as i64))
+                .or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 += ms;
+        }
         if let Some(node) = r.node_id.as_deref() {
             *nodes.entry(node).or_insert(0) += 1;
-            *node_days.entry([node, day.as_str()]).or_insert(0) += 1;
-            *node_targets.entry([node, target]).or_insert(0) += 1;
+            node_days.insert([node, day.as_str()]);
+            node_targets.insert([node, target]);
         }
     }
-    add_targets(conn, targets, now).await?;
+    let added_targets: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+    if !added_targets.is_empty() {
+        add_targets(conn, targets, now).await?;
+    }
     add_text_counts(
         conn,
         "rollup_targets",
@@ -278,16 +318,27 @@ async fn write_batch(
         "outcome_class",
     ];
     add_text_counts(conn, "rollup_schemas", &schema_keys, &by_schema).await?;
+    if !latency.is_empty() {
+        super::latency::add(conn, &latency).await?;
+    }
     if !nodes.is_empty() {
         upsert_nodes(conn, &nodes, now).await?;
-        add_text_counts(conn, "node_days", &["node_id", "day"], &node_days).await?;
-        add_text_counts(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
     }
-    Ok(is_new)
+    node_days.retain(|p| !known.node_days.contains(&pair_key(p)));
+    node_targets.retain(|p| !known.node_targets.contains(&pair_key(p)));
+    insert_text_keys(conn, "node_days", &["node_id", "day"], &node_days).await?;
+    insert_text_keys(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
+    let added = Added {
+        targets: added_targets,
+        node_days: node_days.iter().map(pair_key).collect(),
+        node_targets: node_targets.iter().map(pair_key).collect(),
+    };
+    Ok((is_new, added))
 }
 
-/// Registers `targets` (their name key, first seen at `now`); targets already known keep
-/// their row. Interactions and telemetry subjects share the `targets` table.
+/// Registers `targets` (their name key and lookup form, first seen at `now`); targets
+/// already known keep their row. Interactions and telemetry subjects share the `targets`
+/// table.
 pub(super) async fn add_targets<'a>(
     conn: &mut AnyConnection,
     targets: impl IntoIterator<Item = &'a str>,
@@ -299,6 +350,7 @@ pub(super) async fn add_targets<'a>(
             vec![
                 Val::Text(t.to_owned()),
                 Val::Text(name_key(t)),
+                Val::Text(lookup_form(t)),
                 Val::Int(now),
             ]
         })
@@ -306,7 +358,7 @@ pub(super) async fn add_targets<'a>(
     insert_ignore(
         conn,
         "targets",
-        &["target", "name_key", "first_seen"],
+        &["target", "name_key", "lookup_key", "first_seen"],
         "target",
         rows,
     )

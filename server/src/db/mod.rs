@@ -16,6 +16,10 @@ use sqlx::{AnyPool, Executor, Row};
 pub mod agents;
 pub mod catalog;
 pub mod ingest;
+mod known;
+pub mod latency;
+pub mod lookup;
+mod meta;
 pub mod nodes;
 pub mod reputation;
 pub mod telemetry;
@@ -44,6 +48,11 @@ pub struct Db {
     sqlite_writer: Arc<tokio::sync::Mutex<Option<sqlx::AnyConnection>>>,
     /// Ingest batches waiting for the SQLite writer (group commit, see [`ingest`]).
     pub(crate) ingest_queue: Arc<std::sync::Mutex<Vec<ingest::Job>>>,
+    /// The deployment's secret keying rate-limit callers (`server_meta`), read at open.
+    caller_secret: Arc<[u8]>,
+    /// Registrations this process has seen committed (targets, node days, node targets),
+    /// so ingest skips writing them again.
+    pub(crate) known: Arc<known::Known>,
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
@@ -54,6 +63,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rate_limits",
         include_str!("../../migrations/0002_rate_limits.sql"),
     ),
+    (3, "api", include_str!("../../migrations/0003_api.sql")),
 ];
 
 /// Errors opening the database.
@@ -117,14 +127,34 @@ impl Db {
         let pool = options.connect(url).await.map_err(|e| DbError::Connect {
             message: e.to_string(),
         })?;
-        let db = Db {
+        let mut db = Db {
             pool,
             backend,
             sqlite_writer: Arc::new(tokio::sync::Mutex::new(None)),
             ingest_queue: Arc::default(),
+            caller_secret: Arc::from(Vec::new()),
+            known: Arc::default(),
         };
         db.migrate().await?;
+        let after_migrations = |e: crate::error::AppError| DbError::Migrate {
+            message: match e {
+                crate::error::AppError::Internal { detail } => detail,
+                other => other.to_string(),
+            },
+        };
+        db.caller_secret = meta::caller_secret(&db.pool)
+            .await
+            .map_err(after_migrations)?
+            .into();
+        meta::backfill(&db, crate::clock::now_ms())
+            .await
+            .map_err(after_migrations)?;
         Ok(db)
+    }
+
+    /// The secret that keys rate-limit callers (shared by every server on this database).
+    pub fn caller_secret(&self) -> &[u8] {
+        &self.caller_secret
     }
 
     async fn migrate(&self) -> Result<(), DbError> {

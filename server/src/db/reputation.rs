@@ -3,75 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use lowdown_core::aggregate::{OutcomeClass, SourceCounts};
+use lowdown_core::aggregate::{OutcomeClass, SourceCounts, UNSPECIFIED_FAILURE};
 use lowdown_core::record::Source;
 use sqlx::Row;
 
 use super::{get_u64, Db};
 use crate::error::AppResult;
-use crate::names::{like_escape, name_key, parse_enum};
-
-/// How a requested target name maps to stored targets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolution {
-    /// The name is stored exactly, or is the only match of a short name.
-    Found(String),
-    /// Several stored targets match; the caller must pick one.
-    Candidates(Vec<String>),
-    /// Nothing matches.
-    Nothing,
-}
-
-/// Most candidates listed for an ambiguous short name.
-pub const MAX_CANDIDATES: i64 = 20;
-
-/// Resolves `name`: exact match first; then, for a name without `:` or `/`, targets whose
-/// last segment equals it (case-insensitive); then targets containing it. One match
-/// resolves; several are candidates. LIKE wildcards in `name` are always escaped.
-pub async fn resolve(db: &Db, name: &str) -> AppResult<Resolution> {
-    let exact = sqlx::query("SELECT target FROM targets WHERE target = $1")
-        .bind(name.to_owned())
-        .fetch_optional(&db.pool)
-        .await?;
-    if exact.is_some() {
-        return Ok(Resolution::Found(name.to_owned()));
-    }
-    if !name.contains([':', '/']) {
-        let rows =
-            sqlx::query("SELECT target FROM targets WHERE name_key = $1 ORDER BY target LIMIT $2")
-                .bind(name_key(name))
-                .bind(MAX_CANDIDATES + 1)
-                .fetch_all(&db.pool)
-                .await?;
-        if let Some(r) = pick(rows)? {
-            return Ok(r);
-        }
-    }
-    let pattern = format!("%{}%", like_escape(&name.to_lowercase()));
-    let rows = sqlx::query(
-        "SELECT target FROM targets WHERE LOWER(target) LIKE $1 ESCAPE '\\' ORDER BY target LIMIT $2",
-    )
-    .bind(pattern)
-    .bind(MAX_CANDIDATES + 1)
-    .fetch_all(&db.pool)
-    .await?;
-    Ok(pick(rows)?.unwrap_or(Resolution::Nothing))
-}
-
-fn pick(rows: Vec<sqlx::any::AnyRow>) -> AppResult<Option<Resolution>> {
-    let mut names = rows
-        .iter()
-        .map(|r| r.try_get::<String, _>(0))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(match names.len() {
-        0 => None,
-        1 => Some(Resolution::Found(names.remove(0))),
-        _ => {
-            names.truncate(MAX_CANDIDATES as usize);
-            Some(Resolution::Candidates(names))
-        }
-    })
-}
+use crate::names::parse_enum;
 
 fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
     if let (Some(s), Some(c)) = (
@@ -114,8 +52,8 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<Sour
     Ok(counts)
 }
 
-/// Per-task counts: for each task, its counts per source and class, and its organic
-/// failures per `failure_type`.
+/// Per-task counts: for each task, its counts per source and class, and its rated organic
+/// failures per `failure_type` (`unspecified` when none was recorded).
 pub async fn task_breakdown(
     db: &Db,
     target: &str,
@@ -153,8 +91,46 @@ pub async fn task_breakdown(
         let n = get_u64(&row, 4)?;
         let entry = out.entry(task).or_default();
         add_row(&mut entry.0, &source, &class, n);
-        if source == "organic" && !failure.is_empty() {
-            *entry.1.entry(failure).or_insert(0) += n;
+        if source == "organic" && class == "failure" {
+            *entry.1.entry(failure_key(failure)).or_insert(0) += n;
+        }
+    }
+    Ok(out)
+}
+
+/// The key of a failure in `failure_types` and `failure_breakdown`: its type, or
+/// `unspecified` for a failure recorded without one (so the breakdown sums to the failures).
+fn failure_key(stored: String) -> String {
+    if stored.is_empty() {
+        UNSPECIFIED_FAILURE.to_owned()
+    } else {
+        stored
+    }
+}
+
+/// `failure_breakdown{type: n}`: rated organic failures of `target` (optionally one task)
+/// per failure type. Rejections (request layer) are not failures and never appear here.
+pub async fn failure_breakdown(
+    db: &Db,
+    target: &str,
+    task: Option<&str>,
+) -> AppResult<BTreeMap<String, u64>> {
+    let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_tasks \
+                   WHERE target = $1 AND source = 'organic' AND outcome_class = 'failure'"
+        .to_owned();
+    if task.is_some() {
+        sql.push_str(" AND task_type = $2");
+    }
+    sql.push_str(" GROUP BY failure_type");
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(target.to_owned());
+    if let Some(t) = task {
+        q = q.bind(t.to_owned());
+    }
+    let mut out = BTreeMap::new();
+    for row in q.fetch_all(&db.pool).await? {
+        let n = get_u64(&row, 1)?;
+        if n > 0 {
+            *out.entry(failure_key(row.try_get(0)?)).or_insert(0) += n;
         }
     }
     Ok(out)

@@ -11,7 +11,7 @@ use lowdown_core::telemetry::{
 use serde_json::{json, Value};
 use sqlx::{AnyConnection, Row};
 
-use super::upsert::{add_counts, insert_new, Val};
+use super::upsert::{add_counts, insert_new, is_sqlite, placeholders, Binds, Val, MAX_PARAMS};
 use super::{get_u64, random_id, Db};
 use crate::clock;
 use crate::error::AppResult;
@@ -40,6 +40,7 @@ const COLS: &[&str] = &[
     "latency_ms",
     "response_bytes",
     "source",
+    "reporter",
     "weight_tenths",
     "service_id",
     "agent_id",
@@ -57,49 +58,139 @@ const ROLLUP_KEYS: &[&str] = &[
     "latency_bucket",
 ];
 
-/// Stores observations in one transaction; a repeated `record_id` is skipped. Returns how
-/// many were new. With a `quota`, the request's `items.len()` observations are first
-/// counted against it in the same transaction ([`crate::ratelimit`]); past the limit the
+/// What became of one observation of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Stored now.
+    Stored,
+    /// Its `record_id` was already stored (or came earlier in the request): acknowledged,
+    /// never counted twice, and free of the rate limit.
+    Duplicate,
+    /// Past the caller's remaining budget: refused, nothing written.
+    RateLimited,
+}
+
+/// The fate of each observation, in request order, and the rate-limit window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// One per observation given to [`store`].
+    pub fates: Vec<Fate>,
+    /// Seconds until the caller's window ends (`Retry-After`); 0 without a quota.
+    pub retry_after_secs: u64,
+}
+
+/// Stores observations in one transaction. Repeated `record_id`s are acknowledged as
+/// duplicates. With a `quota`, the new observations take what is left of the caller's
+/// budget in the same transaction ([`crate::ratelimit`]): the first ones up to it are
+/// stored, the rest refused as [`Fate::RateLimited`]. When nothing at all is accepted the
 /// answer is [`crate::error::AppError::RateLimited`] and nothing is written.
 pub async fn store(
     db: &Db,
     items: Vec<Weighed>,
     now: i64,
     quota: Option<Quota>,
-) -> AppResult<usize> {
-    let n = u32::try_from(items.len()).unwrap_or(u32::MAX);
-    let mut seen = HashSet::new();
-    let mut rows = Vec::with_capacity(items.len());
-    for w in items {
-        let id = match &w.obs.record_id {
+) -> AppResult<Stored> {
+    let mut ids = Vec::with_capacity(items.len());
+    for w in &items {
+        ids.push(match &w.obs.record_id {
             Some(id) => id.clone(),
             None => random_id("srv_", 16)?,
-        };
-        if seen.insert(id.clone()) {
-            rows.push((id, w));
-        }
+        });
     }
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
     db.write(move |conn| {
         Box::pin(async move {
-            if let Some(q) = &quota {
-                ratelimit::take(conn, q, n, now).await?;
+            let mut fates = duplicates(conn, &items, &ids).await?;
+            let wanted = fates.iter().filter(|f| f.is_none()).count();
+            let (granted, retry_after_secs) = match &quota {
+                Some(q) if wanted > 0 => {
+                    let g =
+                        ratelimit::grant(conn, q, u32::try_from(wanted).unwrap_or(u32::MAX), now)
+                            .await?;
+                    if g.granted == 0 && fates.iter().all(Option::is_none) {
+                        return Err(q.refusal(&g));
+                    }
+                    (g.granted as usize, g.retry_after_secs)
+                }
+                _ => (wanted, 0),
+            };
+            let mut rows = Vec::with_capacity(granted);
+            let mut taken = 0;
+            for (i, fate) in fates.iter_mut().enumerate() {
+                if fate.is_none() {
+                    if taken < granted {
+                        rows.push((ids[i].clone(), &items[i], i));
+                        taken += 1;
+                    } else {
+                        *fate = Some(Fate::RateLimited);
+                    }
+                }
             }
-            write(conn, rows, now).await
+            // One lock order for every writer (ids sorted, rollup keys in a BTreeMap).
+            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            let inserted = write(conn, &rows, now).await?;
+            for (id, _, i) in &rows {
+                fates[*i] = Some(if inserted.contains(id) {
+                    Fate::Stored
+                } else {
+                    Fate::Duplicate
+                });
+            }
+            let fates = fates
+                .into_iter()
+                .map(|f| f.unwrap_or(Fate::Duplicate))
+                .collect();
+            Ok(Stored {
+                fates,
+                retry_after_secs,
+            })
         })
     })
     .await
 }
 
+/// Marks the observations whose client `record_id` is already stored, or repeats an
+/// earlier one of the request, as duplicates; the others stay undecided (`None`).
+async fn duplicates(
+    conn: &mut AnyConnection,
+    items: &[Weighed],
+    ids: &[String],
+) -> AppResult<Vec<Option<Fate>>> {
+    let given: Vec<&str> = items
+        .iter()
+        .zip(ids)
+        .filter(|(w, _)| w.obs.record_id.is_some())
+        .map(|(_, id)| id.as_str())
+        .collect();
+    let mut known: HashSet<String> = HashSet::new();
+    for chunk in given.chunks(MAX_PARAMS) {
+        let list = placeholders(is_sqlite(conn), 1, chunk.len());
+        let sql = format!("SELECT record_id FROM observations WHERE record_id IN {list}");
+        let mut b = Binds::with_capacity(chunk.len());
+        for id in chunk {
+            b.add(*id)?;
+        }
+        for row in b.query(sql).fetch_all(&mut *conn).await? {
+            known.insert(row.try_get(0)?);
+        }
+    }
+    Ok(ids
+        .iter()
+        .map(|id| (!known.insert(id.clone())).then_some(Fate::Duplicate))
+        .collect())
+}
+
 async fn write(
     conn: &mut AnyConnection,
-    items: Vec<(String, Weighed)>,
+    items: &[(String, &Weighed, usize)],
     now: i64,
-) -> AppResult<usize> {
+) -> AppResult<HashSet<String>> {
+    if items.is_empty() {
+        return Ok(HashSet::new());
+    }
     let day = clock::day_of(now);
     let raw = items
         .iter()
-        .map(|(id, w)| {
+        .map(|(id, w, _)| {
             let o = &w.obs;
             vec![
                 Val::Text(id.clone()),
@@ -110,6 +201,7 @@ async fn write(
                 Val::float(Some(o.latency_ms)),
                 Val::OptInt(o.response_bytes.map(|b| b as i64)),
                 Val::Text(enum_str(&o.source)),
+                Val::OptText(o.reporter.clone()),
                 Val::Int(w.tier.tenths() as i64),
                 Val::OptText(w.service_id.clone()),
                 Val::OptText(w.agent_id.clone()),
@@ -125,12 +217,10 @@ async fn write(
             .collect();
     let mut rollups: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
     let mut subjects = BTreeSet::new();
-    let mut fresh = 0;
-    for (id, w) in &items {
+    for (id, w, _) in items {
         if !inserted.contains(id) {
             continue;
         }
-        fresh += 1;
         let o = &w.obs;
         let mut kinds = vec![("host", o.host.clone())];
         if let Some(s) = &w.service_id {
@@ -152,7 +242,7 @@ async fn write(
     }
     super::ingest::add_targets(conn, subjects.iter().map(String::as_str), now).await?;
     add_counts(conn, "telemetry_rollups", ROLLUP_KEYS, rollups).await?;
-    Ok(fresh)
+    Ok(inserted)
 }
 
 fn tier_of(tenths: i64) -> Option<WeightTier> {

@@ -218,3 +218,29 @@ pub async fn insert_ignore(
     }
     Ok(())
 }
+
+/// Inserts keys of `N` text columns, bound from borrowed strings, skipping those already
+/// stored (`ON CONFLICT DO NOTHING`): for tables that only record that a key exists.
+pub async fn insert_text_keys<const N: usize>(
+    conn: &mut AnyConnection,
+    table: &str,
+    keys: &[&str; N],
+    rows: &std::collections::BTreeSet<[&str; N]>,
+) -> Result<(), sqlx::Error> {
+    let rows: Vec<&[&str; N]> = rows.iter().collect();
+    for chunk in rows.chunks((MAX_PARAMS / N).max(1)) {
+        let cols = keys.join(", ");
+        let sql = format!(
+            "INSERT INTO {table} ({cols}) VALUES {} ON CONFLICT ({cols}) DO NOTHING",
+            placeholders(is_sqlite(conn), chunk.len(), N)
+        );
+        let mut binds = Binds::with_capacity(chunk.len() * N);
+        for key in chunk {
+            for k in key.iter() {
+                binds.add(*k)?;
+            }
+        }
+        binds.query(sql).execute(&mut *conn).await?;
+    }
+    Ok(())
+}

@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use crate::db::agents::{register as store, NewAgent};
 use crate::error::{AppError, AppResult};
-use crate::extract::JsonBody;
+use crate::extract::{ClientAddr, JsonBody};
+use crate::ratelimit::Quota;
 use crate::state::AppState;
 
 /// Longest value of each registration field, in characters.
@@ -24,9 +25,12 @@ fn field(body: &Value, key: &str) -> AppResult<String> {
     }
 }
 
-/// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash.
+/// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash. At
+/// most 10 registrations per hour per caller (an IPv4 address, an IPv6 /64): past that,
+/// 429 with `Retry-After`.
 pub async fn register(
     State(state): State<AppState>,
+    ClientAddr(ip): ClientAddr,
     JsonBody(body): JsonBody,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     if !body.is_object() {
@@ -38,7 +42,8 @@ pub async fn register(
         model_id: field(&body, "model_id")?,
         environment: field(&body, "environment")?,
     };
-    let r = store(&state.db, agent, crate::clock::now_ms()).await?;
+    let quota = Quota::registrations(state.db.caller_secret(), ip);
+    let r = store(&state.db, agent, crate::clock::now_ms(), Some(quota)).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id})),

@@ -4,8 +4,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::Json;
 use lowdown_core::record::validate::{MAX_NAME, MAX_TARGET};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -24,13 +23,14 @@ pub struct Params {
 pub async fn get(
     State(state): State<AppState>,
     params: Result<Query<Params>, QueryRejection>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Answer>> {
     let Query(p) =
         params.map_err(|e| AppError::bad_request(format!("query: {}", e.body_text())))?;
     let raw = p
         .targets
         .ok_or_else(|| AppError::bad_request("targets: missing (2 to 5 names, comma-separated)"))?;
     let names: Vec<&str> = raw.split(',').map(str::trim).collect();
+    let subject = names.join(", ");
     for n in &names {
         super::check_name("targets", n, MAX_TARGET)?;
     }
@@ -50,13 +50,18 @@ pub async fn get(
     let comparison = lowdown_core::aggregate::compare(&summaries)
         .map_err(|e| AppError::bad_request(format!("targets: {e}")))?;
     let now = crate::clock::now_ms();
-    let mut out = serde_json::to_value(comparison).map_err(AppError::internal)?;
-    if let Value::Object(m) = &mut out {
-        m.insert("task_type".into(), json!(p.task_type));
-        m.insert(
-            "source".into(),
-            super::reputation::source_block(&state, now),
-        );
-    }
-    Ok(Json(out))
+    Ok(Json(Answer {
+        comparison,
+        task_type: p.task_type,
+        source: super::source::block(&state, now, &subject),
+    }))
+}
+
+/// The compare answer: the core's comparison, the task, and `source` last.
+#[derive(Serialize)]
+pub struct Answer {
+    #[serde(flatten)]
+    comparison: lowdown_core::aggregate::Comparison,
+    task_type: Option<String>,
+    source: super::source::Source,
 }

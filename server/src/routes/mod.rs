@@ -10,11 +10,13 @@ use crate::state::AppState;
 
 mod agents;
 mod compare;
+mod detail;
 mod interactions;
 mod meta;
 mod node;
 mod reputation;
 mod sampling;
+mod source;
 mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
@@ -95,4 +97,16 @@ pub(crate) fn check_name(
         )));
     }
     Ok(())
+}
+
+/// The error of an item refused for naming a private or special-use host:
+/// `host: a private or special-use host (loopback) is never stored`.
+pub(crate) fn private_host_error(
+    field: &str,
+    reason: lowdown_core::telemetry::BlockReason,
+) -> String {
+    format!(
+        "{field}: a private or special-use host ({}) is never stored",
+        crate::names::enum_str(&reason)
+    )
 }

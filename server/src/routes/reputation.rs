@@ -7,19 +7,18 @@ use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use lowdown_core::aggregate::{self, ClassCounts, Summary};
+use lowdown_core::aggregate::{self, LatencySummary, Summary};
 use lowdown_core::defaults::NODE_ID_HEADER;
 use lowdown_core::record::validate::{validate_node_id, MAX_NAME, MAX_TARGET};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::detail::{contributor, Contributor};
 use crate::clock;
-use crate::db::reputation::{self as store, Dimension, Resolution};
+use crate::db::lookup::{resolve, Resolution};
+use crate::db::reputation as store;
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
-
-/// Days covered by `recent_trends`, today included.
-pub const TREND_DAYS: i64 = 30;
 
 /// Query parameters of a reputation request.
 #[derive(Debug, Deserialize)]
@@ -35,6 +34,17 @@ struct BySource {
     synthetic: u64,
 }
 
+/// The answer for a name that matches several targets (or, namespaced, none exactly).
+#[derive(Serialize)]
+struct Candidates {
+    target: String,
+    resolved_target: Option<String>,
+    candidates: Vec<String>,
+    message: String,
+    source: super::source::Source,
+}
+
+/// The answer, serialised in this field order (`source` last, SPEC §5).
 #[derive(Serialize)]
 struct Answer {
     target: String,
@@ -50,19 +60,13 @@ struct Answer {
     cancelled_requests: u64,
     by_source: BySource,
     confidence: aggregate::Confidence,
+    latency_ms: Option<LatencySummary>,
+    failure_breakdown: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     telemetry: Option<Value>,
     #[serde(flatten)]
     contributor: Option<Contributor>,
-    source: Value,
-}
-
-#[derive(Serialize)]
-struct Contributor {
-    task_breakdown: BTreeMap<String, Value>,
-    recent_trends: Vec<Value>,
-    by_server_version: BTreeMap<String, Value>,
-    by_schema_hash: BTreeMap<String, Value>,
+    source: super::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.
@@ -74,15 +78,6 @@ pub(crate) fn task_param(p: Result<Query<Params>, QueryRejection>) -> AppResult<
     Ok(p.task_type)
 }
 
-/// The `source` block: which deployment answered, from which data, when.
-pub(crate) fn source_block(state: &AppState, now: i64) -> Value {
-    json!({
-        "deployment": state.deployment,
-        "data": "interaction records reported by agents and proxies; telemetry reported apart",
-        "retrieved_at": clock::iso(now),
-    })
-}
-
 fn by_source(s: &Summary) -> BySource {
     let c = &s.by_source;
     BySource {
@@ -90,70 +85,6 @@ fn by_source(s: &Summary) -> BySource {
         seeded: c.seeded.interactions(),
         synthetic: c.synthetic.interactions(),
     }
-}
-
-fn brief(s: &Summary) -> Value {
-    json!({
-        "interactions": s.interactions,
-        "rated_interactions": s.rated_interactions,
-        "success_rate": s.success_rate,
-    })
-}
-
-/// Key used for records that carried no server version or schema hash; `(` cannot occur
-/// in either, so it never collides with a real value.
-const NONE_KEY: &str = "(none)";
-
-async fn contributor(
-    state: &AppState,
-    target: &str,
-    task: Option<&str>,
-    now: i64,
-) -> AppResult<Contributor> {
-    let db = &state.db;
-    let mut task_breakdown = BTreeMap::new();
-    for (task, (counts, failure_types)) in store::task_breakdown(db, target, task).await? {
-        let s = aggregate::summarize(&counts);
-        let o: &ClassCounts = &counts.organic;
-        task_breakdown.insert(
-            task,
-            json!({
-                "success": o.success, "partial": o.partial, "failure": o.failure,
-                "rejected": o.rejected, "cancelled": o.cancelled,
-                "failure_types": failure_types,
-                "interactions": s.interactions, "success_rate": s.success_rate,
-            }),
-        );
-    }
-    let since = clock::day_before(now, TREND_DAYS - 1);
-    let recent_trends = store::grouped(db, Dimension::Day, target, task, Some(&since))
-        .await?
-        .into_iter()
-        .map(|(date, counts)| {
-            let s = aggregate::summarize(&counts);
-            json!({"date": date, "count": s.interactions, "success_rate": s.success_rate})
-        })
-        .collect();
-    let keyed = |m: BTreeMap<String, aggregate::SourceCounts>| {
-        m.into_iter()
-            .map(|(k, c)| {
-                (
-                    if k.is_empty() { NONE_KEY.to_owned() } else { k },
-                    brief(&aggregate::summarize(&c)),
-                )
-            })
-            .collect::<BTreeMap<_, _>>()
-    };
-    let by_server_version =
-        keyed(store::grouped(db, Dimension::ServerVersion, target, task, None).await?);
-    let by_schema_hash =
-        keyed(store::grouped(db, Dimension::SchemaHash, target, task, None).await?);
-    Ok(Contributor {
-        task_breakdown,
-        recent_trends,
-        by_server_version,
-        by_schema_hash,
-    })
 }
 
 /// Whether the request carries the id of a node that has contributed. An invalid id is
@@ -185,36 +116,46 @@ pub async fn get(
     let task = task_param(params)?;
     let contributor_ok = is_contributor(&state, &headers).await?;
     let now = clock::now_ms();
-    let resolved = match store::resolve(&state.db, &target).await? {
+    let resolved = match resolve(&state.db, &target, state.allow_private_hosts).await? {
         Resolution::Found(t) => Some(t),
         Resolution::Candidates(c) => {
-            return Ok(Json(json!({
-                "target": target,
-                "resolved_target": null,
-                "candidates": c,
-                "message": format!("{target}: matches {} targets; ask again with one of the candidates.", c.len()),
-                "source": source_block(&state, now),
-            }))
+            let message = if target.contains(':') {
+                format!("{target}: nothing recorded under this name; similar names are listed as candidates, never substituted.")
+            } else {
+                format!(
+                    "{target}: matches {} targets; ask again with one of the candidates.",
+                    c.len()
+                )
+            };
+            return Ok(Json(Candidates {
+                resolved_target: None,
+                candidates: c,
+                message,
+                source: super::source::block(&state, now, &target),
+                target,
+            })
             .into_response());
         }
         Resolution::Nothing => None,
     };
     let name = resolved.clone().unwrap_or_else(|| target.clone());
-    let counts = match &resolved {
-        Some(t) => store::counts(&state.db, t, task.as_deref()).await?,
+    let (counts, latency_ms, failure_breakdown, telemetry) = match &resolved {
+        Some(t) => (
+            store::counts(&state.db, t, task.as_deref()).await?,
+            crate::db::latency::summary(&state.db, t, task.as_deref()).await?,
+            store::failure_breakdown(&state.db, t, task.as_deref()).await?,
+            crate::db::telemetry::block(&state.db, t).await?,
+        ),
         None => Default::default(),
     };
     let s = aggregate::summarize(&counts);
-    let telemetry = match &resolved {
-        Some(t) => crate::db::telemetry::block(&state.db, t).await?,
-        None => None,
-    };
     let contributor = match (&resolved, contributor_ok) {
         (Some(t), true) => Some(contributor(&state, t, task.as_deref(), now).await?),
         _ => None,
     };
     let answer = Answer {
         message: aggregate::message(&name, &s),
+        source: super::source::block(&state, now, &name),
         target,
         resolved_target: resolved,
         task_type: task,
@@ -226,9 +167,10 @@ pub async fn get(
         cancelled_requests: s.cancelled_requests,
         by_source: by_source(&s),
         confidence: s.confidence,
+        latency_ms,
+        failure_breakdown,
         telemetry,
         contributor,
-        source: source_block(&state, now),
     };
     // Serialised straight from the struct, so fields keep the documented order.
     Ok(Json(answer).into_response())
@@ -241,7 +183,7 @@ pub(crate) async fn summary_for(
     name: &str,
     task: Option<&str>,
 ) -> AppResult<(String, Summary)> {
-    match store::resolve(&state.db, name).await? {
+    match resolve(&state.db, name, state.allow_private_hosts).await? {
         Resolution::Found(t) => {
             let counts = store::counts(&state.db, &t, task).await?;
             Ok((t, aggregate::summarize(&counts)))

@@ -1,58 +1,82 @@
-//! `POST /v1/telemetry/observe`.
+//! `POST /v1/telemetry/observe` (SPEC §4): the seed's universal contract, item by item.
+
+use std::collections::HashMap;
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
-use lowdown_core::telemetry::{
-    validate_observations, WeightTier, RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR,
-};
+use lowdown_core::record::validate::Rejection;
+use lowdown_core::telemetry::{check_observations, unlisted_host, WeightTier};
 use serde_json::{json, Value};
 
-use crate::db::telemetry::{store, Weighed};
+use crate::db::telemetry::{store, Fate, Weighed};
 use crate::db::{agents, catalog};
 use crate::error::{AppError, AppResult};
-use crate::extract::{ClientIp, JsonBody};
+use crate::extract::{ClientAddr, JsonBody};
 use crate::ratelimit::Quota;
 use crate::state::AppState;
 
 /// Longest agent key header considered (longer is not a key this server issued).
 const MAX_KEY_LEN: usize = 128;
 
-/// Accepts one observation or an array (all-or-nothing). Weighs each by agent key and
-/// catalog (the core's weights), counts them against the hourly rate limits (shared by
-/// every server on the database) in the transaction that stores them,
-/// and answers `{"ok":true,"weight":w,"service_id":id|null}` (an array gets `items`).
-/// An unknown or malformed agent key is treated as anonymous: telemetry clients are
-/// fire-and-forget and must not fail on a revoked key.
+/// Accepts one observation or an array, each item on its own: invalid items and private
+/// or special-use hosts are refused (never stored), the others weighed by agent key and
+/// catalog (the core's weights) and counted against the hourly limit, which counts
+/// observations, not requests: past it, the first items up to the remaining budget are
+/// stored and the rest refused.
+///
+/// One object: 200 `{"ok":true,"weight":w,"service_id":id|null}`; 400 when it is refused;
+/// 429 with `Retry-After` when over the limit. An array: 200 `{"ok":true,"accepted":N,
+/// "rate_limited":M,"items":[{"weight","service_id"} | {"error"}]}` with `Retry-After`
+/// when `M > 0`, where `accepted` counts stored items and acknowledged duplicates; 429 only
+/// when none is accepted; 400 when no item is valid. An unknown or malformed agent key is
+/// treated as anonymous: telemetry clients are fire-and-forget and must not fail on a
+/// revoked key.
 pub async fn post(
     State(state): State<AppState>,
-    ClientIp(ip): ClientIp,
+    ClientAddr(ip): ClientAddr,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> AppResult<Json<Value>> {
-    let observations =
-        validate_observations(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
-    let key = headers
-        .get(AGENT_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim);
-    let agent_id = match key {
-        Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => {
-            agents::agent_for_key(&state.db, k).await?
-        }
-        _ => None,
-    };
-    let now = crate::clock::now_ms();
+) -> AppResult<Response> {
+    let checked = check_observations(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
+    let single = checked.single;
+    let mut answers: Vec<Option<Value>> = Vec::with_capacity(checked.items.len());
+    let mut rejected = Vec::new();
+    let mut valid = Vec::new();
+    for (index, item) in checked.items.into_iter().enumerate() {
+        let refusal = match item {
+            Ok(obs) => match unlisted_host(&obs.host, state.allow_private_hosts) {
+                None => {
+                    valid.push((index, obs));
+                    answers.push(None);
+                    continue;
+                }
+                Some(reason) => super::private_host_error("host", reason),
+            },
+            Err(e) => Rejection::new(index, "observation", &e).error,
+        };
+        answers.push(Some(json!({ "error": refusal })));
+        rejected.push(Rejection {
+            index,
+            error: refusal,
+        });
+    }
+    if valid.is_empty() {
+        return Err(none_valid(single, rejected));
+    }
+    let agent_id = agent(&state, &headers).await?;
+    let secret = state.db.caller_secret();
     let quota = match &agent_id {
-        Some(a) => Quota::agent(a, RATE_LIMIT_PER_KEY_PER_HOUR),
-        None => Quota::ip(ip, RATE_LIMIT_PER_IP_PER_HOUR),
+        Some(a) => Quota::agent_observations(secret, a),
+        None => Quota::address_observations(secret, ip),
     };
-    let mut items = Vec::with_capacity(observations.len());
+    let mut items = Vec::with_capacity(valid.len());
+    let mut positions = Vec::with_capacity(valid.len());
     // A batch usually repeats a few hosts: look each one up once.
-    let mut known: std::collections::HashMap<String, Option<String>> =
-        std::collections::HashMap::new();
-    for obs in observations {
+    let mut known: HashMap<String, Option<String>> = HashMap::new();
+    for (index, obs) in valid {
         let service_id = match known.get(&obs.host) {
             Some(s) => s.clone(),
             None => {
@@ -62,6 +86,7 @@ pub async fn post(
             }
         };
         let tier = WeightTier::of(agent_id.is_some(), service_id.is_some());
+        positions.push(index);
         items.push(Weighed {
             obs,
             tier,
@@ -69,22 +94,85 @@ pub async fn post(
             agent_id: agent_id.clone(),
         });
     }
-    let answers: Vec<Value> = items
+    let weighed: Vec<Value> = items
         .iter()
         .map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id}))
         .collect();
-    let single = body.is_object();
+    let now = crate::clock::now_ms();
     // Counted and stored in one transaction: a refused request writes nothing.
-    let stored = store(&state.db, items, now, Some(quota)).await?;
+    let stored = store(&state.db, items, now, Some(quota.clone())).await?;
     crate::ratelimit::prune_if_due(&state.db, now).await;
+    let (mut accepted, mut limited) = (0, 0);
+    for ((index, fate), answer) in positions.into_iter().zip(&stored.fates).zip(weighed) {
+        answers[index] = Some(match fate {
+            Fate::Stored | Fate::Duplicate => {
+                accepted += 1;
+                answer
+            }
+            Fate::RateLimited => {
+                limited += 1;
+                json!({"error": format!(
+                    "rate limited: {} {} per hour for this {}; retry after {} s",
+                    quota.limit, quota.what, quota.scope, stored.retry_after_secs
+                )})
+            }
+        });
+    }
     if single {
-        let mut a = answers.into_iter().next().unwrap_or_default();
+        let mut a = answers.pop().flatten().unwrap_or_default();
         if let Value::Object(m) = &mut a {
             m.insert("ok".into(), json!(true));
         }
-        return Ok(Json(a));
+        return Ok(Json(a).into_response());
     }
-    Ok(Json(
-        json!({"ok": true, "accepted": answers.len(), "stored": stored, "items": answers}),
-    ))
+    let mut response = Json(json!({
+        "ok": true,
+        "accepted": accepted,
+        "rate_limited": limited,
+        "items": answers,
+    }))
+    .into_response();
+    if limited > 0 {
+        if let Ok(v) = HeaderValue::from_str(&stored.retry_after_secs.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+    }
+    Ok(response)
+}
+
+/// The registered agent behind the request's `X-Agent-Key`, if any.
+async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Option<String>> {
+    let key = headers
+        .get(AGENT_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    match key {
+        Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => {
+            agents::agent_for_key(&state.db, k).await
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The 400 of a body with nothing acceptable in it: a single observation's own error, or
+/// for an array the first refused item and every refusal by index.
+fn none_valid(single: bool, rejected: Vec<Rejection>) -> AppError {
+    let first = rejected
+        .first()
+        .map_or_else(String::new, |r| r.error.clone());
+    if single {
+        return AppError::bad_request(first);
+    }
+    let index = rejected.first().map_or(0, |r| r.index);
+    let at = match first.strip_prefix("observation: ") {
+        Some(why) => format!("observations[{index}]: {why}"),
+        None => format!("observations[{index}].{first}"),
+    };
+    AppError::NoneValid {
+        message: format!(
+            "observations: no valid observation ({} refused; {at})",
+            rejected.len()
+        ),
+        rejected,
+    }
 }

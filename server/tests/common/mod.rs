@@ -68,50 +68,60 @@ fn with_database(url: &str, db: &str) -> String {
     }
 }
 
+/// A fresh, empty database of `kind` (no migrations applied): its URL, and what
+/// [`TestDb`] removes at cleanup. `None` when PostgreSQL is skipped.
+pub async fn empty_database(
+    kind: Kind,
+) -> Option<(String, Option<PathBuf>, Option<(String, String)>)> {
+    match kind {
+        Kind::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("lowdown-test-{}", random_suffix()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
+            Some((url, Some(dir), None))
+        }
+        Kind::Postgres => {
+            let admin = pg_url()?;
+            let name = format!("lowdown_t_{}", random_suffix());
+            sqlx::any::install_default_drivers();
+            let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}")
+                });
+            sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            Some((with_database(&admin, &name), None, Some((admin, name))))
+        }
+    }
+}
+
 impl TestDb {
     /// A fresh database of `kind`, migrated; `None` when PostgreSQL is skipped.
     pub async fn new(kind: Kind) -> Option<TestDb> {
-        match kind {
-            Kind::Sqlite => {
-                let dir = std::env::temp_dir().join(format!("lowdown-test-{}", random_suffix()));
-                std::fs::create_dir_all(&dir).unwrap();
-                let url = lowdown_server::config::sqlite_url(&dir.join("lowdown.db"));
-                let db = Db::open(&url, 8).await.expect("open sqlite");
-                let check = Db::open(&url, 2).await.expect("open sqlite");
-                Some(TestDb {
-                    kind,
-                    url,
-                    db,
-                    check,
-                    dir: Some(dir),
-                    pg: None,
-                })
-            }
-            Kind::Postgres => {
-                let admin = pg_url()?;
-                let name = format!("lowdown_t_{}", random_suffix());
-                sqlx::any::install_default_drivers();
-                let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&admin)
-                    .await
-                    .unwrap_or_else(|e| {
-                        panic!("LOWDOWN_TEST_DATABASE_URL is set but unreachable: {e}")
-                    });
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                    .execute(&mut conn)
-                    .await
-                    .unwrap();
-                let url = with_database(&admin, &name);
-                let db = Db::open(&url, 8).await.expect("open postgres");
-                let check = Db::open(&url, 2).await.expect("open postgres");
-                Some(TestDb {
-                    kind,
-                    url,
-                    db,
-                    check,
-                    dir: None,
-                    pg: Some((admin, name)),
-                })
-            }
+        let (url, dir, pg) = empty_database(kind).await?;
+        Some(TestDb::open(kind, url, dir, pg).await)
+    }
+
+    /// Opens the server's pools on a database made by [`empty_database`] (which applies
+    /// the migrations), owning its cleanup.
+    pub async fn open(
+        kind: Kind,
+        url: String,
+        dir: Option<PathBuf>,
+        pg: Option<(String, String)>,
+    ) -> TestDb {
+        let db = Db::open(&url, 8).await.expect("open the database");
+        let check = Db::open(&url, 2).await.expect("open the database");
+        TestDb {
+            kind,
+            url,
+            db,
+            check,
+            dir,
+            pg,
         }
     }
 
@@ -290,6 +300,21 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
     )
     .await;
     assert_eq!(nodes, raw_nodes, "nodes disagree with the raw interactions");
+    for (table, key) in [("node_days", "day"), ("node_targets", "target")] {
+        let pairs = fetch_pairs(
+            t,
+            &format!("SELECT node_id, {key}, COUNT(*) FROM {table} GROUP BY node_id, {key}"),
+        )
+        .await;
+        let raw = fetch_pairs(
+            t,
+            &format!(
+                "SELECT node_id, {key}, 1 FROM interactions WHERE node_id IS NOT NULL GROUP BY node_id, {key}"
+            ),
+        )
+        .await;
+        assert_eq!(pairs, raw, "{table} disagrees with the raw interactions");
+    }
     let tel = fetch_pairs(
         t,
         "SELECT subject, CAST(SUM(n) AS BIGINT) FROM telemetry_rollups WHERE subject_kind = 'host' GROUP BY subject",
@@ -300,6 +325,61 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
         tel, raw_tel,
         "telemetry rollups disagree with the raw observations"
     );
+    assert_latency_matches_raw(t).await;
+}
+
+/// `rollup_latency` against the rated organic raw rows, bucketed by the core.
+pub async fn assert_latency_matches_raw(t: &TestDb) {
+    use std::collections::BTreeMap;
+    let raw = sqlx::query(
+        "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
+         AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
+    )
+    .fetch_all(&t.check.pool)
+    .await
+    .unwrap();
+    let mut expected: BTreeMap<(String, String, i64), (i64, f64)> = BTreeMap::new();
+    for r in raw {
+        let ms: f64 = r.try_get(2).unwrap();
+        let bucket = lowdown_core::telemetry::latency_bucket(ms) as i64;
+        let e = expected
+            .entry((r.try_get(0).unwrap(), r.try_get(1).unwrap(), bucket))
+            .or_default();
+        e.0 += 1;
+        e.1 += ms;
+    }
+    let rows = sqlx::query("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
+        .fetch_all(&t.check.pool)
+        .await
+        .unwrap();
+    let mut stored = BTreeMap::new();
+    for r in rows {
+        let key: (String, String, i64) = (
+            r.try_get(0).unwrap(),
+            r.try_get(1).unwrap(),
+            r.try_get(2).unwrap(),
+        );
+        stored.insert(
+            key,
+            (
+                r.try_get::<i64, _>(3).unwrap(),
+                r.try_get::<f64, _>(4).unwrap(),
+            ),
+        );
+    }
+    assert_eq!(
+        stored.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>(),
+        "rollup_latency has other rows than the raw interactions"
+    );
+    for (k, (n, sum)) in &expected {
+        let (sn, ssum) = stored[k];
+        assert_eq!(sn, *n, "{k:?}");
+        assert!(
+            (ssum - sum).abs() < 1e-6 * sum.max(1.0),
+            "{k:?}: {ssum} vs {sum}"
+        );
+    }
 }
 
 async fn fetch_pairs(t: &TestDb, sql: &str) -> std::collections::BTreeMap<String, i64> {

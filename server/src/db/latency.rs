@@ -1,0 +1,76 @@
+//! Latency of rated organic tool calls (`rollup_latency`, migration 0003): a histogram per
+//! target and task over the core's latency buckets plus the exact sum, written in the
+//! ingest transaction; the answer's `latency_ms{avg,p50,p95}` comes from it.
+
+use std::collections::BTreeMap;
+
+use lowdown_core::aggregate::{latency_summary, LatencySummary};
+use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
+use sqlx::{AnyConnection, Row};
+
+use super::upsert::{is_sqlite, placeholders, Binds, MAX_PARAMS};
+use super::{get_u64, Db};
+use crate::error::AppResult;
+
+/// Rows to add: (target, task, bucket index) → (count, sum of latencies in ms). The map's
+/// order is every writer's lock order (see `upsert::add_counts`).
+pub(crate) type LatencyRows<K> = BTreeMap<(K, K, i64), (i64, f64)>;
+
+/// Adds `rows` into `rollup_latency`.
+pub(crate) async fn add<K: AsRef<str>>(
+    conn: &mut AnyConnection,
+    rows: &LatencyRows<K>,
+) -> Result<(), sqlx::Error> {
+    let rows: Vec<_> = rows.iter().collect();
+    for chunk in rows.chunks(MAX_PARAMS / 5) {
+        let sql = format!(
+            "INSERT INTO rollup_latency (target, task_type, bucket, n, sum_ms) VALUES {} \
+             ON CONFLICT (target, task_type, bucket) DO UPDATE SET \
+             n = rollup_latency.n + excluded.n, sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
+            placeholders(is_sqlite(conn), chunk.len(), 5)
+        );
+        let mut b = Binds::with_capacity(chunk.len() * 5);
+        for ((target, task, bucket), (n, sum)) in chunk {
+            b.add(target.as_ref())?;
+            b.add(task.as_ref())?;
+            b.add(*bucket)?;
+            b.add(*n)?;
+            b.add(*sum)?;
+        }
+        b.query(sql).execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// `latency_ms{avg,p50,p95}` of `target` (optionally one task); `None` when no rated
+/// organic call carried a latency.
+pub async fn summary(
+    db: &Db,
+    target: &str,
+    task: Option<&str>,
+) -> AppResult<Option<LatencySummary>> {
+    let mut sql = "SELECT bucket, CAST(SUM(n) AS BIGINT), SUM(sum_ms) FROM rollup_latency \
+                   WHERE target = $1"
+        .to_owned();
+    if task.is_some() {
+        sql.push_str(" AND task_type = $2");
+    }
+    sql.push_str(" GROUP BY bucket");
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(target.to_owned());
+    if let Some(t) = task {
+        q = q.bind(t.to_owned());
+    }
+    let mut histogram = vec![0u64; LATENCY_BUCKETS_MS.len()];
+    let mut sum_ms = 0.0;
+    for row in q.fetch_all(&db.pool).await? {
+        let bucket: i64 = row.try_get(0)?;
+        if let Some(slot) = usize::try_from(bucket)
+            .ok()
+            .and_then(|b| histogram.get_mut(b))
+        {
+            *slot += get_u64(&row, 1)?;
+            sum_ms += row.try_get::<f64, _>(2)?;
+        }
+    }
+    Ok(latency_summary(&histogram, sum_ms))
+}

@@ -1,0 +1,109 @@
+//! The contributor detail of a reputation answer (SPEC §5): per task, per day, per server
+//! version and per schema hash. Every row is organic (the population of `success_rate`)
+//! and exists only when it has an organic tool interaction in it ([`organic_row`]): no
+//! protocol-only task, empty day, version or hash.
+
+use std::collections::BTreeMap;
+
+use lowdown_core::aggregate::{organic_row, ClassCounts, OrganicRow, SourceCounts};
+use serde::Serialize;
+
+use crate::clock;
+use crate::db::reputation::{self as store, Dimension};
+use crate::error::AppResult;
+use crate::state::AppState;
+
+/// Days covered by `recent_trends`, today included.
+pub const TREND_DAYS: i64 = 30;
+
+/// Key for records that carried no server version or schema hash; `(` cannot occur in
+/// either, so it never collides with a real value.
+const NONE_KEY: &str = "(none)";
+
+/// The detail block, flattened into the answer.
+#[derive(Serialize)]
+pub(crate) struct Contributor {
+    task_breakdown: BTreeMap<String, TaskRow>,
+    recent_trends: Vec<Trend>,
+    by_server_version: BTreeMap<String, OrganicRow>,
+    by_schema_hash: BTreeMap<String, OrganicRow>,
+}
+
+/// One task: organic counts per class, rated failures per type, and the row figures.
+#[derive(Serialize)]
+struct TaskRow {
+    success: u64,
+    partial: u64,
+    failure: u64,
+    rejected: u64,
+    cancelled: u64,
+    failure_types: BTreeMap<String, u64>,
+    #[serde(flatten)]
+    row: OrganicRow,
+}
+
+/// One day: organic tool interactions and the organic success rate.
+#[derive(Serialize)]
+struct Trend {
+    date: String,
+    count: u64,
+    success_rate: Option<f64>,
+}
+
+/// The detail for `target` (optionally one task) at `now`.
+pub(crate) async fn contributor(
+    state: &AppState,
+    target: &str,
+    task: Option<&str>,
+    now: i64,
+) -> AppResult<Contributor> {
+    let db = &state.db;
+    let mut task_breakdown = BTreeMap::new();
+    for (task, (counts, failure_types)) in store::task_breakdown(db, target, task).await? {
+        let o: &ClassCounts = &counts.organic;
+        if let Some(row) = organic_row(o) {
+            let entry = TaskRow {
+                success: o.success,
+                partial: o.partial,
+                failure: o.failure,
+                rejected: o.rejected,
+                cancelled: o.cancelled,
+                failure_types,
+                row,
+            };
+            task_breakdown.insert(task, entry);
+        }
+    }
+    let since = clock::day_before(now, TREND_DAYS - 1);
+    let recent_trends = store::grouped(db, Dimension::Day, target, task, Some(&since))
+        .await?
+        .into_iter()
+        .filter_map(|(date, counts)| {
+            organic_row(&counts.organic).map(|r| Trend {
+                date,
+                count: r.interactions,
+                success_rate: r.success_rate,
+            })
+        })
+        .collect();
+    let by_server_version =
+        rows(store::grouped(db, Dimension::ServerVersion, target, task, None).await?);
+    let by_schema_hash = rows(store::grouped(db, Dimension::SchemaHash, target, task, None).await?);
+    Ok(Contributor {
+        task_breakdown,
+        recent_trends,
+        by_server_version,
+        by_schema_hash,
+    })
+}
+
+/// The non-empty organic rows of a grouping, `(none)` for the empty key.
+fn rows(groups: BTreeMap<String, SourceCounts>) -> BTreeMap<String, OrganicRow> {
+    groups
+        .into_iter()
+        .filter_map(|(k, c)| {
+            let key = if k.is_empty() { NONE_KEY.to_owned() } else { k };
+            organic_row(&c.organic).map(|r| (key, r))
+        })
+        .collect()
+}

@@ -1,0 +1,43 @@
+//! The `source` block closing every answer (SPEC §5): which dataset, under which licence,
+//! when, and how to cite it. The decision behind the names is in the server README.
+
+use serde::Serialize;
+
+use crate::clock;
+use crate::state::AppState;
+
+/// Licence of everything an answer publishes.
+pub const LICENSE: &str = "CC BY 4.0";
+/// Where the licence text is.
+pub const LICENSE_URL: &str = "https://creativecommons.org/licenses/by/4.0/";
+
+/// The dataset an answer of this deployment comes from: `Lowdown records: <deployment>`.
+pub fn dataset(state: &AppState) -> String {
+    format!("Lowdown records: {}", state.deployment)
+}
+
+/// The block itself, serialised in this field order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Source {
+    /// `Lowdown records: <deployment>`.
+    pub dataset: String,
+    /// Always [`LICENSE`].
+    pub license: &'static str,
+    /// When the answer was given (ISO-8601, UTC).
+    pub retrieved_at: String,
+    /// The line to paste when republishing.
+    pub cite: String,
+}
+
+/// `{dataset, license, retrieved_at, cite}` for an answer about `subject` (a target, or
+/// the compared targets) given at `now` (unix ms).
+pub fn block(state: &AppState, now: i64, subject: &str) -> Source {
+    let dataset = dataset(state);
+    let at = clock::iso(now);
+    Source {
+        cite: format!("{dataset}, {subject}, retrieved {at}. {LICENSE}, {LICENSE_URL}"),
+        dataset,
+        license: LICENSE,
+        retrieved_at: at,
+    }
+}
