@@ -91,6 +91,22 @@ export declare class Recorder {
 export type JsRecorder = Recorder
 
 /**
+ * What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
+ * with an agent key; paused after the server refuses some.
+ */
+export declare class TelemetryBudget {
+  /** The budget of an anonymous client, or of one sending with an agent key. */
+  constructor(withAgentKey: boolean)
+  /** How many of `want` observations may be sent at `nowMs`; those count as sent. */
+  take(nowMs: number, want: number): number
+  /** The server refused some as over its limit at `nowMs`, asking to wait `retryAfterS`. */
+  refused(nowMs: number, retryAfterS: number): void
+  /** Milliseconds from `nowMs` until at least one observation may be sent (0: now). */
+  waitMs(nowMs: number): number
+}
+export type JsTelemetryBudget = TelemetryBudget
+
+/**
  * Appends one `text` content item to a JSON-RPC result line, keeping every other byte;
  * `null` when the message has no result `content` array to carry it.
  */
@@ -108,6 +124,42 @@ export declare function expandPath(path: string, envJson: string, home?: string 
  * `source` is `organic`, `seeded` or `synthetic`; anything else throws `invalid_argument`.
  */
 export declare function prepareObservation(url: string, method: string, status: number | undefined | null, latencyMs: number, responseBytes: number | undefined | null, source: string, policy: HostPolicy): string | null
+
+/** The name a claim by `pid` gives the spool file `name`. */
+export declare function spoolClaimName(name: string, pid: number): string
+
+/**
+ * A spool file's records, as JSON text `{"records": [<record JSON text>...], "corrupt": N}`:
+ * lines that are not valid records are counted, never returned.
+ */
+export declare function spoolDecode(text: string): string
+
+/** The new text of `dropped.json` once `records` more were dropped at `nowIso`. */
+export declare function spoolDropped(previous: string | undefined | null, records: number, nowIso: string): string
+
+/** The text of a spool file holding `records` (JSON lines, as `Recorder.feed` gives them). */
+export declare function spoolEncode(lines: string): string
+
+/**
+ * What a spool directory entry is, as JSON text: `{"kind":"waiting"}`,
+ * `{"kind":"claimed","pid":N,"original":"…"}` or `{"kind":"other"}`.
+ */
+export declare function spoolEntry(name: string): string
+
+/**
+ * The name of a new spool file (`nowMs`, a per-process sequence number, the process id, a
+ * random token).
+ */
+export declare function spoolFileName(nowMs: number, seq: number, pid: number, token: string): string
+
+/**
+ * The spool's sizes (SPEC §3): `{"max_files", "max_records_per_file", "stale_claim_ms"}`
+ * as JSON text.
+ */
+export declare function spoolLimits(): string
+
+/** Which spool files (names as a JSON array) go to keep the bound: a JSON array of names. */
+export declare function spoolOverBound(namesJson: string): string
 
 /**
  * The SPEC §3.2 target label of a command line (`argv[0]` is the command): `npm:pkg`,

@@ -16,7 +16,8 @@ const methods = (cls) =>
 
 it('both builds export the same names', () => {
   assert.deepEqual(names(wasm), names(native));
-  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'Recorder', 'appendTextItem', 'expandPath', 'prepareObservation', 'targetLabel']);
+  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'Recorder', 'TelemetryBudget', 'appendTextItem', 'expandPath', 'prepareObservation',
+    'spoolClaimName', 'spoolDecode', 'spoolDropped', 'spoolEncode', 'spoolEntry', 'spoolFileName', 'spoolLimits', 'spoolOverBound', 'targetLabel']);
 });
 
 it('every class has the same methods in both builds', () => {

@@ -76,3 +76,45 @@ pub fn js_prepare_observation(
         .transpose()?;
     Ok(opt_text(text))
 }
+
+/// What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
+/// with an agent key; paused after the server refuses some.
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "TelemetryBudget"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "TelemetryBudget"))]
+pub struct JsTelemetryBudget {
+    inner: telemetry::Budget,
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), napi)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_class = "TelemetryBudget"))]
+impl JsTelemetryBudget {
+    /// The budget of an anonymous client, or of one sending with an agent key.
+    #[cfg_attr(not(target_arch = "wasm32"), napi(constructor))]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen(constructor))]
+    pub fn new(with_agent_key: bool) -> JsTelemetryBudget {
+        JsTelemetryBudget {
+            inner: telemetry::Budget::new(with_agent_key),
+        }
+    }
+
+    /// How many of `want` observations may be sent at `nowMs`; those count as sent.
+    #[cfg_attr(not(target_arch = "wasm32"), napi)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+    pub fn take(&mut self, now_ms: f64, want: u32) -> u32 {
+        self.inner.take(now_ms, want)
+    }
+
+    /// The server refused some as over its limit at `nowMs`, asking to wait `retryAfterS`.
+    #[cfg_attr(not(target_arch = "wasm32"), napi)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+    pub fn refused(&mut self, now_ms: f64, retry_after_s: f64) {
+        self.inner.refused(now_ms, retry_after_s);
+    }
+
+    /// Milliseconds from `nowMs` until at least one observation may be sent (0: now).
+    #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "waitMs"))]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "waitMs"))]
+    pub fn wait_ms(&self, now_ms: f64) -> f64 {
+        self.inner.wait_ms(now_ms)
+    }
+}

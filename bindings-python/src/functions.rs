@@ -88,6 +88,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crate::sample::accepted_epochs, m)?)?;
     m.add_class::<crate::telemetry::PyHostPolicy>()?;
     m.add_class::<crate::telemetry::PyTelemetryRollup>()?;
+    m.add_class::<crate::telemetry::PyTelemetryBudget>()?;
     m.add_class::<crate::classify::PyClassifier>()?;
     m.add_class::<crate::logdiff::PyLogDiff>()?;
     Ok(())

@@ -17,6 +17,7 @@ mod logdiff;
 mod options;
 mod record;
 mod sample;
+mod spool;
 mod telemetry;
 
 /// The private native module behind the `prowl` package; the constants are the core's
@@ -32,5 +33,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NODE_ID_HEADER", defaults::NODE_ID_HEADER)?;
     m.add("AGENT_KEY_HEADER", defaults::AGENT_KEY_HEADER)?;
     functions::register(m)?;
+    spool::register(m)?;
     Ok(())
 }

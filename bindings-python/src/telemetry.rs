@@ -207,3 +207,36 @@ impl PyTelemetryRollup {
         to_py(py, &telemetry::summarize_telemetry(&self.inner))
     }
 }
+
+/// What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
+/// with an agent key; paused after the server refuses some.
+#[pyclass(name = "TelemetryBudget", module = "prowl._native")]
+pub struct PyTelemetryBudget {
+    inner: telemetry::Budget,
+}
+
+#[pymethods]
+impl PyTelemetryBudget {
+    /// The budget of an anonymous client, or of one sending with an agent key.
+    #[new]
+    fn new(with_agent_key: bool) -> Self {
+        PyTelemetryBudget {
+            inner: telemetry::Budget::new(with_agent_key),
+        }
+    }
+
+    /// How many of ``want`` observations may be sent at ``now_ms``; those count as sent.
+    fn take(&mut self, now_ms: f64, want: u32) -> u32 {
+        self.inner.take(now_ms, want)
+    }
+
+    /// The server refused some as over its limit at ``now_ms``, asking to wait ``retry_after_s``.
+    fn refused(&mut self, now_ms: f64, retry_after_s: f64) {
+        self.inner.refused(now_ms, retry_after_s);
+    }
+
+    /// Milliseconds from ``now_ms`` until at least one observation may be sent (0: now).
+    fn wait_ms(&self, now_ms: f64) -> f64 {
+        self.inner.wait_ms(now_ms)
+    }
+}

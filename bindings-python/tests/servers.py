@@ -93,7 +93,8 @@ class Collector:
 
     ``mode="ok"`` answers each request ``200 {"ok":true}``; ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
-    ``Retry-After: 30``; ``"hang"`` reads and never answers.
+    ``Retry-After: 30``; ``"hang"`` reads and never answers; ``"slow"`` answers ``201`` after
+    one second, noting in ``answered`` (monotonic times) when it did.
     """
 
     def __init__(self, mode: str = "ok") -> None:
@@ -109,6 +110,7 @@ class Collector:
         self.url = f"http://127.0.0.1:{self.port}"
         self._closed = False
         self._conns: List[socket.socket] = []
+        self.answered: List[float] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -145,6 +147,12 @@ class Collector:
                     with self._lock:
                         self.requests.append({"method": method, "path": path, "headers": headers, "body": body})
                         self._lock.notify_all()
+                    if self.mode == "slow":
+                        time.sleep(1.0)
+                        reply = b'{"ok":true,"accepted":0,"duplicates":0,"rejected":[]}'
+                        conn.sendall(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
+                        with self._lock:
+                            self.answered.append(time.monotonic())
                     if self.mode in ("ok", "close"):
                         reply = b'{"ok":true}'
                         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))

@@ -119,6 +119,40 @@ def append_text_item(n: Any, i: Dict[str, Any]) -> Any:
 
 
 #: ``operation`` → ``(native module, expanded input) -> result``.
+def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
+    b = n.TelemetryBudget(i["with_agent_key"])
+    out: List[Any] = []
+    for s in i["steps"]:
+        if "take" in s:
+            out.append(b.take(s["take"][0], s["take"][1]))
+        elif "refused" in s:
+            b.refused(s["refused"][0], number(s["refused"][1]))
+        elif "wait" in s:
+            out.append(b.wait_ms(s["wait"]))
+    return out
+
+
+def spool(n: Any, i: Dict[str, Any]) -> Any:
+    op = i["op"]
+    if op == "file_name":
+        return n.spool_file_name(i["now_ms"], i["seq"], i["pid"], i["token"])
+    if op == "claim_name":
+        return n.spool_claim_name(i["name"], i["pid"])
+    if op == "entry":
+        kind, pid, original = n.spool_entry(i["name"])
+        return {"kind": kind, "pid": pid, "original": original} if kind == "claimed" else {"kind": kind}
+    if op == "encode":
+        return n.spool_encode(i["records"])
+    if op == "decode":
+        records, corrupt = n.spool_decode(i["text"])
+        return {"records": records, "corrupt": corrupt}
+    if op == "over_bound":
+        return n.spool_over_bound(i["names"])
+    if op == "dropped":
+        return n.spool_dropped(i["previous"], i["records"], i["now_iso"])
+    raise AssertionError(f"unknown spool op {op}")
+
+
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "append_text_item": append_text_item,
     "build_record": lambda n, i: n.build_record(i["exchange"], i["facts"], i.get("ctx"), i.get("record_id")),
@@ -140,6 +174,8 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
         i.get("response_bytes"), i["source"], policy(n, i)),
     "redact": lambda n, i: n.redact(as_str(i["text"])),
     "salt_epochs": lambda n, i: {"epoch": n.salt_epoch(i["now_ms"]), "accepted": n.accepted_epochs(i["now_ms"])},
+    "spool": spool,
+    "telemetry_budget": telemetry_budget,
     "sample_decide": lambda n, i: n.decide(i["service_id"], i["agent_id"], i["salt_id"], i["salt"], number(i["sampling_rate"])),
     "sample_verify": lambda n, i: n.verify(i["service_id"], i["agent_id"], i["salt_id"], i["salt"],
                                            number(i["sampling_rate"]), i["claimed_roll"], i["claimed_sampled"]),

@@ -12,6 +12,7 @@ use crate::record::Source;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod budget;
 mod host;
 mod ip;
 mod listed;
@@ -19,6 +20,7 @@ mod private;
 mod summary;
 mod url;
 
+pub use budget::Budget;
 pub use host::{host_verdict, BlockReason, HostPolicy, HostVerdict};
 pub use listed::{unlisted_host, unlisted_target};
 pub use private::{

@@ -22,7 +22,8 @@ python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -c 'import prowl, prowl._native, sys; assert prowl.__file__.startswith(sys.prefix), prowl.__file__'
 
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-LOWDOWN_HOME="$WORK/home" "$ROOT/target/debug/lowdown-server" --listen "127.0.0.1:$PORT" --db "$WORK/db.sqlite" 2>"$WORK/server.log" &
+# The called server is on loopback, which lowdown-server refuses to store unless told (tests only).
+LOWDOWN_HOME="$WORK/home" "$ROOT/target/debug/lowdown-server" --listen "127.0.0.1:$PORT" --db "$WORK/db.sqlite" --unsafe-allow-private-hosts 2>"$WORK/server.log" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 

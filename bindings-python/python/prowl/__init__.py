@@ -79,7 +79,7 @@ def is_observed(client: Union["httpx.Client", "httpx.AsyncClient"]) -> bool:
     return httpx_observe.is_observed(client)
 
 
-def flush(timeout: float = _config.EXIT_FLUSH_TIMEOUT_S) -> bool:
+def flush(timeout: float = _config.FLUSH_TIMEOUT_S) -> bool:
     """Send everything queued now, waiting at most ``timeout`` seconds; True when the
     queue is empty. Never raises for network trouble. Called for you at exit."""
     return _SENDER.flush(timeout)

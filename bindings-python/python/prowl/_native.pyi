@@ -22,6 +22,12 @@ NODE_ID_HEADER: str
 """Header carrying the node id on queries."""
 AGENT_KEY_HEADER: str
 """Header carrying an agent key on telemetry."""
+SPOOL_MAX_FILES: int
+"""Most spool files kept (SPEC §3)."""
+SPOOL_MAX_RECORDS_PER_FILE: int
+"""Most records per spool file."""
+SPOOL_STALE_CLAIM_MS: int
+"""Age after which another host's unfinished claim is taken over, in milliseconds."""
 
 Direction = Literal["client_to_server", "server_to_client"]
 CloseReason = Literal["client_ended", "server_ended"]
@@ -105,6 +111,17 @@ class HostPolicy:
         """Whether local and private hosts may be reported."""
     def to_dict(self) -> Json:
         """``{"allowlist": [...], "allow_private": bool}``."""
+
+class TelemetryBudget:
+    """What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
+    with an agent key; paused after the server refuses some."""
+    def __init__(self, with_agent_key: bool) -> None: ...
+    def take(self, now_ms: float, want: int) -> int:
+        """How many of ``want`` may be sent at ``now_ms``; those count as sent."""
+    def refused(self, now_ms: float, retry_after_s: float) -> None:
+        """The server refused some as over its limit, asking to wait ``retry_after_s``."""
+    def wait_ms(self, now_ms: float) -> float:
+        """Milliseconds until at least one may be sent (0: now)."""
 
 class TelemetryRollup:
     """What the server stores per host; rollups merge."""
@@ -192,3 +209,17 @@ def salt_epoch(now_ms: int) -> int:
     """Whole UTC days since 1970 at ``now_ms``."""
 def accepted_epochs(now_ms: int) -> List[int]:
     """Epochs whose salts are accepted at ``now_ms``, current first."""
+def spool_file_name(now_ms: int, seq: int, pid: int, token: str) -> str:
+    """The name of a new spool file."""
+def spool_claim_name(name: str, pid: int) -> str:
+    """The name a claim by ``pid`` gives the spool file ``name``."""
+def spool_entry(name: str) -> Tuple[Literal["waiting", "claimed", "other"], Optional[int], Optional[str]]:
+    """What a spool directory entry is: kind, the claimant's pid, the original name."""
+def spool_encode(records: Sequence[str]) -> str:
+    """The text of a spool file holding ``records`` (JSON texts)."""
+def spool_decode(text: str) -> Tuple[List[str], int]:
+    """A spool file's records (JSON texts) and how many lines were not records."""
+def spool_over_bound(names: Sequence[str]) -> List[str]:
+    """Which spool files go to keep the bound (the oldest)."""
+def spool_dropped(previous: Optional[str], records: int, now_iso: str) -> str:
+    """The new text of ``dropped.json`` once ``records`` more were dropped at ``now_iso``."""

@@ -17,8 +17,11 @@ DEFAULT_API_URL = _core.DEFAULT_API_URL
 #: Seconds a single telemetry POST may take before it is abandoned (SPEC §4).
 SEND_TIMEOUT_S = 1.0
 
-#: Seconds the exit flush may take in total before the process is let go.
-EXIT_FLUSH_TIMEOUT_S = 2.0
+#: Seconds an explicit :func:`prowl.flush` waits by default.
+FLUSH_TIMEOUT_S = 2.0
+
+#: Seconds the exit waits for the API at most (SPEC §3); undelivered records are spooled.
+EXIT_BUDGET_S = 0.1
 
 _SOURCES = ("organic", "seeded", "synthetic")
 

@@ -1,10 +1,20 @@
-"""The one background sender per process (SPEC §4).
+"""The one background sender per process (SPEC §3, §4).
 
-Callers put ready-to-send items on a bounded queue and return at once; a daemon thread
-batches them to the API. Nothing here ever raises into the caller: a full queue drops the
-item and counts it, a failed POST drops the batch and counts it. At exit the queue is
-flushed within :data:`~prowl.config.EXIT_FLUSH_TIMEOUT_S`; after ``fork`` the child starts
-with an empty queue and its own thread.
+Callers put ready-to-send items on bounded queues and return at once; a daemon thread
+batches them to the API. Nothing here ever raises into the caller.
+
+- **Observations** are fire-and-forget: the client keeps its own count of the server's
+  hourly budget (the core's ``TelemetryBudget``) and sends no more than it; a refusal
+  (429, or items ``rate_limited``) pauses telemetry for ``Retry-After``, and never the
+  interaction records. A full queue drops the newest and counts it.
+- **Interaction records** are never lost to the network: a batch the API cannot take (down,
+  slow, 5xx, 429) goes to the spool shared with every Lowdown host, and later batches go
+  straight there for :data:`BACKOFF_S`; after a batch is delivered, the spool is delivered
+  too. The API takes a batch record by record, so one bad record never costs the others.
+  A full queue spills its oldest records to the spool.
+- **Exit** waits at most :data:`~prowl.config.EXIT_BUDGET_S` (100 ms) for the API; the
+  records not delivered by then go to the spool at once. After ``fork`` the child starts
+  with empty queues and its own thread.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import _core, config, identity
+from . import _core, _native, config, identity, spool
 
 OBSERVE_PATH = "/v1/telemetry/observe"
 INTERACTIONS_PATH = "/api/interactions"
@@ -32,8 +42,10 @@ BATCH_SIZE = 200
 SWEEP_INTERVAL_S = 0.25
 #: Items the sender prepares before it gives the GIL away for a moment.
 YIELD_EVERY = 64
-#: Longest pause after a 429, whatever its Retry-After says.
-MAX_PAUSE_S = 3600.0
+#: After a failed delivery of records, how long new record batches go straight to the spool.
+BACKOFF_S = 30.0
+#: Spool files delivered per sweep at most (the rest wait for the next sweep).
+SPOOL_FILES_PER_SWEEP = 4
 
 # Errors that mean a kept-alive connection went stale (not that the server is slow).
 _STALE = (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError)
@@ -60,20 +72,26 @@ def _connect(api_url: str, timeout: float) -> http.client.HTTPConnection:
 
 def _post(
     conn: http.client.HTTPConnection, api_url: str, path: str, payload: Any, agent_key: Optional[str]
-) -> Tuple[int, float]:
-    body = json.dumps(payload, separators=(",", ":")).encode()
+) -> Tuple[int, float, Any]:
+    """POSTs ``payload`` (a JSON-able value, or ``bytes`` already encoded) and returns the
+    status, the ``Retry-After`` seconds and the parsed answer (``None`` if not JSON)."""
+    body = payload if isinstance(payload, bytes) else json.dumps(payload, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
     if agent_key:
         headers["X-Agent-Key"] = agent_key
     base = urlsplit(api_url).path.rstrip("/")
     conn.request("POST", base + path, body=body, headers=headers)
     resp = conn.getresponse()
-    resp.read()
+    raw = resp.read()
     try:
         retry_after = float(resp.getheader("Retry-After") or 0)
     except ValueError:
         retry_after = 0.0
-    return resp.status, retry_after
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    return resp.status, retry_after, answer
 
 
 class Sender:
@@ -84,27 +102,33 @@ class Sender:
     sender thread, before an item joins a batch, so nothing reaches the network without
     passing the core and the caller never pays for it.
 
-    ``stats()`` counts what happened: ``queued``, ``sent`` (accepted with a 2xx),
-    ``dropped`` (queue full), ``failed`` (POST failed or was refused), ``throttled``
-    (refused with 429; sending pauses for its ``Retry-After``), ``blocked`` (the core's
-    filter refused the host), ``invalid`` (the core's validation refused the record).
+    ``stats()`` counts what happened: ``queued``, ``sent`` (taken by the API), ``dropped``
+    (an observation queue full), ``failed`` (observations not delivered: network, refused),
+    ``throttled`` (observations refused as over the rate limit), ``blocked`` (the core's
+    filter refused the host), ``invalid`` (the core's validation refused the record),
+    ``refused`` (records the API refused by index), ``spooled`` (records kept for later).
     """
 
     def __init__(self) -> None:
         self._reset()
 
     def _reset(self) -> None:
-        self._queues: Dict[str, Deque[Any]] = {OBSERVE_PATH: deque(), INTERACTIONS_PATH: deque()}
-        self._obs = self._queues[OBSERVE_PATH]
-        self._recs = self._queues[INTERACTIONS_PATH]
+        self._obs: Deque[Any] = deque()
+        self._recs: Deque[Any] = deque()
         self._wake = threading.Event()
         self._start_lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._thread: Optional[threading.Thread] = None
         self._conn: Optional[Tuple[str, http.client.HTTPConnection]] = None
         self._stopping = False
-        self._paused_until = 0.0
-        self.counts = {"queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0, "invalid": 0, "no_node_id": 0}
+        self._budget: Optional[Tuple[bool, Any]] = None
+        self._records_down_until = 0.0
+        self._spool_waiting = True  # a previous run may have left some: look once
+        self._inflight: List[str] = []  # records (JSON texts) in the POST under way
+        self.counts = {
+            "queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0,
+            "invalid": 0, "refused": 0, "spooled": 0, "no_node_id": 0,
+        }
 
     # -- the caller's side: constant time, never raises, never waits -----------------------
 
@@ -113,23 +137,30 @@ class Sender:
     ) -> None:
         """Queue one measured HTTP exchange for ``POST /v1/telemetry/observe``. The core turns
         it into an observation (or drops it) on the sender thread, before it is batched."""
+        if len(self._obs) >= MAX_QUEUE:
+            self.counts["dropped"] += 1
+            return
         self._submit(self._obs, (url, method, status, latency_ms, nbytes, settings))
 
     def submit_record(self, record: Dict[str, Any]) -> None:
         """Queue one interaction record for ``POST /api/interactions``; the core validates it
-        on the sender thread, before it is batched."""
+        on the sender thread, before it is batched. Past the bound the oldest go to the spool."""
+        if len(self._recs) >= MAX_QUEUE:
+            self._spill()
         self._submit(self._recs, record)
 
     def _submit(self, q: Deque[Any], item: Any) -> None:
-        if len(q) >= MAX_QUEUE:
-            self.counts["dropped"] += 1
-            return
         q.append(item)
         self.counts["queued"] += 1
         if self._thread is None:
             self._start()
         elif len(q) >= BATCH_SIZE:
             self._wake.set()
+
+    def _spill(self) -> None:
+        """Moves the oldest queued records to the spool (validated first, as ever)."""
+        texts = self._record_texts([self._recs.popleft() for _ in range(min(BATCH_SIZE, len(self._recs)))])
+        self.counts["spooled"] += spool.write(texts)
 
     def _start(self) -> None:
         with self._start_lock:
@@ -154,50 +185,130 @@ class Sender:
                 pass
 
     def _drain(self, deadline: Optional[float]) -> bool:
-        """Send everything queued; True when the queues are empty at the end."""
+        """Send what may be sent now; True when nothing sendable is left queued."""
         timeout = deadline - time.monotonic() if deadline is not None else None
         if not self._send_lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
             return False
         try:
-            if time.monotonic() < self._paused_until:
-                return not self.pending()
-            for path, q in self._queues.items():
-                while q:
-                    if deadline is not None and time.monotonic() >= deadline:
-                        return False
-                    if time.monotonic() < self._paused_until:
-                        return False
-                    batch = self._batch(path, q)
-                    if batch:
-                        self._send(path, batch, deadline)
-            return True
+            return self._drain_records(deadline) and self._drain_observations(deadline)
         finally:
             self._send_lock.release()
 
-    def _batch(self, path: str, q: Deque[Any]) -> List[Dict[str, Any]]:
-        """Up to BATCH_SIZE items, each passed through the core first: an observation's URL
-        becomes its host or is dropped (privacy filter, allowlist); a record is validated."""
-        batch: List[Dict[str, Any]] = []
-        n = 0
-        while q and len(batch) < BATCH_SIZE:
-            n += 1
-            if n % YIELD_EVERY == 0:
-                time.sleep(0)  # let the caller's threads have the GIL: they never wait on us
-            item = q.popleft()
+    def _late(self, deadline: Optional[float]) -> bool:
+        return deadline is not None and time.monotonic() >= deadline
+
+    def _drain_records(self, deadline: Optional[float]) -> bool:
+        while self._recs:
+            if self._late(deadline):
+                return False
+            batch = self._record_texts([self._recs.popleft() for _ in range(min(BATCH_SIZE, len(self._recs)))])
+            if not batch:
+                continue
+            if time.monotonic() < self._records_down_until:
+                self.counts["spooled"] += spool.write(batch)
+            elif self._send_records(batch, deadline):
+                self._spool_waiting = True
+        for _ in range(SPOOL_FILES_PER_SWEEP):
+            if not self._spool_waiting or self._late(deadline) or time.monotonic() < self._records_down_until:
+                break
+            claim = spool.claim_next()
+            if claim is None:
+                self._spool_waiting = False
+                break
+            records, done, release = claim
+            if self._send_records(records, deadline, from_spool=True):
+                done()
+            else:
+                release()
+        return True
+
+    def _record_texts(self, items: List[Dict[str, Any]]) -> List[str]:
+        """Each record validated by the core, as the JSON text that is sent or spooled."""
+        out = []
+        for item in items:
             try:
-                if path == OBSERVE_PATH:
-                    url, method, status, latency_ms, nbytes, settings = item
-                    obs = _core.prepare_observation(
-                        str(url), method, status, latency_ms, nbytes, settings.source, settings.policy
-                    )
-                    if obs is None:
-                        self.counts["blocked"] += 1
-                    else:
-                        batch.append(obs)
-                else:
-                    batch.append(_core.validate_record(self._with_node_id(item)))
+                out.append(json.dumps(_core.validate_record(self._with_node_id(item)), separators=(",", ":")))
             except Exception:  # the core refused it: never sent, counted
                 self.counts["invalid"] += 1
+        return out
+
+    def _send_records(self, batch: List[str], deadline: Optional[float], from_spool: bool = False) -> bool:
+        """POSTs records; True when the API took them (refused ones, named by index, are
+        dropped: they would be refused forever). Otherwise they go to (or stay in) the spool."""
+        self._inflight = batch
+        result = self._send(INTERACTIONS_PATH, ("[" + ",".join(batch) + "]").encode(), deadline)
+        self._inflight = []
+        if result is not None and (200 <= result[0] < 300 or result[0] == 400):
+            status, _retry, answer = result
+            refused = len(batch) if status == 400 else len((answer or {}).get("rejected") or [])
+            self.counts["sent"] += len(batch) - refused
+            self.counts["refused"] += refused
+            return True
+        self._records_down_until = time.monotonic() + BACKOFF_S
+        if not from_spool:
+            self.counts["spooled"] += spool.write(batch)
+        return False
+
+    def _drain_observations(self, deadline: Optional[float]) -> bool:
+        settings = config.current()
+        budget = self._budget_for(settings)
+        while self._obs:
+            if self._late(deadline):
+                return False
+            now_ms = time.time() * 1000
+            if budget.wait_ms(now_ms) > 0:
+                return False  # over the hourly budget or paused: they wait in the queue
+            batch = self._observations(min(BATCH_SIZE, len(self._obs)))
+            if not batch:
+                continue
+            allowed = budget.take(now_ms, len(batch))
+            for obs in reversed(batch[allowed:]):  # what the budget does not allow waits
+                self._obs.appendleft(("ready", obs))
+            batch = batch[:allowed]
+            result = self._send(OBSERVE_PATH, batch, deadline)
+            if result is None:
+                self.counts["failed"] += len(batch)
+                continue
+            status, retry_after, answer = result
+            limited = len(batch) if status == 429 else int((answer or {}).get("rate_limited") or 0)
+            if limited:
+                budget.refused(time.time() * 1000, retry_after)
+                self.counts["throttled"] += limited
+            if 200 <= status < 300:
+                self.counts["sent"] += int((answer or {}).get("accepted", len(batch) - limited))
+            elif status != 429:
+                self.counts["failed"] += len(batch)
+        return True
+
+    def _budget_for(self, settings: "config.Settings") -> Any:
+        keyed = bool(settings.agent_key)
+        if self._budget is None or self._budget[0] != keyed:
+            self._budget = (keyed, _native.TelemetryBudget(keyed))
+        return self._budget[1]
+
+    def _observations(self, n: int) -> List[Dict[str, Any]]:
+        """Up to ``n`` queued measurements, each passed through the core first: an
+        observation's URL becomes its host or is dropped (privacy filter, allowlist)."""
+        batch: List[Dict[str, Any]] = []
+        taken = 0
+        while self._obs and taken < n:
+            taken += 1
+            if taken % YIELD_EVERY == 0:
+                time.sleep(0)  # let the caller's threads have the GIL: they never wait on us
+            item = self._obs.popleft()
+            if item[0] == "ready":
+                batch.append(item[1])
+                continue
+            url, method, status, latency_ms, nbytes, settings = item
+            try:
+                obs = _core.prepare_observation(str(url), method, status, latency_ms, nbytes, settings.source, settings.policy)
+            except Exception:  # the core refused it: never sent, counted
+                self.counts["invalid"] += 1
+                continue
+            if obs is None:
+                self.counts["blocked"] += 1
+            else:
+                batch.append(obs)
         return batch
 
     def _with_node_id(self, record: Dict[str, Any]) -> Dict[str, Any]:
@@ -211,34 +322,27 @@ class Sender:
                 record["node_id"] = nid
         return record
 
-    def _send(self, path: str, batch: List[Dict[str, Any]], deadline: Optional[float]) -> None:
+    def _send(self, path: str, payload: Any, deadline: Optional[float]) -> Optional[Tuple[int, float, Any]]:
+        """One POST on the kept-alive connection; ``None`` on network trouble of any kind."""
         settings = config.current()
         timeout = config.SEND_TIMEOUT_S
         if deadline is not None:
-            timeout = max(0.05, min(timeout, deadline - time.monotonic()))
+            timeout = max(0.01, min(timeout, deadline - time.monotonic()))
         try:
             try:
                 reused = self._conn is not None
                 conn = self._connection(settings.api_url, timeout)
-                status, retry_after = _post(conn, settings.api_url, path, batch, settings.agent_key)
+                return _post(conn, settings.api_url, path, payload, settings.agent_key)
             except _STALE:
                 if not reused:
                     raise
                 # The kept-alive connection was closed by the server meanwhile: once more, fresh.
                 self._close_connection()
                 conn = self._connection(settings.api_url, timeout)
-                status, retry_after = _post(conn, settings.api_url, path, batch, settings.agent_key)
-        except Exception:  # network trouble of any kind: drop the batch, count it
+                return _post(conn, settings.api_url, path, payload, settings.agent_key)
+        except Exception:
             self._close_connection()
-            self.counts["failed"] += len(batch)
-            return
-        if status == 429:
-            # Rate limited (SPEC §4): stop sending until the server says so; what arrives
-            # meanwhile waits in the queue (and overflows into `dropped`).
-            self.counts["throttled"] += len(batch)
-            self._paused_until = time.monotonic() + min(max(retry_after, 1.0), MAX_PAUSE_S)
-        else:
-            self.counts["sent" if 200 <= status < 300 else "failed"] += len(batch)
+            return None
 
     def _connection(self, api_url: str, timeout: float) -> http.client.HTTPConnection:
         if self._conn is not None and self._conn[0] == api_url:
@@ -262,10 +366,10 @@ class Sender:
 
     # -- flush, exit and fork -----------------------------------------------------------------
 
-    def flush(self, timeout: float = config.EXIT_FLUSH_TIMEOUT_S) -> bool:
+    def flush(self, timeout: float = config.FLUSH_TIMEOUT_S) -> bool:
         """Send everything queued now, waiting at most ``timeout`` seconds.
 
-        Returns True when nothing is left queued.
+        Returns True when nothing sendable is left queued.
         """
         return self._drain(deadline=time.monotonic() + timeout)
 
@@ -274,22 +378,30 @@ class Sender:
         return len(self._obs) + len(self._recs)
 
     def at_exit(self) -> None:
-        """Flush within the exit bound, then stop the thread."""
+        """Deliver within :data:`~prowl.config.EXIT_BUDGET_S`, then spool the records left
+        (the observations left are dropped: telemetry is fire-and-forget)."""
         try:
             if self.pending():
-                self.flush(config.EXIT_FLUSH_TIMEOUT_S)
+                self._drain(deadline=time.monotonic() + config.EXIT_BUDGET_S)
         finally:
             self._stopping = True
             self._wake.set()
+            # What is still queued, and a batch still on its way to a hanging API (the sender
+            # thread holds it), is kept for the next run; record ids make a repeat harmless.
+            left = self._inflight + self._record_texts(list(self._recs))
+            self._recs.clear()
+            self.counts["spooled"] += spool.write(left)
             self._close_connection()
 
     def reset(self) -> None:
         """Drop everything queued and zero the counters (for tests and benchmarks)."""
-        for q in self._queues.values():
-            q.clear()
+        self._obs.clear()
+        self._recs.clear()
         for k in self.counts:
             self.counts[k] = 0
-        self._paused_until = 0.0
+        self._budget = None
+        self._records_down_until = 0.0
+        self._spool_waiting = True
 
     def after_fork_in_child(self) -> None:
         """The parent's queue and thread stay the parent's; the child starts afresh."""

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod build;
 pub mod recorder;
+pub mod spool;
 pub mod validate;
 
 pub use recorder::Recorder;

@@ -12,12 +12,16 @@ export const QUEUE_MAX = 1000;
 export const FLUSH_DELAY_MS = 1000;
 /** A delivery that has not finished by then is abandoned, in ms. */
 export const SEND_TIMEOUT_MS = 1000;
+/** Observations one page-hide beacon carries at most (SPEC §4). */
+export const BEACON_MAX_ITEMS = 60;
+/** Bytes one beacon carries at most: browsers refuse larger keepalive bodies. */
+export const BEACON_MAX_BYTES = 64 * 1024;
 
 const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
 
 /**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation` and `HostPolicy`
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy` and `TelemetryBudget`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  */
 export function makeObserve(core, env = () => undefined) {
@@ -25,7 +29,7 @@ export function makeObserve(core, env = () => undefined) {
     if (typeof fetchFn !== 'function') throw new TypeError('observe(fetch): fetch must be a function');
     const settings = resolve(options, env);
     if (!settings.enabled) return fetchFn;
-    const reporter = new Reporter(fetchFn, settings);
+    const reporter = new Reporter(fetchFn, settings, core);
     let policy = null;
 
     const report = (url, method, status, latencyMs, bytes) => {
@@ -118,16 +122,23 @@ function resolve(options, env) {
   };
 }
 
-/** Queues observations and delivers them in batches, never blocking or throwing. */
+/**
+ * Queues observations and delivers them in batches, never blocking or throwing. It keeps the
+ * server's hourly budget (the core's TelemetryBudget: 60 observations an hour anonymously,
+ * 600 with an agent key) and sends no more than that; what the budget does not allow yet
+ * waits in the queue, and a refusal pauses sending for the server's Retry-After.
+ */
 class Reporter {
-  constructor(transport, settings) {
+  constructor(transport, settings, core) {
     this.transport = transport; // the caller's unobserved fetch: delivery is never observed itself
     this.settings = settings;
+    this.core = core;
+    this.budget = null; // the core's TelemetryBudget, once the core is ready
     this.url = `${settings.apiUrl}/v1/telemetry/observe`;
     this.queue = [];
     this.timer = null;
     this.inflight = new Set();
-    this.stats = { queued: 0, sent: 0, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0 };
+    this.stats = { queued: 0, sent: 0, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0, throttled: 0 };
     if (typeof addEventListener === 'function' && typeof document !== 'undefined') {
       // A page being hidden may never come back: hand what is left to the browser.
       addEventListener('pagehide', () => this.beacon());
@@ -161,25 +172,49 @@ class Reporter {
     if (this.settings.unrefTimers && typeof this.timer?.unref === 'function') this.timer.unref();
   }
 
-  /** Sends everything queued; resolves when delivery finished or was abandoned. Never rejects. */
+  /** How many queued observations the budget lets go now (they count as sent). */
+  allowed(want) {
+    this.budget ??= new this.core.TelemetryBudget(Boolean(this.settings.agentKey));
+    return this.budget.take(Date.now(), want);
+  }
+
+  /**
+   * Sends what the budget allows of the queue; resolves when delivery finished or was
+   * abandoned. Never rejects. What the budget does not allow yet is sent by a later flush.
+   */
   flush() {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
     const sends = [];
-    while (this.queue.length) sends.push(this.send(this.queue.splice(0, BATCH_MAX)));
-    const all = Promise.all([...sends, ...this.inflight]).then(() => undefined);
-    return all;
+    let n = this.queue.length ? this.allowed(this.queue.length) : 0;
+    while (n > 0) {
+      const batch = this.queue.splice(0, Math.min(BATCH_MAX, n));
+      n -= batch.length;
+      sends.push(this.send(batch));
+    }
+    if (this.queue.length && !this.settings.waitUntil) {
+      // Over the budget: try again when it allows (bounded, so a long pause never piles up timers).
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.flush();
+      }, Math.min(Math.max(this.budget.waitMs(Date.now()), FLUSH_DELAY_MS), 60_000));
+      if (this.settings.unrefTimers && typeof this.timer?.unref === 'function') this.timer.unref();
+    }
+    return Promise.all([...sends, ...this.inflight]).then(() => undefined);
   }
 
   send(batch) {
-    const headers = { 'content-type': 'application/json' };
+    // In a page, text/plain keeps the cross-origin request simple: no preflight, which
+    // Chromium does not allow for keepalive requests (the API reads JSON either way).
+    const headers = { 'content-type': typeof document === 'undefined' ? 'application/json' : 'text/plain;charset=UTF-8' };
     if (this.settings.agentKey) headers['x-agent-key'] = this.settings.agentKey;
     let p;
     try {
+      // Called as a plain function: a browser's fetch refuses any `this` but the global.
       p = Promise.resolve(
-        this.transport(this.url, {
+        this.transport.call(globalThis, this.url, {
           method: 'POST',
           headers,
           body: `[${batch.join(',')}]`,
@@ -187,10 +222,16 @@ class Reporter {
           signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         }),
       ).then(
-        (res) => {
-          if (res.ok) this.stats.sent += batch.length;
-          else this.stats.failed += batch.length;
-          return res.body?.cancel?.();
+        async (res) => {
+          const answer = await res.json().catch(() => null);
+          const limited = res.status === 429 ? batch.length : Number(answer?.rate_limited ?? 0);
+          if (limited) {
+            // Over the server's limit after all (another client shares the caller): pause.
+            this.budget?.refused(Date.now(), Number(res.headers.get('retry-after')));
+            this.stats.throttled += limited;
+          }
+          if (res.ok) this.stats.sent += batch.length - limited;
+          else if (res.status !== 429) this.stats.failed += batch.length;
         },
         () => {
           this.stats.failed += batch.length;
@@ -205,10 +246,22 @@ class Reporter {
     return tracked;
   }
 
-  /** Page hide: the browser delivers the rest even if the page is gone (no custom headers possible). */
+  /**
+   * Page hide: the browser delivers a last batch even if the page is gone (no custom headers
+   * possible), within the budget, at most BEACON_MAX_ITEMS observations and BEACON_MAX_BYTES.
+   */
   beacon() {
     if (!this.queue.length || typeof navigator === 'undefined' || typeof navigator.sendBeacon !== 'function') return;
-    const batch = this.queue.splice(0, this.queue.length);
+    const batch = [];
+    let bytes = 2; // the brackets
+    for (const obs of this.queue) {
+      if (batch.length === BEACON_MAX_ITEMS || bytes + obs.length + 1 > BEACON_MAX_BYTES) break;
+      batch.push(obs);
+      bytes += obs.length + 1;
+    }
+    batch.length = this.allowed(batch.length);
+    if (!batch.length) return;
+    this.queue.splice(0, batch.length);
     const ok = navigator.sendBeacon(this.url, new Blob([`[${batch.join(',')}]`], { type: 'text/plain' }));
     if (ok) this.stats.sent += batch.length;
     else this.stats.failed += batch.length;

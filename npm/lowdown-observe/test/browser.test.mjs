@@ -60,3 +60,33 @@ test('a page in Chromium reports its fetches to lowdown-server, delivered on unl
     await browser.close();
   }
 });
+
+test('a busy page sends 60 observations an hour anonymously, never more', async () => {
+  const server = await lowdownServer();
+  const page_site = await site();
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${page_site.url}/?api=${encodeURIComponent(server.url)}&calls=95`);
+    await page.waitForFunction(() => window.done, null, { timeout: 20000 });
+    const done = await page.evaluate(() => window.done);
+    assert.equal(done.stats.queued, 100);
+    assert.equal(done.stats.failed, 0, JSON.stringify(done.stats));
+    // The page sent two batches (50 and 10) while it ran: the anonymous budget is spent, so
+    // page hide finds nothing it may send, and the other 40 are never sent this hour.
+    await page.goto('about:blank');
+    let answer;
+    for (let i = 0; i < 100; i++) {
+      answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
+      if (answer.telemetry?.observations >= 60) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(answer.telemetry?.observations, 60, JSON.stringify(answer.telemetry));
+  } finally {
+    await browser.close();
+  }
+});

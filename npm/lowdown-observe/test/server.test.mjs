@@ -13,11 +13,23 @@ test('observations reach lowdown-server and appear in the host reputation', asyn
   const f = observe(fetch, { apiUrl: server.url, allowPrivate: true });
   for (const path of ['/ok', '/ok', '/ok', '/broken', '/missing']) await (await f(`${api.url}${path}?q=CANARY_q`)).arrayBuffer();
   await f.lowdown.flush();
-  assert.deepEqual(f.lowdown.stats, { queued: 5, sent: 5, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0 });
+  assert.deepEqual(f.lowdown.stats, { queued: 5, sent: 5, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0, throttled: 0 });
   const answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
   assert.ok(answer.telemetry, `no telemetry block in ${JSON.stringify(answer)}`);
   assert.equal(answer.telemetry.observations, 5);
   assert.deepEqual(answer.telemetry.status_codes, { 200: 3, 404: 1, 500: 1 });
   assert.equal(answer.success_rate, null, 'telemetry never changes the interactions success_rate');
   assert.ok(!JSON.stringify(answer).includes('CANARY_q'));
+});
+
+test('an anonymous client sends 60 observations an hour, never more, and is never refused', async () => {
+  const api = await targetApi();
+  const server = await lowdownServer();
+  const f = observe(fetch, { apiUrl: server.url, allowPrivate: true, unrefTimers: true });
+  for (let i = 0; i < 100; i += 1) await (await f(`${api.url}/ok`)).arrayBuffer();
+  await f.lowdown.flush();
+  assert.equal(f.lowdown.stats.sent, 60);
+  assert.equal(f.lowdown.stats.throttled, 0, 'the server never had to refuse');
+  const answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
+  assert.equal(answer.telemetry.observations, 60);
 });

@@ -24,3 +24,18 @@ export const expandPath = (path, env, home) => core.expandPath(path, JSON.string
 
 /** Bit of `Recorder.flags()`: the last feed finished a client `tools/call` whose result can carry the log block. */
 export const CARRIES_LOG = 1;
+
+/** The spool's format, names and bounds (SPEC §3), shared with every other host. */
+export const spool = {
+  /** `{max_files, max_records_per_file, stale_claim_ms}`. */
+  limits: () => JSON.parse(core.spoolLimits()),
+  fileName: core.spoolFileName,
+  claimName: core.spoolClaimName,
+  /** `{kind: 'waiting'} | {kind: 'claimed', pid, original} | {kind: 'other'}`. */
+  entry: (name) => JSON.parse(core.spoolEntry(name)),
+  encode: core.spoolEncode,
+  /** `{records: string[], corrupt: number}`. */
+  decode: (text) => JSON.parse(core.spoolDecode(text)),
+  overBound: (names) => JSON.parse(core.spoolOverBound(JSON.stringify(names))),
+  dropped: core.spoolDropped,
+};

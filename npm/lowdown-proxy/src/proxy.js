@@ -8,8 +8,11 @@ import { lowdownHome, loadNodeIdentity } from './record/home.js';
 import { apiBase } from './api.js';
 import { labelFacts } from './label-facts.js';
 
-/** Longest that pending deliveries may delay the proxy's exit. */
-export const EXIT_BUDGET_MS = 1000;
+/**
+ * Longest that pending deliveries may delay the proxy's exit (SPEC §3): what is not delivered
+ * by then goes to the spool, for the next run.
+ */
+export const EXIT_BUDGET_MS = 100;
 
 /** This package's version (the `recorder_version` of every record). */
 export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;

@@ -9,6 +9,9 @@ import { loadNodeIdentity, lowdownHome } from '../src/record/home.js';
 import { spoolRecords, claimNext, MAX_FILES, MAX_RECORDS_PER_FILE, spoolDir } from '../src/record/spool.js';
 import { Sender } from '../src/record/sender.js';
 
+/** A valid record (JSON text), as the core's Recorder writes them; the spool keeps only such. */
+const rec = (id, taskType = 'a') => JSON.stringify({ record_id: id, target: 'npm:spool-test', target_type: 'tool', task_type: taskType, outcome: 'success', request_kind: 'tool' });
+
 test('node.json is created once with mode 0600 and a ld_<12 hex> id, then reused', (t) => {
   const home = path.join(tempDir(t), 'nested', 'home');
   const a = loadNodeIdentity(home);
@@ -40,9 +43,8 @@ test('LOWDOWN_HOME overrides ~/.lowdown', () => {
 
 test('the spool keeps at most MAX_FILES files, drops the oldest and counts what it dropped', (t) => {
   const home = tempDir(t);
-  const first = { record_id: 'first', task_type: 'a' };
-  spoolRecords(home, [first, { record_id: 'first-2' }].map((r) => JSON.stringify(r)));
-  for (let i = 0; i < MAX_FILES; i += 1) spoolRecords(home, [{ record_id: `r${i}` }].map((r) => JSON.stringify(r)));
+  spoolRecords(home, [rec('first'), rec('first-2')]);
+  for (let i = 0; i < MAX_FILES; i += 1) spoolRecords(home, [rec(`r${i}`)]);
   const files = fs.readdirSync(spoolDir(home)).filter((f) => f.endsWith('.jsonl'));
   assert.equal(files.length, MAX_FILES);
   const dropped = JSON.parse(fs.readFileSync(path.join(spoolDir(home), 'dropped.json'), 'utf8'));
@@ -54,8 +56,8 @@ test('the spool keeps at most MAX_FILES files, drops the oldest and counts what 
 
 test('a large batch is split into files of MAX_RECORDS_PER_FILE; claims are exclusive and released on failure', (t) => {
   const home = tempDir(t);
-  const recs = Array.from({ length: MAX_RECORDS_PER_FILE + 3 }, (_, i) => ({ record_id: `id${i}` }));
-  spoolRecords(home, recs.map((r) => JSON.stringify(r)));
+  const recs = Array.from({ length: MAX_RECORDS_PER_FILE + 3 }, (_, i) => rec(`id${i}`));
+  spoolRecords(home, recs);
   const a = claimNext(home);
   const b = claimNext(home);
   assert.equal(a.records.length + b.records.length, recs.length);
@@ -82,15 +84,13 @@ test('Sender: API down → records spooled within the exit budget; API back → 
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => srv.close());
   const down = new Sender({ apiUrl: 'http://127.0.0.1:9', home, nodeId: 'ld_000000000001', version: 't', debug: () => {} });
-  for (let i = 0; i < 5; i += 1) down.addLines(JSON.stringify({ record_id: `x${i}` }));
-  const started = Date.now();
-  await down.shutdown(1000);
-  assert.ok(Date.now() - started < 1200);
+  for (let i = 0; i < 5; i += 1) down.addLines(rec(`x${i}`));
+  await down.shutdown(100);
   assert.equal(down.stats.spooled, 5);
 
   const up = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: 'ld_000000000001', version: 't', debug: () => {} });
   up.drainSpoolSoon();
-  up.addLines(JSON.stringify({ record_id: 'live' }));
+  up.addLines(rec('live'));
   const deadline = Date.now() + 5000;
   while (received.flatMap((r) => r.records).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   await up.shutdown(1000);
@@ -100,18 +100,15 @@ test('Sender: API down → records spooled within the exit budget; API back → 
   assert.equal(claimNext(home), null, 'spool empty after delivery');
 });
 
-test('Sender: a slow API does not hold exit past the budget; the batch is spooled', async (t) => {
+test('Sender: a hanging API does not hold shutdown: the batch under way is spooled', async (t) => {
   const home = tempDir(t);
   const srv = http.createServer(() => {}); // never answers
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
   t.after(() => srv.closeAllConnections() || srv.close());
   const s = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: 'ld_000000000002', version: 't', debug: () => {} });
-  s.addLines(JSON.stringify({ record_id: 'slow-1' }));
+  s.addLines(rec('slow-1'));
   await new Promise((r) => setTimeout(r, 250)); // the batch is in flight
-  const started = Date.now();
-  await s.shutdown(1000);
-  const took = Date.now() - started;
-  assert.ok(took < 1300, `exit delayed ${took} ms`);
+  await s.shutdown(100);
   const c = claimNext(home);
   assert.deepEqual(c.records.map((r) => JSON.parse(r).record_id), ['slow-1']);
 });
@@ -139,7 +136,7 @@ test('Sender: with the API down, batches gather into full spool files rather tha
   const home = tempDir(t);
   const s = new Sender({ apiUrl: 'http://127.0.0.1:9', home, nodeId: 'ld_000000000003', version: 't', debug: () => {} });
   for (let round = 0; round < 12; round += 1) {
-    for (let i = 0; i < 100; i += 1) s.addLines(JSON.stringify({ record_id: `r${round}-${i}` }));
+    for (let i = 0; i < 100; i += 1) s.addLines(rec(`r${round}-${i}`));
     await new Promise((r) => setTimeout(r, 30));
   }
   await s.shutdown(1000);

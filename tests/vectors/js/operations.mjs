@@ -29,6 +29,32 @@ function logdiff(api, { options, steps }) {
 const number = (v) => (typeof v === 'string' ? Number(v) : v);
 const json = (text) => (text == null ? null : JSON.parse(text));
 
+/** telemetry_budget.json: scripted steps against one TelemetryBudget; take and wait results. */
+function telemetryBudget(api, { with_agent_key, steps }) {
+  const b = new api.TelemetryBudget(with_agent_key);
+  const out = [];
+  for (const s of steps) {
+    if ('take' in s) out.push(b.take(s.take[0], s.take[1]));
+    else if ('refused' in s) b.refused(s.refused[0], number(s.refused[1]));
+    else if ('wait' in s) out.push(b.waitMs(s.wait));
+  }
+  return out;
+}
+
+/** spool.json: one call of the spool format's functions, named by `input.op`. */
+function spool(api, i) {
+  switch (i.op) {
+    case 'file_name': return api.spoolFileName(i.now_ms, i.seq, i.pid, i.token);
+    case 'claim_name': return api.spoolClaimName(i.name, i.pid);
+    case 'entry': return JSON.parse(api.spoolEntry(i.name));
+    case 'encode': return api.spoolEncode(i.records.join('\n'));
+    case 'decode': return JSON.parse(api.spoolDecode(i.text));
+    case 'over_bound': return JSON.parse(api.spoolOverBound(JSON.stringify(i.names)));
+    case 'dropped': return api.spoolDropped(i.previous, i.records, i.now_iso);
+    default: throw new Error(`unknown spool op ${i.op}`);
+  }
+}
+
 /** `operation` → `(api, expandedInput) => result` (throws the binding's error on failure). */
 export const operations = {
   append_text_item: (api, i) => {
@@ -40,6 +66,8 @@ export const operations = {
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
+  spool,
+  telemetry_budget: telemetryBudget,
   target_label: (api, i) => api.targetLabel(i.argv.map(string), i.facts == null ? null : JSON.stringify(i.facts)),
 };
 

@@ -1,16 +1,21 @@
 // Background, batched delivery of records to `POST /api/interactions` (SPEC §3, §5).
 //
-// Nothing here is on the relay path: `add` only pushes to an array. A timer sends batches
-// of up to BATCH_MAX records, one request at a time, each with REQUEST_TIMEOUT_MS. When the
-// API is unreachable, slow, throttled (429) or failing (5xx), the batch goes to the spool
-// and the API is left alone for BACKOFF_MS (later batches spool directly). After a batch
-// succeeds the spool is drained in the same way. `shutdown` gives pending work at most
-// `budgetMs` and spools whatever is left, so exit is never held up longer than that.
+// Nothing here is on the relay path: `addLines` only pushes to an array, bounded by
+// MAX_QUEUE (past it the oldest records spill to the spool). A timer sends batches of up to
+// BATCH_MAX records, one request at a time, each with REQUEST_TIMEOUT_MS. The API takes a
+// batch record by record: the ones it refuses (named by index) would be refused forever, so
+// they are dropped and counted, and the rest are delivered; one bad record never costs the
+// others. When the API is unreachable, slow, throttled (429) or failing (5xx), the batch goes
+// to the spool and the API is left alone for BACKOFF_MS (later batches spool directly).
+// After a batch succeeds the spool is drained in the same way. `shutdown` gives pending work
+// at most `budgetMs` (the proxy gives 100 ms) and spools whatever is left.
 
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 
 /** Records per request. */
 export const BATCH_MAX = 100;
+/** Records held in memory at most; past this the oldest go to the spool. */
+export const MAX_QUEUE = 10_000;
 /** Delay that gathers records into one batch. */
 export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
@@ -39,7 +44,7 @@ export class Sender {
     this.inflight = null; // {promise, controller, records}
     this.downUntil = 0;
     this.closed = false;
-    this.stats = { sent: 0, spooled: 0, rejected: 0 };
+    this.stats = { sent: 0, spooled: 0, rejected: 0, duplicates: 0 };
     this.toSpool = [];
     this.spoolTimer = null;
   }
@@ -56,6 +61,7 @@ export class Sender {
       return;
     }
     for (const r of records) this.queue.push(r);
+    if (this.queue.length > MAX_QUEUE) this.#spool(this.queue.splice(0, this.queue.length - MAX_QUEUE));
     this.#schedule(this.queue.length >= BATCH_MAX ? 0 : BATCH_DELAY_MS);
   }
 
@@ -99,8 +105,8 @@ export class Sender {
     const promise = (async () => {
       try {
         const res = await fetch(this.url, { method: 'POST', headers: this.headers, body: `[${records.join(',')}]`, signal: controller.signal });
-        await res.arrayBuffer().catch(() => null);
-        if (res.ok) return 'ok';
+        const answer = await res.json().catch(() => null);
+        if (res.ok) return { refused: answer?.rejected?.length ?? 0, duplicates: answer?.duplicates ?? 0 };
         if (res.status === 429 || res.status >= 500) return `status ${res.status}`;
         return 'rejected';
       } catch (err) {
@@ -112,13 +118,16 @@ export class Sender {
     this.inflight = { promise, controller, records, fromSpool };
     const result = await promise;
     this.inflight = null;
-    if (result === 'ok') {
-      this.stats.sent += records.length;
-      this.debug(`sent ${records.length} record(s)`);
+    if (typeof result === 'object') {
+      // Taken record by record: the refused ones would be refused forever, so they go.
+      this.stats.sent += records.length - result.refused;
+      this.stats.rejected += result.refused;
+      this.stats.duplicates += result.duplicates;
+      this.debug(`sent ${records.length - result.refused} record(s)${result.refused ? `, ${result.refused} refused by the API and dropped` : ''}`);
       return true;
     }
     if (result === 'rejected') {
-      // The API refused the batch as invalid: resending it would fail forever.
+      // The API refused every record of the batch as invalid: resending would fail forever.
       this.stats.rejected += records.length;
       this.debug(`API rejected ${records.length} record(s); dropped`);
       return true;

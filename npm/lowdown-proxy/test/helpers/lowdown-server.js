@@ -36,7 +36,9 @@ export async function startLowdownServer(prefix = 'lowdown-server-test-') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(SERVER_BIN, ['--listen', `127.0.0.1:${port}`, '--db', path.join(dir, 'x.db')], {
+  // The hosts the observe tests call are on loopback, which a real server refuses to store:
+  // these tests lift that block (SPEC §4's test-only flag).
+  const child = spawn(SERVER_BIN, ['--listen', `127.0.0.1:${port}`, '--db', path.join(dir, 'x.db'), '--unsafe-allow-private-hosts'], {
     env: { ...process.env, LOWDOWN_HOME: dir },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
