@@ -14,7 +14,7 @@ pub const DB_FILE: &str = "lowdown.db";
 
 /// `lowdown-server`: the Lowdown API over SQLite (default) or PostgreSQL.
 #[derive(Debug, Parser)]
-#[command(name = "lowdown-server", version, about, long_about = None)]
+#[command(name = "lowdown-server", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Address to listen on.
     #[arg(long, default_value = DEFAULT_LISTEN, global = true)]
@@ -36,7 +36,10 @@ pub struct Cli {
         global = true
     )]
     pub name: String,
-    /// Manage the service catalog instead of serving.
+    /// `serve` options for the bare command, which is `serve`.
+    #[command(flatten)]
+    pub serve: crate::scanner::cli::ServeArgs,
+    /// What to do (default: `serve`).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -44,6 +47,11 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve the API (what the bare command does).
+    Serve(crate::scanner::cli::ServeArgs),
+    /// Run the Registry Scanner once: read the MCP Registry, probe the cohort, store the
+    /// observations. Progress on stderr, the summary as JSON on stdout.
+    Scan(crate::scanner::cli::ScanArgs),
     /// The service catalog ("known hosts" for telemetry weights and targets).
     #[command(subcommand)]
     Catalog(CatalogCommand),

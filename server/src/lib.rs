@@ -15,6 +15,7 @@ pub mod names;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod scanner;
 pub mod state;
 
 pub use routes::app;

@@ -19,7 +19,7 @@ pub mod ingest;
 pub mod nodes;
 pub mod reputation;
 pub mod telemetry;
-mod upsert;
+pub(crate) mod upsert;
 
 /// Which database engine a [`Db`] talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +53,12 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "rate_limits",
         include_str!("../../migrations/0002_rate_limits.sql"),
+    ),
+    // 3 is reserved for another change.
+    (
+        4,
+        "scanner",
+        include_str!("../../migrations/0004_scanner.sql"),
     ),
 ];
 

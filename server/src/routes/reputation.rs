@@ -54,6 +54,9 @@ struct Answer {
     telemetry: Option<Value>,
     #[serde(flatten)]
     contributor: Option<Contributor>,
+    /// `registry` and `scanner`, for an MCP Registry entry.
+    #[serde(flatten)]
+    registry: Option<crate::scanner::answer::Blocks>,
     source: Value,
 }
 
@@ -213,8 +216,9 @@ pub async fn get(
         (Some(t), true) => Some(contributor(&state, t, task.as_deref(), now).await?),
         _ => None,
     };
+    let registry = crate::scanner::answer::blocks(&state.db, &name, now).await?;
     let answer = Answer {
-        message: aggregate::message(&name, &s),
+        message: crate::scanner::answer::answer_message(registry.as_ref(), &name, &s),
         target,
         resolved_target: resolved,
         task_type: task,
@@ -228,6 +232,7 @@ pub async fn get(
         confidence: s.confidence,
         telemetry,
         contributor,
+        registry,
         source: source_block(&state, now),
     };
     // Serialised straight from the struct, so fields keep the documented order.
