@@ -183,7 +183,7 @@ pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
         });
     }
     let lost = Arc::new(AtomicBool::new(false));
-    let keepalive = {
+    let _keepalive = AbortOnDrop({
         let (db, holder, lost) = (db.clone(), holder.clone(), lost.clone());
         tokio::spawn(async move {
             loop {
@@ -198,9 +198,10 @@ pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
                 }
             }
         })
-    };
+    });
+    // Dropped mid-run (the server shutting down), the keepalive stops with the run and the
+    // lease expires on its own; the observations already written stay.
     let result = run_locked(db, cfg, &net, cohort, &lost).await;
-    keepalive.abort();
     lease::release(db, SCAN_LEASE, &holder).await?;
     result
 }
@@ -217,7 +218,7 @@ async fn run_locked(
     let run_id = random_id(&format!("sr_{}_", day.replace('-', "")), 4)?;
     store::start_run(db, &run_id, &day, started, &cfg.registry_url).await?;
     let progress = Progress::new(cfg.progress);
-    let reporter = progress::spawn_reporter(progress.clone());
+    let reporter = AbortOnDrop(progress::spawn_reporter(progress.clone()));
     progress.note(&format!(
         "scan: run {run_id} for {day}, reading {}",
         cfg.registry_url
@@ -265,8 +266,8 @@ async fn run_locked(
         Ok(())
     }
     .await;
+    drop(reporter);
     progress.finish();
-    reporter.abort();
     if let Err(e) = outcome {
         summary.status = "failed".into();
         summary.error = Some(e.to_string());
@@ -342,6 +343,15 @@ async fn plan_cohort(
 }
 
 type Finished = (Observation, Vec<ToolDefinition>);
+
+/// Aborts a background task when the run that started it ends or is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// Probes every remote, `concurrency` at a time, while one writer stores what finishes.
 /// At most `concurrency` probes and a bounded queue exist at any time, so memory does not
