@@ -14,7 +14,7 @@ pub const DB_FILE: &str = "lowdown.db";
 
 /// `lowdown-server`: the Lowdown API over SQLite (default) or PostgreSQL.
 #[derive(Debug, Parser)]
-#[command(name = "lowdown-server", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "lowdown-server", version, about, long_about = None)]
 pub struct Cli {
     /// Address to listen on.
     #[arg(long, default_value = DEFAULT_LISTEN, global = true)]

@@ -24,6 +24,12 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if cli.command.is_some() && cli.serve.any_given() {
+        anyhow::bail!(
+            "scan options (--scan-at, --registry-url, --cohort-size, --modern, --concurrency, \
+             --unsafe-allow-loopback) go after the subcommand: `lowdown-server scan --registry-url URL`"
+        );
+    }
     let home = config::lowdown_home(
         std::env::var(lowdown_core::defaults::HOME_ENV)
             .ok()

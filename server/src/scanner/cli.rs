@@ -75,3 +75,16 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub scan: ScanArgs,
 }
+
+impl ServeArgs {
+    /// Whether any of these options was given (they belong to the bare command only).
+    pub fn any_given(&self) -> bool {
+        let s = &self.scan;
+        self.scan_at.is_some()
+            || s.registry_url != DEFAULT_REGISTRY_URL
+            || s.cohort_size.is_some()
+            || s.modern
+            || s.concurrency != lowdown_core::scanner::DEFAULT_CONCURRENCY
+            || s.unsafe_allow_loopback
+    }
+}
