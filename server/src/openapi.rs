@@ -75,6 +75,8 @@ fn schemas() -> Value {
             "by_source": r("BySource"),
             "confidence": enum_of(&["none", "low", "medium", "high"]),
             "telemetry": r("Telemetry"),
+            "registry": r("RegistryBlock"),
+            "scanner": r("ScannerBlock"),
             "source": r("Source"),
             "task_breakdown": {"type": "object", "description": "Contributors only.", "additionalProperties": {"type": "object", "properties": {
                 "success": count.clone(), "partial": count.clone(), "failure": count.clone(), "rejected": count.clone(), "cancelled": count.clone(),
@@ -122,6 +124,14 @@ fn schemas() -> Value {
     })
 }
 
+/// `schemas` plus the Scanner's answer blocks.
+fn with_scanner(mut schemas: Value) -> Value {
+    if let Value::Object(m) = &mut schemas {
+        m.extend(crate::scanner::openapi::schemas());
+    }
+    schemas
+}
+
 /// The whole document.
 pub fn document() -> Value {
     let bad = error_response("Bad input; the message names the field.");
@@ -165,6 +175,6 @@ pub fn document() -> Value {
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness and a database round trip.", "responses": {"200": ok("Up.", r("Health")), "500": internal}}}
         },
-        "components": {"schemas": schemas()}
+        "components": {"schemas": with_scanner(schemas())}
     })
 }

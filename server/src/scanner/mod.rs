@@ -13,6 +13,7 @@ pub mod cli;
 pub mod http;
 pub mod lease;
 pub mod net;
+pub mod openapi;
 pub mod progress;
 pub mod registry;
 pub mod schedule;
