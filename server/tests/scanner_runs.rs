@@ -118,3 +118,40 @@ async fn two_servers_starting_together_run_one_scan(t: &TestDb) {
     other.close().await;
 }
 on_both!(two_servers_starting_together_run_one_scan);
+
+/// Batches reuse one statement text: a batch whose first latency is null, then one whose
+/// first latency is a number (the PostgreSQL statement cache once tripped on this).
+async fn observations_with_and_without_latency_store_in_any_order(t: &TestDb) {
+    use lowdown_core::scanner::{ErrorType, ProbeResult};
+    use lowdown_server::scanner::store;
+    let timeout = ProbeResult {
+        error_type: Some(ErrorType::Timeout),
+        ..ProbeResult::default()
+    };
+    let answered = ProbeResult {
+        http_status: Some(401),
+        latency_ms: Some(12.5),
+        ..ProbeResult::default()
+    };
+    // Alternating, enough times for every pooled connection to see both orders.
+    let results = (0..24).map(|i| {
+        if i % 2 == 0 {
+            timeout.clone()
+        } else {
+            answered.clone()
+        }
+    });
+    for (i, r) in results.enumerate() {
+        let o = r.into_observation(
+            "sr_x",
+            "mcp:io.fixture/a",
+            "https://a.example.com/mcp",
+            1_000 + i as i64,
+        );
+        store::write_observations(&t.db, 1 + i as i64, "2026-10-01", 5, vec![o])
+            .await
+            .unwrap();
+    }
+    assert_eq!(t.count("scanner_observations").await, 24);
+}
+on_both!(observations_with_and_without_latency_store_in_any_order);

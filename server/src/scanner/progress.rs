@@ -139,8 +139,16 @@ impl Progress {
     /// Ends the display with a last line.
     pub fn finish(&self) {
         if self.probing.load(Ordering::Relaxed) {
-            let (text, _, _) = self.status(self.started.elapsed().as_secs_f64());
-            self.note(&format!("scan: done, {text}"));
+            let secs = self.started.elapsed().as_secs_f64();
+            let (done, total) = (
+                self.done.load(Ordering::Relaxed),
+                self.total.load(Ordering::Relaxed),
+            );
+            self.note(&format!(
+                "scan: done, {done}/{total} remotes in {} ({:.1}/s)",
+                duration(secs),
+                done as f64 / secs.max(0.001)
+            ));
         }
     }
 }

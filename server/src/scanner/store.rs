@@ -50,6 +50,34 @@ async fn upsert(
     Ok(())
 }
 
+/// `INSERT … ON CONFLICT DO NOTHING` without a cached prepared statement: sqlx 0.9's `Any`
+/// driver declares a NULL `DOUBLE PRECISION` to PostgreSQL as `real`, and a statement
+/// prepared with a NULL latency would then refuse a later batch's value in that place
+/// ("incorrect binary data format"). Unnamed statements are typed per execution.
+async fn insert_uncached(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
+            cols.join(", "),
+            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
+        );
+        bind_all(
+            sqlx::query(AssertSqlSafe(sql)),
+            chunk.iter().flatten().cloned(),
+        )
+        .persistent(false)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
 /// Records the start of a run.
 pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str) -> AppResult<()> {
     let row = vec![
@@ -443,7 +471,7 @@ pub async fn write_observations(
                 "www_authenticate",
                 "definition_hashes",
             ];
-            insert_ignore(conn, "scanner_observations", &cols, "id", rows).await?;
+            insert_uncached(conn, "scanner_observations", &cols, "id", rows).await?;
             let cols = ["definition_hash", "definition", "first_seen_at"];
             insert_ignore(
                 conn,
