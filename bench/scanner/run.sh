@@ -2,7 +2,7 @@
 # Scanner benchmark (make bench-scanner): `lowdown-server scan` against local fixtures
 # (server/examples/scanner_fixtures.rs: 85 % answering at once, 10 % after 1 s, 3 % hanging,
 # 2 % refusing) with the default concurrency: wall time, peak memory (max RSS of the scan
-# process, /usr/bin/time) and probes/s, for 1,000 and 5,000 targets on SQLite, and 5,000 on
+# process, /usr/bin/time) and probes/s, for 1,000 and 5,000 targets on SQLite, and on
 # PostgreSQL when LOWDOWN_BENCH_PG_URL is set (a fresh database per run).
 # Needs the release binaries:
 #   cargo build --release -p lowdown-server --bin lowdown-server --example scanner_fixtures
@@ -26,8 +26,10 @@ bench() {
   PIDS+=($!)
   for _ in $(seq 100); do url="$(head -1 "$DIR/url.$targets.$engine" 2>/dev/null || true)"; [ -n "$url" ] && break; sleep 0.1; done
   [ -n "$url" ] || { echo "bench-scanner: the fixtures did not start" >&2; exit 1; }
-  "$TIME" -f '%e %M' -o "$DIR/time" "$SCAN" scan --db "$db" --registry-url "$url" --unsafe-allow-loopback \
-    >"$DIR/summary.json" 2>"$DIR/progress.txt"
+  if ! "$TIME" -f '%e %M' -o "$DIR/time" "$SCAN" scan --db "$db" --registry-url "$url" --unsafe-allow-loopback \
+    >"$DIR/summary.json" 2>"$DIR/progress.txt"; then
+    echo "bench-scanner: the scan failed:" >&2; cat "$DIR/progress.txt" "$DIR/summary.json" >&2; exit 1
+  fi
   kill "${PIDS[-1]}" 2>/dev/null || true
   read -r wall rss <"$DIR/time"
   local probed by_level
@@ -41,8 +43,10 @@ echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)
 bench 1000 sqlite "sqlite://$DIR/bench-1000.db?mode=rwc"
 bench 5000 sqlite "sqlite://$DIR/bench-5000.db?mode=rwc"
 if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then
-  name="scanner_bench_$$"
-  psql -q "$LOWDOWN_BENCH_PG_URL" -c "CREATE DATABASE $name"
-  bench 5000 postgres "${LOWDOWN_BENCH_PG_URL%/*}/$name"
-  psql -q "$LOWDOWN_BENCH_PG_URL" -c "DROP DATABASE $name WITH (FORCE)"
+  for targets in 1000 5000; do
+    name="scanner_bench_$$_$targets"
+    psql -q "$LOWDOWN_BENCH_PG_URL" -c "CREATE DATABASE $name"
+    bench "$targets" postgres "${LOWDOWN_BENCH_PG_URL%/*}/$name"
+    psql -q "$LOWDOWN_BENCH_PG_URL" -c "DROP DATABASE $name WITH (FORCE)"
+  done
 fi

@@ -245,6 +245,8 @@ async fn run_locked(
         summary.registry_changes =
             store::save_registry(db, &run_id, &day, (cfg.clock)(), &entries).await?;
         let (jobs, skips) = plan_cohort(db, cfg, &run_id, &day, &entries, cohort, &mut summary).await?;
+        // Probing holds only its queue: the Registry read is not needed past this point.
+        drop(entries);
         store::save_skips(db, &run_id, &day, &skips).await?;
         progress.note(&format!(
             "scan: {} Registry entries ({} active and latest); cohort v{} has {} members; probing {} remotes",

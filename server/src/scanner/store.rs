@@ -16,6 +16,30 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::names::{enum_str, name_key};
 
+/// Most rows per statement: a day's Registry holds tens of thousands of entries, and one
+/// statement per 30,000 parameters would make the Registry phase the run's memory peak.
+const WRITE_ROWS: usize = 500;
+
+fn rows_per_statement(cols: usize) -> usize {
+    (MAX_PARAMS / cols).clamp(1, WRITE_ROWS)
+}
+
+/// [`insert_ignore`] in statements of at most [`WRITE_ROWS`] rows.
+async fn insert_rows(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    mut rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    while !rows.is_empty() {
+        let rest = rows.split_off(rows.len().min(WRITE_ROWS));
+        insert_ignore(conn, table, cols, conflict, rows).await?;
+        rows = rest;
+    }
+    Ok(())
+}
+
 fn json_text<T: serde::Serialize>(v: &T) -> AppResult<String> {
     serde_json::to_string(v).map_err(AppError::internal)
 }
@@ -34,7 +58,7 @@ async fn upsert(
         .map(|c| format!("{c} = excluded.{c}"))
         .collect::<Vec<_>>()
         .join(", ");
-    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+    for chunk in rows.chunks(rows_per_statement(cols.len())) {
         let sql = format!(
             "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({key}) DO UPDATE SET {set}",
             cols.join(", "),
@@ -61,7 +85,7 @@ async fn insert_uncached(
     conflict: &str,
     rows: Vec<Vec<Val>>,
 ) -> Result<(), sqlx::Error> {
-    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+    for chunk in rows.chunks(rows_per_statement(cols.len())) {
         let sql = format!(
             "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
             cols.join(", "),
@@ -267,7 +291,7 @@ pub async fn save_registry(
                 "from_value",
                 "to_value",
             ];
-            insert_ignore(
+            insert_rows(
                 conn,
                 "registry_changes",
                 &cols,
@@ -276,7 +300,7 @@ pub async fn save_registry(
             )
             .await?;
             let cols = ["name_key", "target", "first_seen"];
-            insert_ignore(conn, "targets", &cols, "target", targets).await?;
+            insert_rows(conn, "targets", &cols, "target", targets).await?;
             sqlx::query("UPDATE scan_runs SET registry_ok = 1 WHERE scan_run_id = $1")
                 .bind(run_id)
                 .execute(&mut *conn)
@@ -361,7 +385,7 @@ pub async fn save_cohort(
             )
             .await?;
             let cols = ["target_id", "sort_key", "cohort_version", "joined_day"];
-            insert_ignore(conn, "scanner_cohort", &cols, "target_id", rows).await?;
+            insert_rows(conn, "scanner_cohort", &cols, "target_id", rows).await?;
             Ok(())
         })
     })
@@ -389,7 +413,7 @@ pub async fn save_skips(
     db.write(move |conn| {
         Box::pin(async move {
             let cols = ["scan_run_id", "target_id", "day", "reason"];
-            insert_ignore(conn, "scanner_skips", &cols, "scan_run_id, target_id", rows).await?;
+            insert_rows(conn, "scanner_skips", &cols, "scan_run_id, target_id", rows).await?;
             Ok(())
         })
     })
@@ -473,7 +497,7 @@ pub async fn write_observations(
             ];
             insert_uncached(conn, "scanner_observations", &cols, "id", rows).await?;
             let cols = ["definition_hash", "definition", "first_seen_at"];
-            insert_ignore(
+            insert_rows(
                 conn,
                 "scanner_tool_definitions",
                 &cols,
