@@ -291,4 +291,26 @@ async fn strict_rules_refuse_loopback_and_send_nothing() {
     );
     assert_eq!(lookup.asked(), ["mcp.example.com"]);
     assert_eq!(trap.count(), 0);
+    // A name that does not resolve is a `dns` observation.
+    let r =
+        lowdown_server::scanner::http::probe(&net, "https://nowhere.example.org/mcp", false).await;
+    assert_eq!(r.error_type, Some(lowdown_core::scanner::ErrorType::Dns));
+    assert_eq!(r.http_status, None);
+}
+
+/// `https` to a server that speaks plain HTTP fails the TLS handshake: `tls`.
+#[tokio::test]
+async fn a_failed_tls_handshake_is_tls() {
+    let mcp = Mcp::start(false).await;
+    let net = lowdown_server::scanner::net::Net::new(
+        Policy {
+            allow_loopback: true,
+        },
+        std::sync::Arc::new(MapLookup::default()),
+        "test",
+    )
+    .unwrap();
+    let url = mcp.url("ok", "").replace("http://", "https://");
+    let r = lowdown_server::scanner::http::probe(&net, &url, false).await;
+    assert_eq!(r.error_type, Some(lowdown_core::scanner::ErrorType::Tls));
 }

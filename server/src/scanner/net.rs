@@ -120,48 +120,62 @@ pub fn check_url(url: &str, policy: Policy) -> Result<Url, Refusal> {
     Ok(parsed)
 }
 
+/// Every error behind `e`: its `source()` chain, and inside each `io::Error` the error it
+/// wraps (`io::Error::source` skips that one, and TLS errors arrive as an `io::Error` inside
+/// an `io::Error`).
+fn causes<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Vec<&'a (dyn std::error::Error + 'static)> {
+    let mut out = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        out.push(err);
+        let mut io = err.downcast_ref::<io::Error>();
+        while let Some(inner) = io.and_then(io::Error::get_ref) {
+            let inner: &(dyn std::error::Error + 'static) = inner;
+            out.push(inner);
+            io = inner.downcast_ref::<io::Error>();
+        }
+        next = err.source();
+    }
+    out
+}
+
 /// The `error_type` of a request that failed without (or while reading) a response.
 pub fn error_type(e: &reqwest::Error) -> ErrorType {
-    let mut kind = None;
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if err.is::<BlockedAddress>() {
-            return ErrorType::BlockedUrl;
-        }
-        if err.is::<LookupFailed>() {
-            return ErrorType::Dns;
-        }
-        if err.is::<rustls::Error>() {
-            kind = kind.or(Some(ErrorType::Tls));
-        }
-        if let Some(h) = err.downcast_ref::<hyper::Error>() {
-            if h.is_incomplete_message() {
-                kind = kind.or(Some(ErrorType::ConnReset));
-            }
-        }
-        if let Some(io) = err.downcast_ref::<io::Error>() {
-            if io
-                .get_ref()
-                .is_some_and(|inner| inner.is::<rustls::Error>())
-            {
-                kind = kind.or(Some(ErrorType::Tls));
-            }
-            kind = kind.or(match io.kind() {
-                io::ErrorKind::ConnectionRefused => Some(ErrorType::ConnRefused),
-                io::ErrorKind::ConnectionReset
-                | io::ErrorKind::ConnectionAborted
-                | io::ErrorKind::BrokenPipe
-                | io::ErrorKind::UnexpectedEof => Some(ErrorType::ConnReset),
-                io::ErrorKind::TimedOut => Some(ErrorType::Timeout),
-                _ => None,
-            });
-        }
-        source = err.source();
+    let causes = causes(e);
+    let any = |f: &dyn Fn(&(dyn std::error::Error + 'static)) -> bool| causes.iter().any(|c| f(*c));
+    if any(&|c| c.is::<BlockedAddress>()) {
+        return ErrorType::BlockedUrl;
+    }
+    if any(&|c| c.is::<LookupFailed>()) {
+        return ErrorType::Dns;
+    }
+    if any(&|c| c.is::<rustls::Error>()) {
+        return ErrorType::Tls;
     }
     if e.is_timeout() {
         return ErrorType::Timeout;
     }
-    kind.unwrap_or(ErrorType::NetworkError)
+    for c in &causes {
+        if c.downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_incomplete_message)
+        {
+            return ErrorType::ConnReset;
+        }
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            match io.kind() {
+                io::ErrorKind::ConnectionRefused => return ErrorType::ConnRefused,
+                io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::BrokenPipe
+                | io::ErrorKind::UnexpectedEof => return ErrorType::ConnReset,
+                io::ErrorKind::TimedOut => return ErrorType::Timeout,
+                _ => {}
+            }
+        }
+    }
+    ErrorType::NetworkError
 }
 
 #[cfg(test)]
