@@ -19,7 +19,7 @@ pg-start: ## start the test PostgreSQL on 127.0.0.1:55432 (prints its URL)
 pg-stop: ## stop the test PostgreSQL
 	@server/scripts/pg-stop.sh
 
-test-server: ## server tests: every endpoint on SQLite AND on a real PostgreSQL (started and stopped here)
+test-server: setup-proxy ## server tests on SQLite AND a real PostgreSQL (started and stopped here); the Scanner leg uses server-everything from npm/node_modules
 	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
 	LOWDOWN_TEST_DATABASE_URL="$$url" cargo test -p lowdown-server
 
@@ -30,3 +30,11 @@ bench-server: ## ingest records/s over HTTP (SQLite, PostgreSQL); reputation p50
 
 run-server: ## run lowdown-server on 127.0.0.1:7077 (SQLite under LOWDOWN_HOME, default ~/.lowdown)
 	cargo run -p lowdown-server
+
+BENCH_TARGETS += bench-scanner
+.PHONY: bench-scanner
+
+bench-scanner: ## Scanner: 5,000 targets against local fixtures (85% fast, 10% slow, 3% hang, 2% refuse): wall time, peak memory, probes/s
+	cargo build --release -p lowdown-server --bin lowdown-server --example scanner_fixtures
+	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
+	LOWDOWN_BENCH_PG_URL="$$url" bench/scanner/run.sh

@@ -11,6 +11,7 @@ pub mod logdiff;
 pub mod record;
 pub mod redact;
 pub mod sample;
+pub mod scanner;
 pub mod schema_hash;
 pub mod target_label;
 pub mod telemetry;

@@ -99,7 +99,7 @@ pub fn canonical_json(json: &[u8]) -> Result<String, SchemaHashError> {
     Ok(canonical::into_string(out))
 }
 
-fn hash_tools_value(tools: Option<&Value>) -> ToolHashes {
+pub(crate) fn hash_tools_value(tools: Option<&Value>) -> ToolHashes {
     let tools: &[Value] = match tools {
         Some(Value::Array(items)) => items,
         _ => &[],
@@ -162,5 +162,7 @@ pub(crate) fn json_string_literal(text: &str) -> String {
 
 /// Parser access for other core modules that rewrite JSON in place.
 pub(crate) mod parser {
-    pub(crate) use super::json::{Parser, Value};
+    pub(crate) use super::canonical::{into_string, write_string, write_value};
+    pub(crate) use super::json::{parse, Parser, Value};
+    pub(crate) use super::utf16::cmp_utf16;
 }

@@ -33,6 +33,16 @@ pub use summary::{
 };
 pub use url::host_from_url;
 
+/// Why an IP address must never be reached or reported (the blocked IPv4/IPv6 table of the
+/// host filter, IPv4-mapped and other embedded forms included), or `None` for a public one.
+/// The Scanner checks every resolved address with it at connect time.
+pub fn address_block_reason(addr: std::net::IpAddr) -> Option<BlockReason> {
+    match addr {
+        std::net::IpAddr::V4(a) => ip::classify_v4(a),
+        std::net::IpAddr::V6(a) => ip::classify_v6(a),
+    }
+}
+
 /// Observations one agent key may send per hour.
 pub const RATE_LIMIT_PER_KEY_PER_HOUR: u32 = 600;
 /// Observations one IP may send per hour without an agent key.

@@ -46,7 +46,10 @@ pub struct Cli {
     /// names), which the server otherwise refuses whatever a client sent.
     #[arg(long = "unsafe-allow-private-hosts", global = true)]
     pub unsafe_allow_private_hosts: bool,
-    /// Manage the service catalog instead of serving.
+    /// `serve` options for the bare command, which is `serve`.
+    #[command(flatten)]
+    pub serve: crate::scanner::cli::ServeArgs,
+    /// What to do (default: `serve`).
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -54,6 +57,11 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve the API (what the bare command does).
+    Serve(crate::scanner::cli::ServeArgs),
+    /// Run the Registry Scanner once: read the MCP Registry, probe the cohort, store the
+    /// observations. Progress on stderr, the summary as JSON on stdout.
+    Scan(crate::scanner::cli::ScanArgs),
     /// The service catalog ("known hosts" for telemetry weights and targets).
     #[command(subcommand)]
     Catalog(CatalogCommand),

@@ -16,6 +16,7 @@ pub mod names;
 pub mod openapi;
 pub mod ratelimit;
 pub mod routes;
+pub mod scanner;
 pub mod state;
 
 pub use routes::app;

@@ -1,5 +1,6 @@
-//! The `lowdown-server` binary: `lowdown-server [--listen ADDR] [--db URL|PATH]
-//! [--catalog FILE]`, or `lowdown-server catalog add|list`.
+//! The `lowdown-server` binary: `lowdown-server [serve] [--listen ADDR] [--db URL|PATH]
+//! [--catalog FILE] [--scan-at HH:MM]`, `lowdown-server scan [...]`, or
+//! `lowdown-server catalog add|list`.
 
 // Ingest allocates many small strings per record on several threads; mimalloc spends
 // far less time in them than the system allocator (a third of ingest CPU in profiles).
@@ -10,6 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 use lowdown_server::config::{self, CatalogCommand, Cli, Command};
 use lowdown_server::db::{catalog, Db};
+use lowdown_server::scanner::{self, cli::ServeArgs};
 use lowdown_server::{clock, AppState};
 
 #[tokio::main]
@@ -24,6 +26,12 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let trusted = lowdown_server::caller::TrustedProxies::parse(&cli.trusted_proxies)
         .map_err(anyhow::Error::msg)?;
+    if cli.command.is_some() && cli.serve.any_given() {
+        anyhow::bail!(
+            "scan options (--scan-at, --registry-url, --cohort-size, --modern, --concurrency, \
+             --unsafe-allow-loopback) go after the subcommand: `lowdown-server scan --registry-url URL`"
+        );
+    }
     let home = config::lowdown_home(
         std::env::var(lowdown_core::defaults::HOME_ENV)
             .ok()
@@ -75,25 +83,74 @@ async fn main() -> anyhow::Result<()> {
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             println!("{}", serde_json::to_string_pretty(&services)?);
         }
-        None => {
-            let listener = tokio::net::TcpListener::bind(cli.listen)
-                .await
-                .with_context(|| format!("cannot listen on {}", cli.listen))?;
-            let backend = format!("{:?}", db.backend).to_lowercase();
-            tracing::info!(listen = %cli.listen, database = %backend, "lowdown-server ready");
-            eprintln!(
-                "lowdown-server listening on http://{} ({backend})",
-                cli.listen
-            );
-            if cli.unsafe_allow_private_hosts {
-                tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
+        Some(Command::Scan(args)) => {
+            let cfg = args.config(scanner::progress::Mode::for_stderr());
+            let summary = scanner::run(&db, &cfg).await?;
+            println!("{}", serde_json::to_string_pretty(&summary)?);
+            db.close().await;
+            if summary.status != "completed" {
+                std::process::exit(1);
             }
-            let state = AppState::new(db, cli.name)
-                .with_trusted_proxies(trusted)
-                .with_private_hosts(cli.unsafe_allow_private_hosts);
-            lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal())
-                .await?;
+        }
+        Some(Command::Serve(args)) => {
+            let served = Served {
+                listen: cli.listen,
+                name: cli.name,
+                trusted,
+                allow_private: cli.unsafe_allow_private_hosts,
+            };
+            serve(db, served, args).await?
+        }
+        None => {
+            let served = Served {
+                listen: cli.listen,
+                name: cli.name,
+                trusted,
+                allow_private: cli.unsafe_allow_private_hosts,
+            };
+            serve(db, served, cli.serve).await?
         }
     }
     Ok(())
+}
+
+/// Serves the API on `listen`, with the daily scan when `--scan-at` is given.
+/// The options of `serve` that every server has (the rest are in [`ServeArgs`]).
+struct Served {
+    listen: std::net::SocketAddr,
+    name: String,
+    trusted: lowdown_server::caller::TrustedProxies,
+    allow_private: bool,
+}
+
+async fn serve(db: Db, served: Served, args: ServeArgs) -> anyhow::Result<()> {
+    let Served {
+        listen,
+        name,
+        trusted,
+        allow_private,
+    } = served;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let backend = format!("{:?}", db.backend).to_lowercase();
+    tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
+    eprintln!("lowdown-server listening on http://{listen} ({backend})");
+    let daily = args.scan_at.map(|at| {
+        tracing::info!(at = %format!("{:02}:{:02}", at.hour, at.minute), "daily scan enabled (UTC)");
+        let cfg = args.scan.config(scanner::progress::Mode::Log);
+        tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg))
+    });
+    if allow_private {
+        tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
+    }
+    let state = AppState::new(db, name)
+        .with_trusted_proxies(trusted)
+        .with_private_hosts(allow_private);
+    let served =
+        lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal()).await;
+    if let Some(task) = daily {
+        task.abort();
+    }
+    Ok(served?)
 }

@@ -103,6 +103,8 @@ fn schemas() -> Value {
             "latency_ms": r("Latency"),
             "failure_breakdown": r("FailureCounts"),
             "telemetry": r("Telemetry"),
+            "registry": r("RegistryBlock"),
+            "scanner": r("ScannerBlock"),
             "task_breakdown": {"type": "object", "description": "Contributors only; organic; tasks with an organic tool interaction.", "additionalProperties": {"type": "object", "properties": {
                 "success": count.clone(), "partial": count.clone(), "failure": count.clone(), "rejected": count.clone(), "cancelled": count.clone(),
                 "failure_types": r("FailureCounts"), "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone()}}},
@@ -157,6 +159,14 @@ fn schemas() -> Value {
     })
 }
 
+/// `schemas` plus the Scanner's answer blocks.
+fn with_scanner(mut schemas: Value) -> Value {
+    if let Value::Object(m) = &mut schemas {
+        m.extend(crate::scanner::openapi::schemas());
+    }
+    schemas
+}
+
 /// The whole document.
 pub fn document() -> Value {
     let bad = error_response("Bad input; the message names the field.");
@@ -207,6 +217,6 @@ pub fn document() -> Value {
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness and a database round trip.", "responses": {"200": ok("Up.", r("Health")), "500": internal}}}
         },
-        "components": {"schemas": schemas()}
+        "components": {"schemas": with_scanner(schemas())}
     })
 }

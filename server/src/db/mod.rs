@@ -23,7 +23,7 @@ mod meta;
 pub mod nodes;
 pub mod reputation;
 pub mod telemetry;
-mod upsert;
+pub(crate) mod upsert;
 
 /// Which database engine a [`Db`] talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +64,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0002_rate_limits.sql"),
     ),
     (3, "api", include_str!("../../migrations/0003_api.sql")),
+    (
+        4,
+        "scanner",
+        include_str!("../../migrations/0004_scanner.sql"),
+    ),
 ];
 
 /// Errors opening the database.

@@ -66,6 +66,9 @@ struct Answer {
     telemetry: Option<Value>,
     #[serde(flatten)]
     contributor: Option<Contributor>,
+    /// `registry` and `scanner`, for an MCP Registry entry.
+    #[serde(flatten)]
+    registry: Option<crate::scanner::answer::Blocks>,
     source: super::source::Source,
 }
 
@@ -153,8 +156,9 @@ pub async fn get(
         (Some(t), true) => Some(contributor(&state, t, task.as_deref(), now).await?),
         _ => None,
     };
+    let registry = crate::scanner::answer::blocks(&state.db, &name, now).await?;
     let answer = Answer {
-        message: aggregate::message(&name, &s),
+        message: crate::scanner::answer::answer_message(registry.as_ref(), &name, &s),
         source: super::source::block(&state, now, &name),
         target,
         resolved_target: resolved,
@@ -171,6 +175,7 @@ pub async fn get(
         failure_breakdown,
         telemetry,
         contributor,
+        registry,
     };
     // Serialised straight from the struct, so fields keep the documented order.
     Ok(Json(answer).into_response())

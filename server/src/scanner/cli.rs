@@ -1,0 +1,90 @@
+//! The Scanner's command-line options: `lowdown-server scan [OPTIONS]`, and the same
+//! options plus `--scan-at HH:MM` on `lowdown-server serve` (and on the bare command,
+//! which is `serve`).
+
+use std::sync::Arc;
+
+use clap::Args;
+use lowdown_core::scanner::registry::DEFAULT_REGISTRY_URL;
+use lowdown_core::scanner::target::Policy;
+
+use super::progress::Mode;
+use super::schedule::ScanAt;
+use super::ScanConfig;
+
+/// Options of a scan run.
+#[derive(Debug, Clone, Args)]
+pub struct ScanArgs {
+    /// The MCP Registry to read (`GET <URL>/v0.1/servers`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_REGISTRY_URL)]
+    pub registry_url: String,
+    /// How many Registry entries the Scanner observes daily, chosen by sha256 of
+    /// `mcp:<name>`. Default: the stored cohort's size (5000 for a new cohort). A larger
+    /// size keeps every member and adds the next ones under a new cohort version; a
+    /// smaller one is refused (a cohort is never rebuilt).
+    #[arg(long, value_name = "N")]
+    pub cohort_size: Option<u64>,
+    /// Try `server/discover` (MCP 2026-07-28) before `initialize`.
+    #[arg(long)]
+    pub modern: bool,
+    /// Probes in flight at once.
+    #[arg(long, value_name = "N", default_value_t = lowdown_core::scanner::DEFAULT_CONCURRENCY,
+          value_parser = concurrency)]
+    pub concurrency: usize,
+    /// UNSAFE, for tests only: also reach plain http URLs and loopback addresses
+    /// (127.0.0.0/8, ::1), e.g. fixtures on 127.0.0.1. Every other blocked range (private,
+    /// link-local, metadata, ...) stays blocked. Never use it on a deployment.
+    #[arg(long)]
+    pub unsafe_allow_loopback: bool,
+}
+
+fn concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("{s:?}: expected a number from 1 to 1024")),
+    }
+}
+
+impl ScanArgs {
+    /// The run configuration these options describe (system resolver and clock).
+    pub fn config(&self, progress: Mode) -> ScanConfig {
+        ScanConfig {
+            registry_url: self.registry_url.clone(),
+            cohort_size: self.cohort_size,
+            modern: self.modern,
+            concurrency: self.concurrency,
+            policy: Policy {
+                allow_loopback: self.unsafe_allow_loopback,
+            },
+            lookup: Arc::new(super::net::SystemLookup),
+            clock: Arc::new(crate::clock::now_ms),
+            progress,
+        }
+    }
+}
+
+/// Options of `serve` that belong to the Scanner.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Run the Scanner every day at HH:MM UTC inside the server (off by default). With
+    /// several servers on one database, one scan runs at a time (a database lease) and a
+    /// day that already has a completed scan is not scanned again.
+    #[arg(long, value_name = "HH:MM")]
+    pub scan_at: Option<ScanAt>,
+    /// Options of the daily scan.
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+impl ServeArgs {
+    /// Whether any of these options was given (they belong to the bare command only).
+    pub fn any_given(&self) -> bool {
+        let s = &self.scan;
+        self.scan_at.is_some()
+            || s.registry_url != DEFAULT_REGISTRY_URL
+            || s.cohort_size.is_some()
+            || s.modern
+            || s.concurrency != lowdown_core::scanner::DEFAULT_CONCURRENCY
+            || s.unsafe_allow_loopback
+    }
+}

@@ -1,0 +1,24 @@
+//! The Registry Scanner (SPEC §8): once a day, read the MCP Registry, keep the fixed
+//! cohort, probe every member's streamable-HTTP remotes and store one observation per
+//! remote, in the same database as everything else.
+//!
+//! A run: take the `scan` lease → record the run → read every Registry page → store the
+//! declarations and their changes → grow the cohort if asked → record members that
+//! cannot be probed (`not_listed`, `no_probeable_remote`) → probe the rest, `concurrency`
+//! at a time, writing observations in small batches as they finish → record the summary
+//! → give the lease back. The rules behind each step are in `lowdown_core::scanner`.
+
+pub mod answer;
+pub mod cli;
+pub mod http;
+pub mod lease;
+pub mod net;
+pub mod openapi;
+pub mod progress;
+pub mod registry;
+pub mod schedule;
+pub mod store;
+
+mod run;
+
+pub use run::{run, Clock, ScanConfig, ScanError, Summary};

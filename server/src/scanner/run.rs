@@ -1,0 +1,445 @@
+//! One scan run, end to end (see the module docs of [`crate::scanner`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use lowdown_core::scanner::cohort::{self, CohortError, Current};
+use lowdown_core::scanner::days::day_of;
+use lowdown_core::scanner::registry::{Entry, DEFAULT_REGISTRY_URL};
+use lowdown_core::scanner::target::Policy;
+use lowdown_core::scanner::{
+    MissingReason, Observation, ToolDefinition, DEFAULT_COHORT_SIZE, DEFAULT_CONCURRENCY,
+};
+use serde::Serialize;
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
+
+use super::lease::{self, SCAN_LEASE};
+use super::net::{Lookup, Net, SystemLookup};
+use super::progress::{self, Progress};
+use super::{http, registry, store};
+use crate::db::{random_id, Db};
+use crate::error::AppError;
+use crate::names::enum_str;
+
+/// The time a run believes it is (unix ms): the wall clock, or a shifted one in tests.
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// How long a scan lease lasts unless renewed (renewed every third of it).
+pub const LEASE_TTL_MS: i64 = 5 * 60_000;
+
+/// Everything a run needs besides the database.
+#[derive(Clone)]
+pub struct ScanConfig {
+    /// The Registry's base URL.
+    pub registry_url: String,
+    /// `--cohort-size`; `None` keeps the stored size (5,000 for a new cohort).
+    pub cohort_size: Option<u64>,
+    /// Try `server/discover` (2026-07-28) first.
+    pub modern: bool,
+    /// Probes in flight.
+    pub concurrency: usize,
+    /// What may be reached (`--unsafe-allow-loopback`).
+    pub policy: Policy,
+    /// Name resolution (the system's by default).
+    pub lookup: Arc<dyn Lookup>,
+    /// The run's clock.
+    pub clock: Clock,
+    /// How progress is shown.
+    pub progress: progress::Mode,
+}
+
+impl ScanConfig {
+    /// The defaults: the official Registry, the stored cohort size, 16 probes at a time,
+    /// the system resolver and clock, strict SSRF rules, progress on stderr.
+    pub fn new() -> Self {
+        ScanConfig {
+            registry_url: DEFAULT_REGISTRY_URL.to_owned(),
+            cohort_size: None,
+            modern: false,
+            concurrency: DEFAULT_CONCURRENCY,
+            policy: Policy::default(),
+            lookup: Arc::new(SystemLookup),
+            clock: Arc::new(crate::clock::now_ms),
+            progress: progress::Mode::for_stderr(),
+        }
+    }
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why a run did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// Another run holds the lease.
+    #[error("another scan is running (lease held by {holder} until {until}); try again later")]
+    LeaseHeld {
+        /// The holder's id.
+        holder: String,
+        /// ISO-8601 expiry.
+        until: String,
+    },
+    /// The cohort cannot be planned.
+    #[error(transparent)]
+    Cohort(#[from] CohortError),
+    /// The database failed.
+    #[error("storage: {0}")]
+    Storage(String),
+    /// The HTTP client could not be built.
+    #[error("HTTP client: {0}")]
+    Client(String),
+}
+
+impl From<AppError> for ScanError {
+    fn from(e: AppError) -> Self {
+        match e {
+            AppError::Internal { detail } => ScanError::Storage(detail),
+            other => ScanError::Storage(other.to_string()),
+        }
+    }
+}
+
+/// The summary printed on stdout and stored with the run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// The run's id.
+    pub scan_run_id: String,
+    /// The UTC day the run counts for.
+    pub day: String,
+    /// `completed`, `registry_failed` or `failed` (lease lost).
+    pub status: String,
+    /// The Registry read.
+    pub registry_url: String,
+    /// Registry pages read.
+    pub pages: usize,
+    /// Server items on every page.
+    pub entries: usize,
+    /// Distinct active, latest entries.
+    pub active_latest: usize,
+    /// Of those, with a probeable remote.
+    pub probeable: usize,
+    /// Declaration changes recorded.
+    pub registry_changes: usize,
+    /// Cohort version in force.
+    pub cohort_version: Option<u64>,
+    /// Cohort size in force.
+    pub cohort_size: u64,
+    /// Cohort members.
+    pub members: usize,
+    /// Members added by this run.
+    pub members_added: usize,
+    /// Members not listed as active and latest.
+    pub not_listed: usize,
+    /// Listed members without a probeable remote.
+    pub no_probeable_remote: usize,
+    /// Remotes to probe.
+    pub remotes: usize,
+    /// Observations stored.
+    pub probed: usize,
+    /// Observations per reached level.
+    pub by_level: BTreeMap<String, u64>,
+    /// Observations per error type.
+    pub by_error_type: BTreeMap<String, u64>,
+    /// Wall time of the run.
+    pub duration_ms: i64,
+    /// What went wrong, when the run did not complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Runs one scan under the `scan` lease.
+pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
+    let net = Net::new(cfg.policy, cfg.lookup.clone(), env!("CARGO_PKG_VERSION"))
+        .map_err(|e| ScanError::Client(e.to_string()))?;
+    // A shrinking cohort is refused before anything is recorded.
+    let cohort = store::load_cohort(db).await?;
+    let current = cohort.as_ref().map(|(version, size, members)| Current {
+        version: *version,
+        size: *size,
+        members,
+    });
+    cohort::plan(current.as_ref(), cfg.cohort_size, DEFAULT_COHORT_SIZE, &[])?;
+
+    // The lease is about wall time, whatever clock the run uses.
+    let holder = random_id("scan_", 8)?;
+    if let Err(held) = lease::acquire(
+        db,
+        SCAN_LEASE,
+        &holder,
+        crate::clock::now_ms(),
+        LEASE_TTL_MS,
+    )
+    .await?
+    {
+        return Err(ScanError::LeaseHeld {
+            holder: held.holder,
+            until: crate::clock::iso(held.expires_at),
+        });
+    }
+    let lost = Arc::new(AtomicBool::new(false));
+    let _keepalive = AbortOnDrop({
+        let (db, holder, lost) = (db.clone(), holder.clone(), lost.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(LEASE_TTL_MS as u64 / 3)).await;
+                let until = crate::clock::now_ms() + LEASE_TTL_MS;
+                if !matches!(
+                    lease::renew(&db, SCAN_LEASE, &holder, until).await,
+                    Ok(true)
+                ) {
+                    lost.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        })
+    });
+    // Dropped mid-run (the server shutting down), the keepalive stops with the run and the
+    // lease expires on its own; the observations already written stay.
+    let result = run_locked(db, cfg, &net, cohort, &lost).await;
+    lease::release(db, SCAN_LEASE, &holder).await?;
+    result
+}
+
+async fn run_locked(
+    db: &Db,
+    cfg: &ScanConfig,
+    net: &Net,
+    cohort: Option<(u64, u64, BTreeSet<String>)>,
+    lost: &Arc<AtomicBool>,
+) -> Result<Summary, ScanError> {
+    let started = (cfg.clock)();
+    let day = day_of(started);
+    let run_id = random_id(&format!("sr_{}_", day.replace('-', "")), 4)?;
+    store::start_run(db, &run_id, &day, started, &cfg.registry_url).await?;
+    let progress = Progress::new(cfg.progress);
+    let reporter = AbortOnDrop(progress::spawn_reporter(progress.clone()));
+    progress.note(&format!(
+        "scan: run {run_id} for {day}, reading {}",
+        cfg.registry_url
+    ));
+    let mut summary = Summary {
+        scan_run_id: run_id.clone(),
+        day: day.clone(),
+        registry_url: cfg.registry_url.clone(),
+        ..Summary::default()
+    };
+    let outcome = async {
+        let read = registry::read(net, &cfg.registry_url, |p, e| progress.registry_page(p, e)).await;
+        let (entries, counts) = match read {
+            Ok(r) => r,
+            Err(e) => {
+                progress.note(&format!("scan: Registry read failed: {e}"));
+                summary.status = "registry_failed".into();
+                summary.error = Some(e.to_string());
+                return Ok::<_, ScanError>(());
+            }
+        };
+        (summary.pages, summary.entries) = (counts.pages, counts.entries);
+        (summary.active_latest, summary.probeable) = (counts.active_latest, counts.probeable);
+        summary.registry_changes =
+            store::save_registry(db, &run_id, &day, (cfg.clock)(), &entries).await?;
+        let (jobs, skips) = plan_cohort(db, cfg, &run_id, &day, &entries, cohort, &mut summary).await?;
+        // Probing holds only its queue: the Registry read is not needed past this point.
+        drop(entries);
+        store::save_skips(db, &run_id, &day, &skips).await?;
+        progress.note(&format!(
+            "scan: {} Registry entries ({} active and latest); cohort v{} has {} members; probing {} remotes",
+            counts.entries,
+            counts.active_latest,
+            summary.cohort_version.unwrap_or(0),
+            summary.members,
+            jobs.len()
+        ));
+        summary.remotes = jobs.len();
+        progress.start_probing(jobs.len());
+        probe_all(db, cfg, net, &run_id, &day, jobs, &progress, lost, &mut summary).await?;
+        summary.status = if lost.load(Ordering::Relaxed) {
+            summary.error = Some("the scan lease was lost; stopped probing".into());
+            "failed".into()
+        } else {
+            "completed".into()
+        };
+        Ok(())
+    }
+    .await;
+    drop(reporter);
+    progress.finish();
+    if let Err(e) = outcome {
+        summary.status = "failed".into();
+        summary.error = Some(e.to_string());
+    }
+    summary.duration_ms = (cfg.clock)() - started;
+    let json = serde_json::to_value(&summary).unwrap_or_default();
+    store::finish_run(
+        db,
+        &run_id,
+        &summary.status,
+        (cfg.clock)(),
+        summary.cohort_version,
+        &json,
+    )
+    .await?;
+    Ok(summary)
+}
+
+/// Grows the cohort as asked and lists the remotes to probe (in cohort order) and the
+/// members that cannot be probed, with why.
+async fn plan_cohort(
+    db: &Db,
+    cfg: &ScanConfig,
+    run_id: &str,
+    day: &str,
+    entries: &[Entry],
+    cohort: Option<(u64, u64, BTreeSet<String>)>,
+    summary: &mut Summary,
+) -> Result<(Vec<(String, String)>, Vec<(String, MissingReason)>), ScanError> {
+    let kept: BTreeMap<String, &Entry> = entries
+        .iter()
+        .filter(|e| e.is_kept())
+        .map(|e| (e.target_id(), e))
+        .collect();
+    let kept_ids: Vec<String> = kept.keys().cloned().collect();
+    let (version, mut members) = match cohort {
+        Some((v, size, members)) => ((Some(v), size), members),
+        None => ((None, 0), BTreeSet::new()),
+    };
+    let current = version.0.map(|v| Current {
+        version: v,
+        size: version.1,
+        members: &members,
+    });
+    let plan = cohort::plan(
+        current.as_ref(),
+        cfg.cohort_size,
+        DEFAULT_COHORT_SIZE,
+        &kept_ids,
+    )?;
+    members.extend(plan.add.iter().cloned());
+    store::save_cohort(db, &plan, members.len(), run_id, day, (cfg.clock)()).await?;
+    summary.cohort_version = plan.new_version.or(version.0);
+    summary.cohort_size = plan.size;
+    summary.members = members.len();
+    summary.members_added = plan.add.len();
+    let mut ordered: Vec<String> = members.into_iter().collect();
+    cohort::sort(&mut ordered);
+    let (mut jobs, mut skips) = (Vec::new(), Vec::new());
+    for id in ordered {
+        match kept.get(&id).map(|e| e.probeable_remotes()) {
+            None => skips.push((id, MissingReason::NotListed)),
+            Some(urls) if urls.is_empty() => skips.push((id, MissingReason::NoProbeableRemote)),
+            Some(urls) => jobs.extend(urls.into_iter().map(|u| (id.clone(), u))),
+        }
+    }
+    summary.not_listed = skips
+        .iter()
+        .filter(|s| s.1 == MissingReason::NotListed)
+        .count();
+    summary.no_probeable_remote = skips.len() - summary.not_listed;
+    Ok((jobs, skips))
+}
+
+type Finished = (Observation, Vec<ToolDefinition>);
+
+/// Aborts a background task when the run that started it ends or is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Probes every remote, `concurrency` at a time, while one writer stores what finishes.
+/// At most `concurrency` probes and a bounded queue exist at any time, so memory does not
+/// grow with the number of remotes.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
+async fn probe_all(
+    db: &Db,
+    cfg: &ScanConfig,
+    net: &Net,
+    run_id: &str,
+    day: &str,
+    jobs: Vec<(String, String)>,
+    progress: &Arc<Progress>,
+    lost: &Arc<AtomicBool>,
+    summary: &mut Summary,
+) -> Result<(), ScanError> {
+    let concurrency = cfg.concurrency.max(1);
+    let (tx, rx) = mpsc::channel::<Finished>(concurrency * 2);
+    let writer = tokio::spawn(write_all(db.clone(), day.to_owned(), cfg.clock.clone(), rx));
+    let permits = Arc::new(Semaphore::new(concurrency));
+    let mut probes = JoinSet::new();
+    for (target, url) in jobs {
+        if lost.load(Ordering::Relaxed) || writer.is_finished() {
+            break;
+        }
+        let permit = permits.clone().acquire_owned().await.expect("never closed");
+        let (net, tx, clock, progress) =
+            (net.clone(), tx.clone(), cfg.clock.clone(), progress.clone());
+        let (run_id, modern) = (run_id.to_owned(), cfg.modern);
+        probes.spawn(async move {
+            let result = http::probe(&net, &url, modern).await;
+            let finished = result.into_observation(&run_id, &target, &url, clock());
+            progress.probed();
+            let _ = tx.send(finished).await;
+            drop(permit);
+        });
+        while probes.try_join_next().is_some() {}
+    }
+    while probes.join_next().await.is_some() {}
+    drop(tx);
+    let tally = writer
+        .await
+        .map_err(|e| ScanError::Storage(e.to_string()))??;
+    summary.probed = tally.probed;
+    summary.by_level = tally.by_level;
+    summary.by_error_type = tally.by_error_type;
+    Ok(())
+}
+
+#[derive(Default)]
+struct Tally {
+    probed: usize,
+    by_level: BTreeMap<String, u64>,
+    by_error_type: BTreeMap<String, u64>,
+}
+
+/// Stores observations as they arrive, batching whatever is already queued (up to 64).
+async fn write_all(
+    db: Db,
+    day: String,
+    clock: Clock,
+    mut rx: mpsc::Receiver<Finished>,
+) -> Result<Tally, ScanError> {
+    let mut next_id = store::next_observation_id(&db).await?;
+    let mut tally = Tally::default();
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < 64 {
+            match rx.try_recv() {
+                Ok(f) => batch.push(f),
+                Err(_) => break,
+            }
+        }
+        for (o, _) in &batch {
+            tally.probed += 1;
+            *tally
+                .by_level
+                .entry(o.reached_level.to_string())
+                .or_default() += 1;
+            if let Some(e) = &o.error_type {
+                *tally.by_error_type.entry(enum_str(e)).or_default() += 1;
+            }
+        }
+        let n = batch.len() as i64;
+        store::write_observations(&db, next_id, &day, clock(), batch).await?;
+        next_id += n;
+    }
+    Ok(tally)
+}

@@ -1,0 +1,518 @@
+//! What a scan run writes: the run row, the Registry declarations and their changes, the
+//! cohort, the members it skipped, observations and the private tool definitions.
+//!
+//! Every write is one transaction; observations are written in small batches as probes
+//! finish, so a run that dies halfway keeps everything it completed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use lowdown_core::scanner::cohort::{self, Plan};
+use lowdown_core::scanner::registry::{changes, Declaration, Entry};
+use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
+use lowdown_core::target_label::lookup_form;
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+
+use crate::db::upsert::{bind_all, insert_ignore, is_sqlite, placeholders, Val, MAX_PARAMS};
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::names::{enum_str, name_key};
+
+/// Most rows per statement: a day's Registry holds tens of thousands of entries, and one
+/// statement per 30,000 parameters would make the Registry phase the run's memory peak.
+const WRITE_ROWS: usize = 500;
+
+fn rows_per_statement(cols: usize) -> usize {
+    (MAX_PARAMS / cols).clamp(1, WRITE_ROWS)
+}
+
+/// [`insert_ignore`] in statements of at most [`WRITE_ROWS`] rows.
+async fn insert_rows(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    mut rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    while !rows.is_empty() {
+        let rest = rows.split_off(rows.len().min(WRITE_ROWS));
+        insert_ignore(conn, table, cols, conflict, rows).await?;
+        rows = rest;
+    }
+    Ok(())
+}
+
+fn json_text<T: serde::Serialize>(v: &T) -> AppResult<String> {
+    serde_json::to_string(v).map_err(AppError::internal)
+}
+
+/// `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` for each of `update`.
+async fn upsert(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    key: &str,
+    update: &[&str],
+    rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    let set = update
+        .iter()
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    for chunk in rows.chunks(rows_per_statement(cols.len())) {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({key}) DO UPDATE SET {set}",
+            cols.join(", "),
+            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
+        );
+        bind_all(
+            sqlx::query(AssertSqlSafe(sql)),
+            chunk.iter().flatten().cloned(),
+        )
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// `INSERT … ON CONFLICT DO NOTHING` without a cached prepared statement: sqlx 0.9's `Any`
+/// driver declares a NULL `DOUBLE PRECISION` to PostgreSQL as `real`, and a statement
+/// prepared with a NULL latency would then refuse a later batch's value in that place
+/// ("incorrect binary data format"). Unnamed statements are typed per execution.
+async fn insert_uncached(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    rows: Vec<Vec<Val>>,
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks(rows_per_statement(cols.len())) {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
+            cols.join(", "),
+            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
+        );
+        bind_all(
+            sqlx::query(AssertSqlSafe(sql)),
+            chunk.iter().flatten().cloned(),
+        )
+        .persistent(false)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Records the start of a run.
+pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str) -> AppResult<()> {
+    let row = vec![
+        Val::Text(id.to_owned()),
+        Val::Text(day.to_owned()),
+        Val::Int(started_at),
+        Val::Text("running".into()),
+        Val::Int(0),
+        Val::Text(url.to_owned()),
+    ];
+    db.write(move |conn| {
+        Box::pin(async move {
+            let cols = [
+                "scan_run_id",
+                "day",
+                "started_at",
+                "status",
+                "registry_ok",
+                "registry_url",
+            ];
+            insert_ignore(conn, "scan_runs", &cols, "scan_run_id", vec![row]).await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Records how a run ended.
+pub async fn finish_run(
+    db: &Db,
+    id: &str,
+    status: &str,
+    finished_at: i64,
+    cohort_version: Option<u64>,
+    summary: &serde_json::Value,
+) -> AppResult<()> {
+    let (id, status, summary) = (id.to_owned(), status.to_owned(), summary.to_string());
+    db.write(move |conn| {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE scan_runs SET status = $1, finished_at = $2, cohort_version = $3, summary = $4 \
+                 WHERE scan_run_id = $5",
+            )
+            .bind(status)
+            .bind(finished_at)
+            .bind(cohort_version.map(|v| v as i64))
+            .bind(summary)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Whether a run that started on `day` completed.
+pub async fn completed_on(db: &Db, day: &str) -> AppResult<bool> {
+    let row = sqlx::query("SELECT COUNT(*) FROM scan_runs WHERE day = $1 AND status = 'completed'")
+        .bind(day.to_owned())
+        .fetch_one(&db.pool)
+        .await?;
+    Ok(row.try_get::<i64, _>(0)? > 0)
+}
+
+async fn stored_declarations(db: &Db) -> AppResult<BTreeMap<String, Declaration>> {
+    let rows =
+        sqlx::query("SELECT name, version, status, remote_hosts, listed FROM registry_entries")
+            .fetch_all(&db.pool)
+            .await?;
+    rows.iter()
+        .map(|r| {
+            let hosts: String = r.try_get(3)?;
+            Ok((
+                r.try_get::<String, _>(0)?,
+                Declaration {
+                    version: r.try_get(1)?,
+                    status: r.try_get(2)?,
+                    remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
+                    listed: r.try_get::<i64, _>(4)? == 1,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Stores a complete Registry read: every declaration, the changes since the last read,
+/// names that left (`listed` false), every name as a target (so `mcp:<name>` resolves
+/// before any interaction), and marks the run's Registry read successful. Returns the
+/// number of changes recorded.
+pub async fn save_registry(
+    db: &Db,
+    run_id: &str,
+    day: &str,
+    now: i64,
+    entries: &[Entry],
+) -> AppResult<usize> {
+    let old = stored_declarations(db).await?;
+    let mut rows = Vec::with_capacity(entries.len());
+    let mut change_rows = Vec::new();
+    let mut change = |name: &str, old: &Declaration, new: &Declaration| -> AppResult<()> {
+        for c in changes(old, new) {
+            change_rows.push(vec![
+                Val::Text(name.to_owned()),
+                Val::Text(run_id.to_owned()),
+                Val::Text(c.field),
+                Val::Text(day.to_owned()),
+                Val::Text(json_text(&c.from)?),
+                Val::Text(json_text(&c.to)?),
+            ]);
+        }
+        Ok(())
+    };
+    let mut seen = BTreeSet::new();
+    let mut targets = Vec::with_capacity(entries.len());
+    for e in entries {
+        let new = e.declaration();
+        if let Some(o) = old.get(&e.name) {
+            change(&e.name, o, &new)?;
+        }
+        seen.insert(e.name.as_str());
+        let id = e.target_id();
+        targets.push(vec![
+            Val::Text(name_key(&id)),
+            Val::Text(lookup_form(&id)),
+            Val::Text(id),
+            Val::Int(now),
+        ]);
+        rows.push(vec![
+            Val::Text(e.name.clone()),
+            Val::OptText(e.version.clone()),
+            Val::Text(e.status.clone()),
+            Val::Text(json_text(&e.remotes)?),
+            Val::Text(json_text(&new.remote_hosts)?),
+            Val::Text(json_text(&e.packages)?),
+            Val::OptText(e.published_at.clone()),
+            Val::OptText(e.updated_at.clone()),
+            Val::Int(1),
+            Val::Text(day.to_owned()),
+            Val::Text(day.to_owned()),
+        ]);
+    }
+    let mut gone = Vec::new();
+    for (name, o) in old
+        .iter()
+        .filter(|(n, o)| o.listed && !seen.contains(n.as_str()))
+    {
+        let left = Declaration {
+            listed: false,
+            ..o.clone()
+        };
+        change(name, o, &left)?;
+        gone.push(Val::Text(name.clone()));
+    }
+    let n_changes = change_rows.len();
+    let run_id = run_id.to_owned();
+    db.write(move |conn| {
+        Box::pin(async move {
+            let cols = [
+                "name",
+                "version",
+                "status",
+                "remotes",
+                "remote_hosts",
+                "packages",
+                "published_at",
+                "updated_at",
+                "listed",
+                "first_seen_day",
+                "last_seen_day",
+            ];
+            // Everything but the name and the day it was first seen.
+            let update = [&cols[1..9], &cols[10..]].concat();
+            upsert(conn, "registry_entries", &cols, "name", &update, rows).await?;
+            for chunk in gone.chunks(MAX_PARAMS) {
+                let list = (1..=chunk.len())
+                    .map(|i| format!("${i}"))
+                    .collect::<Vec<_>>();
+                let sql = format!(
+                    "UPDATE registry_entries SET listed = 0 WHERE name IN ({})",
+                    list.join(", ")
+                );
+                bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().cloned())
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            let cols = [
+                "name",
+                "scan_run_id",
+                "field",
+                "day",
+                "from_value",
+                "to_value",
+            ];
+            insert_rows(
+                conn,
+                "registry_changes",
+                &cols,
+                "name, scan_run_id, field",
+                change_rows,
+            )
+            .await?;
+            let cols = ["name_key", "lookup_key", "target", "first_seen"];
+            insert_rows(conn, "targets", &cols, "target", targets).await?;
+            sqlx::query("UPDATE scan_runs SET registry_ok = 1 WHERE scan_run_id = $1")
+                .bind(run_id)
+                .execute(&mut *conn)
+                .await?;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(n_changes)
+}
+
+/// The stored cohort: version, size and members; `None` before the first run.
+pub async fn load_cohort(db: &Db) -> AppResult<Option<(u64, u64, BTreeSet<String>)>> {
+    let Some(row) = sqlx::query(
+        "SELECT cohort_version, size FROM scanner_cohort_versions ORDER BY cohort_version DESC LIMIT 1",
+    )
+    .fetch_optional(&db.pool)
+    .await?
+    else {
+        return Ok(None);
+    };
+    let members = sqlx::query("SELECT target_id FROM scanner_cohort")
+        .fetch_all(&db.pool)
+        .await?
+        .iter()
+        .map(|r| r.try_get::<String, _>(0))
+        .collect::<Result<_, _>>()?;
+    Ok(Some((
+        row.try_get::<i64, _>(0)? as u64,
+        row.try_get::<i64, _>(1)? as u64,
+        members,
+    )))
+}
+
+/// Records a new cohort version and its new members.
+pub async fn save_cohort(
+    db: &Db,
+    plan: &Plan,
+    members_after: usize,
+    run_id: &str,
+    day: &str,
+    now: i64,
+) -> AppResult<()> {
+    let Some(version) = plan.new_version else {
+        return Ok(());
+    };
+    let version = version as i64;
+    let rows: Vec<Vec<Val>> = plan
+        .add
+        .iter()
+        .map(|id| {
+            vec![
+                Val::Text(id.clone()),
+                Val::Text(cohort::sort_key(id)),
+                Val::Int(version),
+                Val::Text(day.to_owned()),
+            ]
+        })
+        .collect();
+    let head = vec![
+        Val::Int(version),
+        Val::Int(plan.size as i64),
+        Val::Int(members_after as i64),
+        Val::Int(now),
+        Val::Text(run_id.to_owned()),
+    ];
+    db.write(move |conn| {
+        Box::pin(async move {
+            let cols = [
+                "cohort_version",
+                "size",
+                "members",
+                "created_at",
+                "scan_run_id",
+            ];
+            insert_ignore(
+                conn,
+                "scanner_cohort_versions",
+                &cols,
+                "cohort_version",
+                vec![head],
+            )
+            .await?;
+            let cols = ["target_id", "sort_key", "cohort_version", "joined_day"];
+            insert_rows(conn, "scanner_cohort", &cols, "target_id", rows).await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// Records why members were not probed in this run.
+pub async fn save_skips(
+    db: &Db,
+    run_id: &str,
+    day: &str,
+    skips: &[(String, MissingReason)],
+) -> AppResult<()> {
+    let rows: Vec<Vec<Val>> = skips
+        .iter()
+        .map(|(id, reason)| {
+            vec![
+                Val::Text(run_id.to_owned()),
+                Val::Text(id.clone()),
+                Val::Text(day.to_owned()),
+                Val::Text(enum_str(reason)),
+            ]
+        })
+        .collect();
+    db.write(move |conn| {
+        Box::pin(async move {
+            let cols = ["scan_run_id", "target_id", "day", "reason"];
+            insert_rows(conn, "scanner_skips", &cols, "scan_run_id, target_id", rows).await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// The id the next observation gets (ids are assigned by the lease holder, in order).
+pub async fn next_observation_id(db: &Db) -> AppResult<i64> {
+    let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM scanner_observations")
+        .fetch_one(&db.pool)
+        .await?;
+    Ok(row.try_get::<i64, _>(0)? + 1)
+}
+
+/// Writes observations with ids from `first_id` on, and their definitions (each distinct
+/// definition once).
+pub async fn write_observations(
+    db: &Db,
+    first_id: i64,
+    day: &str,
+    now: i64,
+    batch: Vec<(Observation, Vec<ToolDefinition>)>,
+) -> AppResult<()> {
+    let mut rows = Vec::with_capacity(batch.len());
+    let mut defs: BTreeMap<String, String> = BTreeMap::new();
+    for (i, (o, d)) in batch.into_iter().enumerate() {
+        let hashes: Vec<&str> = d.iter().map(|x| x.hash.as_str()).collect();
+        rows.push(vec![
+            Val::Int(first_id + i as i64),
+            Val::Text(o.scan_run_id),
+            Val::Text(o.target_id),
+            Val::Text(o.remote_url),
+            Val::Text(day.to_owned()),
+            Val::Int(o.observed_at_ms),
+            Val::Int(i64::from(o.reached_level)),
+            Val::OptInt(o.http_status.map(i64::from)),
+            Val::OptText(o.error_type.as_ref().map(enum_str)),
+            Val::float(o.latency_ms),
+            Val::OptText(o.server_version),
+            Val::OptText(o.protocol_version),
+            Val::OptInt(o.tool_count.map(|n| n as i64)),
+            Val::OptInt(o.tools_has_more.map(i64::from)),
+            Val::OptText(o.schema_hash),
+            Val::OptText(o.desc_hash),
+            Val::OptText(o.name_hash),
+            Val::Text(json_text(&o.tool_names)?),
+            Val::Int(i64::from(o.www_authenticate)),
+            Val::Text(json_text(&hashes)?),
+        ]);
+        for x in d {
+            defs.entry(x.hash).or_insert(x.canonical);
+        }
+    }
+    let defs: Vec<Vec<Val>> = defs
+        .into_iter()
+        .map(|(h, c)| vec![Val::Text(h), Val::Text(c), Val::Int(now)])
+        .collect();
+    db.write(move |conn| {
+        Box::pin(async move {
+            let cols = [
+                "id",
+                "scan_run_id",
+                "target_id",
+                "remote_url",
+                "day",
+                "observed_at",
+                "reached_level",
+                "http_status",
+                "error_type",
+                "latency_ms",
+                "server_version",
+                "protocol_version",
+                "tool_count",
+                "tools_has_more",
+                "schema_hash",
+                "desc_hash",
+                "name_hash",
+                "tool_names",
+                "www_authenticate",
+                "definition_hashes",
+            ];
+            insert_uncached(conn, "scanner_observations", &cols, "id", rows).await?;
+            let cols = ["definition_hash", "definition", "first_seen_at"];
+            insert_rows(
+                conn,
+                "scanner_tool_definitions",
+                &cols,
+                "definition_hash",
+                defs,
+            )
+            .await?;
+            Ok(())
+        })
+    })
+    .await
+}
