@@ -15,10 +15,10 @@ use sha2::{Digest, Sha256};
 mod check;
 mod salt;
 
-pub use check::{
-    check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER,
+pub use check::{check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER};
+pub use salt::{
+    salt_id, salt_id_epoch, salt_published, salt_state, salt_window, SaltState, SaltWindow,
 };
-pub use salt::{salt_id, salt_id_epoch, salt_published, salt_state, salt_window, SaltState, SaltWindow};
 
 /// Length of one salt epoch: 24 hours in milliseconds.
 pub const SALT_EPOCH_MS: i64 = 86_400_000;

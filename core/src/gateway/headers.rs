@@ -48,7 +48,11 @@ fn hop_by_hop(name: &str, listed: &[String]) -> bool {
 /// `X-Forwarded-*` or other client-address headers, `Host`, hop-by-hop headers (including
 /// those named in `Connection`, given as `listed`), nor the header the vendor credential
 /// goes into (`credential_header`, lower case), which the gateway sets itself.
-pub fn forward_request_header(name: &str, listed: &[String], credential_header: Option<&str>) -> bool {
+pub fn forward_request_header(
+    name: &str,
+    listed: &[String],
+    credential_header: Option<&str>,
+) -> bool {
     !(IDENTIFYING.contains(&name)
         || name.starts_with("x-prowl-")
         || name.starts_with("x-forwarded-")
@@ -80,13 +84,38 @@ mod tests {
     #[test]
     fn identity_and_hop_by_hop_headers_stay_behind() {
         let listed = connection_listed("close, X-Trace");
-        for h in ["x-agent-key", "x-prowl-salt-id", "x-prowl-anything", "authorization", "cookie",
-                  "forwarded", "x-forwarded-for", "x-forwarded-host", "te", "upgrade", "x-trace",
-                  "x-api-key", "host", "transfer-encoding"] {
-            assert!(!forward_request_header(h, &listed, Some("x-api-key")), "{h} crossed");
+        for h in [
+            "x-agent-key",
+            "x-prowl-salt-id",
+            "x-prowl-anything",
+            "authorization",
+            "cookie",
+            "forwarded",
+            "x-forwarded-for",
+            "x-forwarded-host",
+            "te",
+            "upgrade",
+            "x-trace",
+            "x-api-key",
+            "host",
+            "transfer-encoding",
+        ] {
+            assert!(
+                !forward_request_header(h, &listed, Some("x-api-key")),
+                "{h} crossed"
+            );
         }
-        for h in ["content-type", "accept", "idempotency-key", "user-agent", "content-length"] {
-            assert!(forward_request_header(h, &listed, Some("x-api-key")), "{h} was dropped");
+        for h in [
+            "content-type",
+            "accept",
+            "idempotency-key",
+            "user-agent",
+            "content-length",
+        ] {
+            assert!(
+                forward_request_header(h, &listed, Some("x-api-key")),
+                "{h} was dropped"
+            );
         }
         assert!(!forward_response_header("set-cookie", &[]));
         assert!(!forward_response_header("connection", &[]));

@@ -55,10 +55,21 @@ fn invalid(field: &str, message: &str) -> ReceiptError {
     }
 }
 
-fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str, max: usize) -> Result<&'a str, ReceiptError> {
+fn text<'a>(
+    m: &'a serde_json::Map<String, Value>,
+    k: &str,
+    max: usize,
+) -> Result<&'a str, ReceiptError> {
     match m.get(k) {
-        Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= max && !s.chars().any(char::is_control) => Ok(s),
-        Some(Value::String(_)) => Err(invalid(k, &format!("1 to {max} characters, no control characters"))),
+        Some(Value::String(s))
+            if !s.is_empty() && s.chars().count() <= max && !s.chars().any(char::is_control) =>
+        {
+            Ok(s)
+        }
+        Some(Value::String(_)) => Err(invalid(
+            k,
+            &format!("1 to {max} characters, no control characters"),
+        )),
         None | Some(Value::Null) => Err(invalid(k, "missing")),
         Some(_) => Err(invalid(k, "must be a string")),
     }
@@ -67,9 +78,20 @@ fn text<'a>(m: &'a serde_json::Map<String, Value>, k: &str, max: usize) -> Resul
 fn is_timestamp(s: &str) -> bool {
     // RFC 3339 in UTC or with an offset: 2026-12-01T10:00:00Z, fractions allowed.
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
-    if b.len() < 20 || !digits(0..4) || b[4] != b'-' || !digits(5..7) || b[7] != b'-' || !digits(8..10)
-        || b[10] != b'T' || !digits(11..13) || b[13] != b':' || !digits(14..16) || b[16] != b':' || !digits(17..19)
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || b[10] != b'T'
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
     {
         return false;
     }
@@ -81,7 +103,10 @@ fn is_timestamp(s: &str) -> bool {
         }
         rest = &f[n..];
     }
-    rest == "Z" || (rest.len() == 6 && matches!(rest.as_bytes()[0], b'+' | b'-') && rest.as_bytes()[3] == b':')
+    rest == "Z"
+        || (rest.len() == 6
+            && matches!(rest.as_bytes()[0], b'+' | b'-')
+            && rest.as_bytes()[3] == b':')
 }
 
 /// A checked statement.
@@ -108,9 +133,19 @@ pub struct Statement {
 /// Checks a statement (exactly the six fields) and computes its canonical JSON and hash.
 pub fn parse_statement(v: &Value) -> Result<Statement, ReceiptError> {
     let Some(m) = v.as_object() else {
-        return Err(ReceiptError::InvalidStatement { field: "statement".into(), message: "must be a JSON object".into() });
+        return Err(ReceiptError::InvalidStatement {
+            field: "statement".into(),
+            message: "must be a JSON object".into(),
+        });
     };
-    const FIELDS: &[&str] = &["service_id", "agent_id", "call_at", "outcome", "latency_ms", "nonce"];
+    const FIELDS: &[&str] = &[
+        "service_id",
+        "agent_id",
+        "call_at",
+        "outcome",
+        "latency_ms",
+        "nonce",
+    ];
     if let Some(k) = m.keys().find(|k| !FIELDS.contains(&k.as_str())) {
         return Err(invalid(k, "unknown field (a statement has service_id, agent_id, call_at, outcome, latency_ms, nonce)"));
     }
@@ -118,20 +153,35 @@ pub fn parse_statement(v: &Value) -> Result<Statement, ReceiptError> {
     let agent_id = text(m, "agent_id", 128)?.to_owned();
     let call_at = text(m, "call_at", 40)?;
     if !is_timestamp(call_at) {
-        return Err(invalid("call_at", "must be an RFC 3339 time such as 2026-12-01T10:00:00Z"));
+        return Err(invalid(
+            "call_at",
+            "must be an RFC 3339 time such as 2026-12-01T10:00:00Z",
+        ));
     }
     let outcome = text(m, "outcome", 16)?;
     if !OUTCOMES.contains(&outcome) {
-        return Err(invalid("outcome", "must be one of success|partial|failure|cancelled"));
+        return Err(invalid(
+            "outcome",
+            "must be one of success|partial|failure|cancelled",
+        ));
     }
     let latency_ms = match m.get("latency_ms") {
         None | Some(Value::Null) => return Err(invalid("latency_ms", "missing")),
-        Some(x) => x.as_f64().filter(|l| (0.0..=86_400_000.0).contains(l))
+        Some(x) => x
+            .as_f64()
+            .filter(|l| (0.0..=86_400_000.0).contains(l))
             .ok_or_else(|| invalid("latency_ms", "must be a number from 0 to 86400000"))?,
     };
     let nonce = text(m, "nonce", 128)?;
-    if nonce.len() < 8 || !nonce.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
-        return Err(invalid("nonce", "must be 8 to 128 characters of [A-Za-z0-9_-]"));
+    if nonce.len() < 8
+        || !nonce
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(invalid(
+            "nonce",
+            "must be 8 to 128 characters of [A-Za-z0-9_-]",
+        ));
     }
     let canonical = crate::schema_hash::canonical_json(v.to_string().as_bytes())
         .map_err(|e| invalid("", &e.to_string()))?;
@@ -149,15 +199,34 @@ pub fn parse_statement(v: &Value) -> Result<Statement, ReceiptError> {
 
 /// Verifies one base64 Ed25519 `signature` over `message` under the base64 `public_key`;
 /// `field` names the signature in the error.
-pub fn verify_signature(field: &str, public_key: &str, signature: &str, message: &[u8]) -> Result<(), ReceiptError> {
+pub fn verify_signature(
+    field: &str,
+    public_key: &str,
+    signature: &str,
+    message: &[u8],
+) -> Result<(), ReceiptError> {
     let b64 = base64::engine::general_purpose::STANDARD;
-    let key: [u8; 32] = b64.decode(public_key.trim()).ok().and_then(|k| k.try_into().ok())
-        .ok_or_else(|| ReceiptError::MalformedKey { field: field.to_owned() })?;
-    let key = VerifyingKey::from_bytes(&key).map_err(|_| ReceiptError::MalformedKey { field: field.to_owned() })?;
-    let sig: [u8; 64] = b64.decode(signature.trim()).ok().and_then(|s| s.try_into().ok())
-        .ok_or_else(|| ReceiptError::MalformedSignature { field: field.to_owned() })?;
+    let key: [u8; 32] = b64
+        .decode(public_key.trim())
+        .ok()
+        .and_then(|k| k.try_into().ok())
+        .ok_or_else(|| ReceiptError::MalformedKey {
+            field: field.to_owned(),
+        })?;
+    let key = VerifyingKey::from_bytes(&key).map_err(|_| ReceiptError::MalformedKey {
+        field: field.to_owned(),
+    })?;
+    let sig: [u8; 64] = b64
+        .decode(signature.trim())
+        .ok()
+        .and_then(|s| s.try_into().ok())
+        .ok_or_else(|| ReceiptError::MalformedSignature {
+            field: field.to_owned(),
+        })?;
     key.verify(message, &Signature::from_bytes(&sig))
-        .map_err(|_| ReceiptError::BadSignature { field: field.to_owned() })
+        .map_err(|_| ReceiptError::BadSignature {
+            field: field.to_owned(),
+        })
 }
 
 /// Whether `public_key` is a base64 Ed25519 public key (for registration and the catalog).

@@ -105,7 +105,10 @@ fn ratio(a: u64, b: u64) -> Option<f64> {
 
 /// `|a_ok/a_n − g_ok/g_n| ≤ 0.2`, decided exactly in integers.
 fn consistent(b: &Bucket) -> bool {
-    let (an, gn) = (u128::from(b.reported.counted), u128::from(b.gateway.counted));
+    let (an, gn) = (
+        u128::from(b.reported.counted),
+        u128::from(b.gateway.counted),
+    );
     let a_ok = an - u128::from(b.reported.errors.min(b.reported.counted));
     let g_ok = gn - u128::from(b.gateway.errors.min(b.gateway.counted));
     (a_ok * gn).abs_diff(g_ok * an) * 5 <= an * gn
@@ -113,20 +116,35 @@ fn consistent(b: &Bucket) -> bool {
 
 /// The seven dimensions from the host's counts.
 pub fn reputation(i: &ReputationInputs) -> Reputation {
-    let comparable: Vec<&Bucket> = i.buckets.iter()
+    let comparable: Vec<&Bucket> = i
+        .buckets
+        .iter()
         .filter(|b| b.reported.counted > 0 && b.gateway.counted > 0)
         .collect();
     let agreeing = comparable.iter().filter(|b| consistent(b)).count() as u64;
     let n_buckets = comparable.len() as u64;
-    let balance = match (ratio(i.reported.errors, i.reported.counted), ratio(i.network.errors, i.network.counted)) {
+    let balance = match (
+        ratio(i.reported.errors, i.reported.counted),
+        ratio(i.network.errors, i.network.counted),
+    ) {
         (Some(a), Some(n)) => Some(round3(a - n)),
         _ => None,
     };
     Reputation {
         volume: dim(Some(i.volume as f64), i.volume),
-        tenure_days: dim(Some((i.now_ms - i.registered_at_ms).max(0).div_euclid(86_400_000) as f64), 1),
+        tenure_days: dim(
+            Some(
+                (i.now_ms - i.registered_at_ms)
+                    .max(0)
+                    .div_euclid(86_400_000) as f64,
+            ),
+            1,
+        ),
         consistency: dim(ratio(agreeing, n_buckets).map(round3), n_buckets),
-        receipt_cosign_rate: dim(ratio(i.receipts_cosigned, i.receipts).map(round3), i.receipts),
+        receipt_cosign_rate: dim(
+            ratio(i.receipts_cosigned, i.receipts).map(round3),
+            i.receipts,
+        ),
         diversity: dim(Some(i.services as f64), i.service_samples),
         error_report_balance: dim(balance, i.reported.counted),
         abuse_flags: dim(Some(i.abuse_flags as f64), i.attempts),
@@ -167,7 +185,11 @@ pub fn check_min_reputation(min: &BTreeMap<String, f64>) -> Result<(), MinReputa
         if !range.contains(v) {
             return Err(MinReputationError::OutOfRange {
                 key: k.clone(),
-                message: format!("must be a number from {} to {}", range.start(), if *range.end() == 1.0 { "1" } else { "any" }),
+                message: format!(
+                    "must be a number from {} to {}",
+                    range.start(),
+                    if *range.end() == 1.0 { "1" } else { "any" }
+                ),
             });
         }
     }

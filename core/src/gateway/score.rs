@@ -164,11 +164,21 @@ pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
         .filter(|(c, _)| c.weight > 0.0)
         .collect();
     if counted.is_empty() {
-        return LiveScore { value: None, n: 0, success: None, speed: None, capped_by: None };
+        return LiveScore {
+            value: None,
+            n: 0,
+            success: None,
+            speed: None,
+            capped_by: None,
+        };
     }
     counted.sort_by(|a, b| a.0.latency_ms.total_cmp(&b.0.latency_ms));
     let total: f64 = counted.iter().map(|(c, _)| c.weight).sum();
-    let good: f64 = counted.iter().filter(|(_, ok)| *ok).map(|(c, _)| c.weight).sum();
+    let good: f64 = counted
+        .iter()
+        .filter(|(_, ok)| *ok)
+        .map(|(c, _)| c.weight)
+        .sum();
     let mut run = 0.0;
     let mut p50 = counted[counted.len() - 1].0.latency_ms;
     for (c, _) in &counted {

@@ -36,7 +36,9 @@ pub enum DecisionRefusal {
     #[error("X-Prowl-Salt-Id names no salt this gateway issued; fetch GET /v1/sampling/salt")]
     UnknownSalt,
     /// The salt is past its 60-minute overlap.
-    #[error("X-Prowl-Salt-Id names an expired salt; fetch the current one from GET /v1/sampling/salt")]
+    #[error(
+        "X-Prowl-Salt-Id names an expired salt; fetch the current one from GET /v1/sampling/salt"
+    )]
     ExpiredSalt,
     /// The roll is not the one this agent, service and salt give.
     #[error("X-Prowl-Sample-Decision is not the roll of this agent, service and salt")]
