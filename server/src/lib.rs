@@ -11,6 +11,7 @@ pub mod clock;
 pub mod db;
 pub mod error;
 pub mod extract;
+pub mod gateway;
 pub mod names;
 pub mod openapi;
 pub mod ratelimit;

@@ -1,6 +1,9 @@
 //! What every handler shares.
 
+use std::sync::Arc;
+
 use crate::db::Db;
+use crate::gateway::Prowl;
 
 /// Shared state of the app: the database and the deployment's name. Nothing else: rate
 /// limits live in the database, so any number of servers can share one.
@@ -10,6 +13,8 @@ pub struct AppState {
     pub db: Db,
     /// Named in every answer's `source` block, e.g. `lowdown-server (local)`.
     pub deployment: String,
+    /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
+    pub prowl: Arc<Prowl>,
 }
 
 impl AppState {
@@ -18,6 +23,13 @@ impl AppState {
         AppState {
             db,
             deployment: deployment.into(),
+            prowl: Arc::new(Prowl::default()),
         }
+    }
+
+    /// The same state serving `prowl`'s catalog and gateway.
+    pub fn with_prowl(mut self, prowl: Prowl) -> Self {
+        self.prowl = Arc::new(prowl);
+        self
     }
 }

@@ -15,6 +15,7 @@ use sqlx::{AnyPool, Executor, Row};
 
 pub mod agents;
 pub mod catalog;
+pub mod gateway;
 pub mod ingest;
 pub mod nodes;
 pub mod reputation;
@@ -53,6 +54,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "rate_limits",
         include_str!("../../migrations/0002_rate_limits.sql"),
+    ),
+    (
+        5,
+        "gateway",
+        include_str!("../../migrations/0005_gateway.sql"),
     ),
 ];
 
