@@ -17,21 +17,36 @@ type Inner = Pin<Box<dyn Stream<Item = Result<Bytes, reqwest::Error>> + Send>>;
 pub struct Metered {
     inner: Inner,
     bytes: u64,
+    /// The body's declared length: a server reads exactly that much and may drop the
+    /// stream without polling its end, so reaching it is the end.
+    expected: Option<u64>,
     started: Instant,
     call: Option<ProxyCall>,
     db: Db,
 }
 
 impl Metered {
-    /// Streams `inner`; `call` is completed (latency, bytes, error) and stored at the end.
-    pub fn new(inner: Inner, started: Instant, call: ProxyCall, db: Db) -> Metered {
-        Metered {
+    /// Streams `inner` (of `expected` bytes when declared); `call` is completed (latency,
+    /// bytes, error) and stored at the end. A body declared empty ends at once.
+    pub fn new(
+        inner: Inner,
+        expected: Option<u64>,
+        started: Instant,
+        call: ProxyCall,
+        db: Db,
+    ) -> Metered {
+        let mut m = Metered {
             inner,
             bytes: 0,
+            expected,
             started,
             call: Some(call),
             db,
+        };
+        if expected == Some(0) {
+            m.finish(None);
         }
+        m
     }
 
     fn finish(&mut self, error_type: Option<&str>) {
@@ -62,6 +77,9 @@ impl Stream for Metered {
         match self.inner.as_mut().poll_next(cx) {
             Poll::Ready(Some(Ok(b))) => {
                 self.bytes += b.len() as u64;
+                if self.expected.is_some_and(|n| self.bytes >= n) {
+                    self.finish(None);
+                }
                 Poll::Ready(Some(Ok(b)))
             }
             Poll::Ready(Some(Err(e))) => {

@@ -325,8 +325,18 @@ async fn forward_inner(
             h.insert(header::LOCATION, l);
         }
     }
+    // HEAD answers and 204/304 carry no body whatever their headers say.
+    let bodiless = parts.method == axum::http::Method::HEAD
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED;
+    let expected = if bodiless {
+        Some(0)
+    } else {
+        resp.content_length()
+    };
     let body = Metered::new(
         Box::pin(resp.bytes_stream()),
+        expected,
         started,
         call,
         state.db.clone(),
