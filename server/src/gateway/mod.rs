@@ -11,6 +11,7 @@ pub mod audit;
 pub mod catalog;
 pub mod cli;
 pub mod metered;
+pub mod openapi;
 pub mod proxy;
 pub mod services;
 
