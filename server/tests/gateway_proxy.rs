@@ -125,7 +125,8 @@ async fn refusals_name_the_reason_and_forgeries_are_flagged(t: &TestDb) {
         lowdown_core::sample::decide("svc_vendor", &other_id, &salt_id, &salt, 1.0).roll;
     let never_roll =
         lowdown_core::sample::decide("svc_never", &agent_id, &salt_id, &salt, 0.0).roll;
-    let cases: Vec<(&str, Vec<(String, String)>, u16, &str)> = vec![
+    type Case<'a> = (&'a str, Vec<(String, String)>, u16, &'a str);
+    let cases: Vec<Case> = vec![
         ("/nope/x", h.clone(), 404, "unknown_service"),
         (
             "/vendor/x",
