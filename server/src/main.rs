@@ -118,10 +118,12 @@ async fn serve(
     };
     tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
     eprintln!("lowdown-server listening on http://{listen} ({backend})");
-    lowdown_server::serve(listener, state, until_stopped()).await?;
+    lowdown_server::serve(listener, state.clone(), until_stopped()).await?;
     if let Some(t) = gateway_task {
         t.await??;
     }
+    // Every call that went through is stored before the process ends.
+    state.prowl.recorder.flush().await;
     Ok(())
 }
 

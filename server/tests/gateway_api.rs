@@ -114,7 +114,9 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
         "the list carries audit and probe health, not the score"
     );
     rig.state.prowl.clock.shift(24 * 3_600_000 + 60_000);
-    let list = get(&rig.app, "/v1/services").await.json;
+    let list = get(&rig.app, "/v1/services").await;
+    assert_eq!(list.status, 200, "{}", list.text);
+    let list = list.json;
     let audit = &list["services"][0]["audit"];
     assert_eq!(audit["flagged"], true, "{audit}");
     assert_eq!(audit["flag"], "prowl_capped_audit");

@@ -8,8 +8,9 @@ use std::time::Instant;
 use axum::body::Bytes;
 use futures_util::Stream;
 
-use crate::db::gateway::calls::{insert, ProxyCall};
+use crate::db::gateway::calls::ProxyCall;
 use crate::db::Db;
+use crate::gateway::Prowl;
 
 type Inner = Pin<Box<dyn Stream<Item = Result<Bytes, reqwest::Error>> + Send>>;
 
@@ -23,6 +24,7 @@ pub struct Metered {
     started: Instant,
     call: Option<ProxyCall>,
     db: Db,
+    prowl: std::sync::Arc<Prowl>,
 }
 
 impl Metered {
@@ -34,6 +36,7 @@ impl Metered {
         started: Instant,
         call: ProxyCall,
         db: Db,
+        prowl: std::sync::Arc<Prowl>,
     ) -> Metered {
         let mut m = Metered {
             inner,
@@ -42,6 +45,7 @@ impl Metered {
             started,
             call: Some(call),
             db,
+            prowl,
         };
         if expected == Some(0) {
             m.finish(None);
@@ -54,19 +58,8 @@ impl Metered {
             call.latency_ms = self.started.elapsed().as_secs_f64() * 1000.0;
             call.response_bytes = Some(self.bytes);
             call.error_type = error_type.map(str::to_owned);
-            record(self.db.clone(), call);
+            self.prowl.recorder.record(&self.db, call);
         }
-    }
-}
-
-/// Stores a ProxyCall off the request path; a failure is logged, never shown to the agent.
-pub fn record(db: Db, call: ProxyCall) {
-    if let Ok(rt) = tokio::runtime::Handle::try_current() {
-        rt.spawn(async move {
-            if let Err(e) = insert(&db, call).await {
-                tracing::error!(error = %e, "cannot store a ProxyCall");
-            }
-        });
     }
 }
 

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod metered;
 pub mod openapi;
 pub mod proxy;
+pub mod recorder;
 pub mod services;
 
 use std::collections::HashMap;
@@ -91,6 +92,8 @@ pub struct Prowl {
     pub(crate) agents: Mutex<HashMap<String, AgentInfo>>,
     /// (agent, service) pairs found to meet `min_reputation`, until the given time.
     pub(crate) reputable: Mutex<HashMap<(String, String), i64>>,
+    /// Writes ProxyCalls in batches, off the request path.
+    pub recorder: recorder::Recorder,
 }
 
 /// Entries kept in each in-memory cache before it is emptied and refilled.
@@ -157,6 +160,7 @@ impl Prowl {
             salts: Mutex::default(),
             agents: Mutex::default(),
             reputable: Mutex::default(),
+            recorder: recorder::Recorder::default(),
         }
     }
 

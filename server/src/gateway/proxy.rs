@@ -23,7 +23,7 @@ use lowdown_core::sample::{
 };
 
 use super::answer::Refusal;
-use super::metered::{record, Metered};
+use super::metered::Metered;
 use super::{Injected, Service};
 use crate::db::gateway::calls::ProxyCall;
 use crate::db::gateway::{self as store, AgentInfo};
@@ -259,7 +259,7 @@ async fn forward_inner(
     let failed = |mut call: ProxyCall, kind: &str| {
         call.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
         call.error_type = Some(kind.to_owned());
-        record(state.db.clone(), call);
+        prowl.recorder.record(&state.db, call);
     };
     let resp = match tokio::time::timeout(prowl.config.timeout, upstream.send()).await {
         Ok(Ok(r)) => r,
@@ -340,6 +340,7 @@ async fn forward_inner(
         started,
         call,
         state.db.clone(),
+        Arc::clone(&prowl),
     );
     builder
         .body(Body::from_stream(body))

@@ -30,27 +30,43 @@ pub struct ProxyCall {
     pub at: i64,
 }
 
-/// Stores one ProxyCall.
-pub async fn insert(db: &Db, c: ProxyCall) -> AppResult<()> {
-    let id = random_id("pc_", 12)?;
+/// Stores ProxyCalls in one transaction (multi-row statements of up to 500 rows).
+pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> AppResult<()> {
+    let mut rows = Vec::with_capacity(calls.len());
+    for c in calls {
+        rows.push((random_id("pc_", 12)?, c));
+    }
     db.write(move |conn| {
         Box::pin(async move {
-            sqlx::query(
-                "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            )
-            .bind(id)
-            .bind(c.service_id)
-            .bind(c.agent_id)
-            .bind(c.salt_id)
-            .bind(c.method)
-            .bind(c.status.map(i64::from))
-            .bind(c.latency_ms)
-            .bind(c.response_bytes.map(|b| i64::try_from(b).unwrap_or(i64::MAX)))
-            .bind(c.error_type)
-            .bind(c.at)
-            .execute(&mut *conn)
-            .await?;
+            for chunk in rows.chunks(500) {
+                let mut sql = String::from(
+                    "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at) VALUES ",
+                );
+                for i in 0..chunk.len() {
+                    let b = i * 10;
+                    if i > 0 {
+                        sql.push(',');
+                    }
+                    sql.push('(');
+                    sql.push_str(&(1..=10).map(|k| format!("${}", b + k)).collect::<Vec<_>>().join(", "));
+                    sql.push(')');
+                }
+                let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for (id, c) in chunk {
+                    q = q
+                        .bind(id.clone())
+                        .bind(c.service_id.clone())
+                        .bind(c.agent_id.clone())
+                        .bind(c.salt_id.clone())
+                        .bind(c.method.clone())
+                        .bind(c.status.map(i64::from))
+                        .bind(c.latency_ms)
+                        .bind(c.response_bytes.map(|b| i64::try_from(b).unwrap_or(i64::MAX)))
+                        .bind(c.error_type.clone())
+                        .bind(c.at);
+                }
+                q.execute(&mut *conn).await?;
+            }
             Ok(())
         })
     })
@@ -156,23 +172,34 @@ pub async fn store_audit(
     due_before: i64,
 ) -> AppResult<bool> {
     let id = service_id.to_owned();
+    // A missing figure is written as a literal NULL rather than bound: PostgreSQL fixes a
+    // cached statement's parameter types at first use, and an untyped NULL bound first
+    // would make a later float parameter fail to decode.
+    // Both figures exist exactly when calls were counted.
+    let figures = a.error_rate.zip(a.p95_p5);
+    let (rate_sql, spread_sql) = if figures.is_some() {
+        ("$6", "$7")
+    } else {
+        ("NULL", "NULL")
+    };
+    let sql = format!(
+        "INSERT INTO service_audits (service_id, flagged, error_rate, p95_p5, n, checked_at) VALUES ($1, $2, {rate_sql}, {spread_sql}, $3, $4) \
+         ON CONFLICT (service_id) DO UPDATE SET flagged = excluded.flagged, error_rate = excluded.error_rate, \
+         p95_p5 = excluded.p95_p5, n = excluded.n, checked_at = excluded.checked_at \
+         WHERE service_audits.checked_at <= $5"
+    );
     db.write(move |conn| {
         Box::pin(async move {
-            let r = sqlx::query(
-                "INSERT INTO service_audits (service_id, flagged, error_rate, p95_p5, n, checked_at) VALUES ($1, $2, $3, $4, $5, $6) \
-                 ON CONFLICT (service_id) DO UPDATE SET flagged = excluded.flagged, error_rate = excluded.error_rate, \
-                 p95_p5 = excluded.p95_p5, n = excluded.n, checked_at = excluded.checked_at \
-                 WHERE service_audits.checked_at <= $7",
-            )
-            .bind(id)
-            .bind(i64::from(a.flagged))
-            .bind(a.error_rate)
-            .bind(a.p95_p5)
-            .bind(a.n as i64)
-            .bind(now)
-            .bind(due_before)
-            .execute(&mut *conn)
-            .await?;
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(id)
+                .bind(i64::from(a.flagged))
+                .bind(a.n as i64)
+                .bind(now)
+                .bind(due_before);
+            if let Some((rate, spread)) = figures {
+                q = q.bind(rate).bind(spread);
+            }
+            let r = q.execute(&mut *conn).await?;
             Ok(r.rows_affected() == 1)
         })
     })
