@@ -2,7 +2,8 @@
 
 One test per case (id ``<file>::<case name>``). A case listed under ``python`` in xfail.json is
 marked ``xfail(strict=True)``, so it is reported and fails the run once it passes; a vector file
-whose ``operation`` is not in :data:`OPERATIONS` fails, so a new operation cannot be skipped.
+whose ``operation`` is in neither :data:`OPERATIONS` nor :data:`NOT_EXPOSED` (with a reason)
+fails, so a new operation cannot be skipped silently.
 The expansion of ``$repeat``/``$concat``/``$seq``/``$bytes_hex``/``$bytes`` mirrors
 core/tests/common/mod.rs.
 """
@@ -196,6 +197,20 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
 }
 
 
+# Operations the Python binding does not export: `operation` → (the name it would have, why
+# no host needs it). Their vectors run in Rust; once one is exported the test below fails
+# until its entry moves into OPERATIONS.
+NOT_EXPOSED: Dict[str, Any] = {
+    "salt_days": ("salt_state", "the gateway checks salt days; clients follow valid_until"),
+    "decision_check": ("check_decision", "the gateway checks decisions"),
+    "audit": ("audit", "the server audits services"),
+    "probe_health": ("probe_health", "the server computes probe health"),
+    "live_score": ("live_score", "the server computes the live score"),
+    "receipt": ("parse_statement", "the server verifies receipts"),
+    "reputation": ("reputation", "the server computes agent reputation"),
+}
+
+
 def same(got: Any, want: Any) -> bool:
     """JSON equality: numbers by value (1 == 1.0), but booleans are not numbers."""
     if isinstance(want, bool) or isinstance(got, bool):
@@ -230,6 +245,10 @@ def _params() -> List[Any]:
 
 @pytest.mark.parametrize(("file", "operation", "case"), _params())
 def test_vector(file: str, operation: str, case: Dict[str, Any]) -> None:
+    if operation in NOT_EXPOSED and operation not in OPERATIONS:
+        name, _why = NOT_EXPOSED[operation]
+        assert not hasattr(_native, name), f"{name} is exported: move {operation!r} into OPERATIONS"
+        return
     assert operation in OPERATIONS, f"{file}: operation {operation!r} has no entry in OPERATIONS"
     if "stale_xfail" in case:
         assert not case["stale_xfail"], f"xfail.json names no case {case['name']!r} in {file}"

@@ -7,6 +7,7 @@
 pub mod aggregate;
 pub mod classify;
 pub mod defaults;
+pub mod gateway;
 pub mod logdiff;
 pub mod record;
 pub mod redact;

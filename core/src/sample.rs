@@ -1,4 +1,4 @@
-//! Sampling decisions for gateway routing (SPEC §4), verifiable by anyone who knows the salt.
+//! Sampling decisions for gateway routing (SPEC §4, §10), verifiable by anyone who knows the salt.
 //!
 //! `roll = sha256(utf8(service_id + "|" + agent_id + "|" + salt_id + "|" + salt))`,
 //! `bucket = u32 big-endian of roll[0..4] / 2^32`, sampled iff `bucket < sampling_rate`.
@@ -11,6 +11,14 @@
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+mod check;
+mod salt;
+
+pub use check::{check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER};
+pub use salt::{
+    salt_id, salt_id_epoch, salt_published, salt_state, salt_window, SaltState, SaltWindow,
+};
 
 /// Length of one salt epoch: 24 hours in milliseconds.
 pub const SALT_EPOCH_MS: i64 = 86_400_000;

@@ -7,7 +7,7 @@ PORT="${PORT:-17077}"
 BASE="http://127.0.0.1:$PORT"
 export LOWDOWN_HOME="$(mktemp -d /tmp/lowdown-walkthrough.XXXXXX)"
 cargo build -q -p lowdown-server --manifest-path "$ROOT/Cargo.toml"
-"$ROOT/target/debug/lowdown-server" --listen "127.0.0.1:$PORT" --catalog "$ROOT/examples/server/catalog.json" 2>"$LOWDOWN_HOME/server.log" &
+"$ROOT/target/debug/lowdown-server" --listen "127.0.0.1:$PORT" --catalog "$ROOT/examples/server/services.toml" 2>"$LOWDOWN_HOME/server.log" &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$LOWDOWN_HOME"' EXIT
 for _ in $(seq 100); do curl -sf "$BASE/healthz" >/dev/null && break; sleep 0.1; done
@@ -25,6 +25,8 @@ say "ask as a contributor"
 curl -s "$BASE/api/reputation/npm:@modelcontextprotocol%2Fserver-brave-search" -H 'x-lowdown-node-id: ld_0123456789ab'
 say "report telemetry for a catalogued host"
 curl -s -X POST "$BASE/v1/telemetry/observe" -d '{"host":"api.stripe.com","method":"GET","status":200,"latency_ms":312,"response_bytes":2048}'
+say "the catalog: each service with its audit and probe health"
+curl -s "$BASE/v1/services"
 say "the host's answer carries a separate telemetry block"
 curl -s "$BASE/api/reputation/api.stripe.com"
 say "node stats"

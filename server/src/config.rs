@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
-use crate::db::catalog::Service;
-
 /// Default listen address (matches `lowdown_core::defaults::API_URL`).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7077";
 /// SQLite file name inside `LOWDOWN_HOME`.
@@ -24,8 +22,10 @@ pub struct Cli {
     /// defaults to ~/.lowdown). SQLite runs in WAL mode; migrations apply on start.
     #[arg(long, global = true)]
     pub db: Option<String>,
-    /// Service catalog file (JSON or TOML) loaded into the database on start:
-    /// `{"services":[{"id":"stripe","name":"Stripe","hosts":["api.stripe.com"]}]}`.
+    /// The service catalog, services.toml (default $LOWDOWN_HOME/services.toml; a
+    /// missing default file is an empty catalog): `[[service]]` tables with slug,
+    /// service_id, upstream, hosts, sampling_rate, credential (see server/README.md).
+    /// Loaded on start; its hosts give telemetry its service ids.
     #[arg(long, global = true)]
     pub catalog: Option<PathBuf>,
     /// Deployment name shown in every answer's `source` block.
@@ -57,31 +57,60 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the API (what the bare command does).
+    /// Serve the API, and the sampling gateway with --gateway-listen (what the bare
+    /// command does).
     Serve(crate::scanner::cli::ServeArgs),
     /// Run the Registry Scanner once: read the MCP Registry, probe the cohort, store the
     /// observations. Progress on stderr, the summary as JSON on stdout.
     Scan(crate::scanner::cli::ScanArgs),
-    /// The service catalog ("known hosts" for telemetry weights and targets).
+    /// The service catalog, services.toml.
     #[command(subcommand)]
     Catalog(CatalogCommand),
 }
 
 /// `lowdown-server catalog ...`.
 #[derive(Debug, Subcommand)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing would only obscure the clap definition"
+)]
 pub enum CatalogCommand {
-    /// Add (or replace) a service and its hosts.
+    /// Append a `[[service]]` to services.toml (the file is checked whole first).
     Add {
-        /// Service id, e.g. `stripe`.
-        id: String,
+        /// Route segment, e.g. `stripe` (the gateway serves /stripe/{path}).
+        slug: String,
+        /// Stable id, e.g. `svc_stripe`.
+        #[arg(long)]
+        service_id: String,
+        /// Upstream base URL, https, e.g. `https://api.stripe.com`.
+        #[arg(long)]
+        upstream: String,
         /// A host of the service (repeatable), e.g. `--host api.stripe.com`.
         #[arg(long = "host", required = true)]
         hosts: Vec<String>,
-        /// Display name (default: the id).
+        /// Share of agents sampled through the gateway, 0 to 1.
+        #[arg(long)]
+        sampling_rate: f64,
+        /// Header the vendor credential goes into, e.g. `Authorization`.
+        #[arg(long, requires = "credential_env")]
+        credential_header: Option<String>,
+        /// Environment variable holding the vendor credential, e.g. `STRIPE_API_KEY`.
+        #[arg(long, requires = "credential_header")]
+        credential_env: Option<String>,
+        /// Credential value template, `{}` standing for the secret (default `{}`).
+        #[arg(long, default_value = "{}")]
+        credential_format: String,
+        /// Display name (default: the slug).
         #[arg(long = "service-name")]
         service_name: Option<String>,
+        /// base64 Ed25519 public key verifying the service's receipt signatures.
+        #[arg(long)]
+        public_key: Option<String>,
+        /// Accept an http:// loopback upstream (UNSAFE, local testing only).
+        #[arg(long)]
+        unsafe_allow_loopback: bool,
     },
-    /// List services and their hosts as JSON.
+    /// List the catalog as JSON (never the credentials).
     List,
 }
 
@@ -108,105 +137,6 @@ pub fn lowdown_home(env_home: Option<&str>, user_home: Option<&str>) -> PathBuf 
     }
 }
 
-/// Why a catalog file was refused.
-#[derive(Debug, thiserror::Error, serde::Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum CatalogError {
-    /// The file could not be parsed.
-    #[error("catalog: cannot parse {format}: {message}")]
-    Parse {
-        /// `JSON` or `TOML`.
-        format: String,
-        /// The parser's message.
-        message: String,
-    },
-    /// An entry is invalid.
-    #[error("catalog: services[{index}].{field}: {message}")]
-    Invalid {
-        /// Position of the service.
-        index: usize,
-        /// The field at fault.
-        field: String,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-#[derive(serde::Deserialize)]
-struct CatalogFile {
-    services: Vec<Service>,
-}
-
-/// Parses a catalog (`.toml` by extension, else JSON; JSON may also be a bare array) and
-/// checks every entry: ids of `[A-Za-z0-9._-]{1,64}`, at least one host, hosts of
-/// `[a-z0-9.-]` with a dot (lower-cased on the way in).
-pub fn parse_catalog(text: &str, toml_format: bool) -> Result<Vec<Service>, CatalogError> {
-    let services = if toml_format {
-        toml::from_str::<CatalogFile>(text)
-            .map_err(|e| CatalogError::Parse {
-                format: "TOML".into(),
-                message: e.message().to_owned(),
-            })?
-            .services
-    } else {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| CatalogError::Parse {
-            format: "JSON".into(),
-            message: e.to_string(),
-        })?;
-        let list = if v.is_array() {
-            v
-        } else {
-            v.get("services")
-                .cloned()
-                .unwrap_or(serde_json::Value::Null)
-        };
-        serde_json::from_value(list).map_err(|e| CatalogError::Parse {
-            format: "JSON".into(),
-            message: e.to_string(),
-        })?
-    };
-    services
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| check_service(i, s))
-        .collect()
-}
-
-/// Checks and normalises one service.
-pub fn check_service(index: usize, mut s: Service) -> Result<Service, CatalogError> {
-    let bad = |field: &str, message: &str| CatalogError::Invalid {
-        index,
-        field: field.into(),
-        message: message.into(),
-    };
-    let id_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if s.id.is_empty() || s.id.len() > 64 || !s.id.chars().all(id_ok) {
-        return Err(bad("id", "must match ^[A-Za-z0-9._-]{1,64}$"));
-    }
-    if s.name.chars().count() > 128 || s.name.chars().any(char::is_control) {
-        return Err(bad("name", "at most 128 characters, no control characters"));
-    }
-    if s.hosts.is_empty() {
-        return Err(bad("hosts", "must list at least one host"));
-    }
-    for h in &mut s.hosts {
-        *h = h.trim().to_ascii_lowercase();
-        let ok = h.len() <= 253
-            && h.contains('.')
-            && !h.starts_with('.')
-            && !h.ends_with('.')
-            && h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'));
-        if !ok {
-            return Err(bad(
-                "hosts",
-                "each host must be a bare DNS name like api.example.com",
-            ));
-        }
-    }
-    Ok(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,19 +161,5 @@ mod tests {
             PathBuf::from("/root/.lowdown")
         );
         assert_eq!(lowdown_home(Some("/x"), Some("/root")), PathBuf::from("/x"));
-    }
-
-    #[test]
-    fn catalogs_parse_in_json_and_toml_and_bad_entries_are_named() {
-        let json = r#"{"services":[{"id":"stripe","name":"Stripe","hosts":["API.Stripe.com"]}]}"#;
-        let s = parse_catalog(json, false).unwrap();
-        assert_eq!(s[0].hosts, vec!["api.stripe.com"]);
-        let toml = "[[services]]\nid = \"resend\"\nhosts = [\"api.resend.com\"]\n";
-        assert_eq!(parse_catalog(toml, true).unwrap()[0].id, "resend");
-        let bad = r#"[{"id":"x","hosts":["http://a.com/path"]}]"#;
-        assert_eq!(
-            parse_catalog(bad, false).unwrap_err().to_string(),
-            "catalog: services[0].hosts: each host must be a bare DNS name like api.example.com"
-        );
     }
 }

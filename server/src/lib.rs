@@ -12,6 +12,7 @@ pub mod clock;
 pub mod db;
 pub mod error;
 pub mod extract;
+pub mod gateway;
 pub mod names;
 pub mod openapi;
 pub mod ratelimit;

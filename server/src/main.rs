@@ -1,6 +1,6 @@
 //! The `lowdown-server` binary: `lowdown-server [serve] [--listen ADDR] [--db URL|PATH]
-//! [--catalog FILE] [--scan-at HH:MM]`, `lowdown-server scan [...]`, or
-//! `lowdown-server catalog add|list`.
+//! [--catalog FILE] [--gateway-listen ADDR] [--scan-at HH:MM]`, `lowdown-server scan [...]`,
+//! or `lowdown-server catalog add|list`.
 
 // Ingest allocates many small strings per record on several threads; mimalloc spends
 // far less time in them than the system allocator (a third of ingest CPU in profiles).
@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 use lowdown_server::config::{self, CatalogCommand, Cli, Command};
 use lowdown_server::db::{catalog, Db};
+use lowdown_server::gateway::{self, catalog as services_toml, Prowl};
 use lowdown_server::scanner::{self, cli::ServeArgs};
 use lowdown_server::{clock, AppState};
 
@@ -28,8 +29,10 @@ async fn main() -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)?;
     if cli.command.is_some() && cli.serve.any_given() {
         anyhow::bail!(
-            "scan options (--scan-at, --registry-url, --cohort-size, --modern, --concurrency, \
-             --unsafe-allow-loopback) go after the subcommand: `lowdown-server scan --registry-url URL`"
+            "serve options (--gateway-listen, --gateway-timeout, --scan-at, --registry-url, \
+             --cohort-size, --modern, --concurrency, --unsafe-allow-loopback) go with no \
+             subcommand or after the subcommand: `lowdown-server serve --gateway-listen ADDR`, \
+             `lowdown-server scan --registry-url URL`"
         );
     }
     let home = config::lowdown_home(
@@ -38,6 +41,23 @@ async fn main() -> anyhow::Result<()> {
             .as_deref(),
         std::env::var("HOME").ok().as_deref(),
     );
+    let catalog_path = cli
+        .catalog
+        .clone()
+        .unwrap_or_else(|| home.join(services_toml::FILE_NAME));
+    let explicit = cli.catalog.is_some();
+    let (serve_args, scan) = match cli.command {
+        Some(Command::Catalog(cmd)) => return catalog_command(cmd, &catalog_path, explicit),
+        Some(Command::Serve(args)) => (args, None),
+        Some(Command::Scan(args)) => (cli.serve.clone(), Some(args)),
+        None => (cli.serve.clone(), None),
+    };
+    let services = services_toml::load(
+        &catalog_path,
+        explicit,
+        serve_args.scan.unsafe_allow_loopback,
+    )
+    .map_err(anyhow::Error::msg)?;
     let url = config::database_url(
         cli.db.as_deref(),
         std::env::var("DATABASE_URL").ok().as_deref(),
@@ -48,73 +68,35 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("cannot create {}", home.display()))?;
     }
     let db = Db::open(&url, 16).await?;
-    if let Some(path) = &cli.catalog {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let is_toml = path.extension().is_some_and(|e| e == "toml");
-        let services = config::parse_catalog(&text, is_toml)?;
-        let n = services.len();
-        catalog::upsert(&db, services, clock::now_ms())
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        tracing::info!(services = n, "catalog loaded");
+    if !services.is_empty() {
+        catalog::upsert(
+            &db,
+            services_toml::telemetry_services(&services),
+            clock::now_ms(),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        tracing::info!(services = services.len(), catalog = %catalog_path.display(), "catalog loaded");
     }
-    match cli.command {
-        Some(Command::Catalog(cmd)) => {
-            if let CatalogCommand::Add {
-                id,
-                hosts,
-                service_name,
-            } = cmd
-            {
-                let s = catalog::Service {
-                    id,
-                    name: service_name.unwrap_or_default(),
-                    hosts,
-                };
-                let s = config::check_service(0, s)?;
-                catalog::upsert(&db, vec![s], clock::now_ms())
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-            // Both `add` and `list` end by printing the whole catalog.
-            let services = catalog::list(&db)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            println!("{}", serde_json::to_string_pretty(&services)?);
+    if let Some(args) = scan {
+        let cfg = args.config(scanner::progress::Mode::for_stderr());
+        let summary = scanner::run(&db, &cfg).await?;
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        db.close().await;
+        if summary.status != "completed" {
+            std::process::exit(1);
         }
-        Some(Command::Scan(args)) => {
-            let cfg = args.config(scanner::progress::Mode::for_stderr());
-            let summary = scanner::run(&db, &cfg).await?;
-            println!("{}", serde_json::to_string_pretty(&summary)?);
-            db.close().await;
-            if summary.status != "completed" {
-                std::process::exit(1);
-            }
-        }
-        Some(Command::Serve(args)) => {
-            let served = Served {
-                listen: cli.listen,
-                name: cli.name,
-                trusted,
-                allow_private: cli.unsafe_allow_private_hosts,
-            };
-            serve(db, served, args).await?
-        }
-        None => {
-            let served = Served {
-                listen: cli.listen,
-                name: cli.name,
-                trusted,
-                allow_private: cli.unsafe_allow_private_hosts,
-            };
-            serve(db, served, cli.serve).await?
-        }
+        return Ok(());
     }
-    Ok(())
+    let served = Served {
+        listen: cli.listen,
+        name: cli.name,
+        trusted,
+        allow_private: cli.unsafe_allow_private_hosts,
+    };
+    serve(db, served, services, serve_args).await
 }
 
-/// Serves the API on `listen`, with the daily scan when `--scan-at` is given.
 /// The options of `serve` that every server has (the rest are in [`ServeArgs`]).
 struct Served {
     listen: std::net::SocketAddr,
@@ -123,34 +105,130 @@ struct Served {
     allow_private: bool,
 }
 
-async fn serve(db: Db, served: Served, args: ServeArgs) -> anyhow::Result<()> {
+async fn serve(
+    db: Db,
+    served: Served,
+    services: Vec<gateway::Service>,
+    args: ServeArgs,
+) -> anyhow::Result<()> {
     let Served {
         listen,
         name,
         trusted,
         allow_private,
     } = served;
+    let config = gateway::GatewayConfig {
+        timeout: std::time::Duration::from_secs(args.gateway.gateway_timeout.max(1)),
+        allow_loopback: args.scan.unsafe_allow_loopback,
+    };
+    let prowl = Prowl::new(services, config, |k| std::env::var(k).ok());
+    for (slug, env) in prowl.missing_credentials() {
+        tracing::warn!(%slug, %env, "vendor credential unset: gateway calls to this service answer 503");
+    }
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
     let backend = format!("{:?}", db.backend).to_lowercase();
-    tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
-    eprintln!("lowdown-server listening on http://{listen} ({backend})");
+    if allow_private {
+        tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
+    }
     let daily = args.scan_at.map(|at| {
         tracing::info!(at = %format!("{:02}:{:02}", at.hour, at.minute), "daily scan enabled (UTC)");
         let cfg = args.scan.config(scanner::progress::Mode::Log);
         tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg))
     });
-    if allow_private {
-        tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
-    }
     let state = AppState::new(db, name)
+        .with_prowl(prowl)
         .with_trusted_proxies(trusted)
         .with_private_hosts(allow_private);
-    let served =
-        lowdown_server::serve(listener, state, lowdown_server::serve::shutdown_signal()).await;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until_stopped = move || {
+        let mut rx = stopped.clone();
+        async move {
+            let _ = rx.wait_for(|s| *s).await;
+        }
+    };
+    tokio::spawn(async move {
+        lowdown_server::serve::shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    tokio::spawn(gateway::audit::job(state.clone()));
+    let gateway_task = match args.gateway.gateway_listen {
+        Some(addr) => {
+            let l = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} (--gateway-listen)"))?;
+            eprintln!("lowdown-server gateway on http://{addr}");
+            Some(tokio::spawn(gateway::cli::serve_gateway(
+                l,
+                state.clone(),
+                until_stopped(),
+            )))
+        }
+        None => None,
+    };
+    tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
+    eprintln!("lowdown-server listening on http://{listen} ({backend})");
+    lowdown_server::serve(listener, state.clone(), until_stopped()).await?;
+    if let Some(t) = gateway_task {
+        t.await??;
+    }
     if let Some(task) = daily {
         task.abort();
     }
-    Ok(served?)
+    // Every call that went through is stored before the process ends.
+    state.prowl.recorder.flush().await;
+    Ok(())
+}
+
+fn catalog_command(
+    cmd: CatalogCommand,
+    path: &std::path::Path,
+    explicit: bool,
+) -> anyhow::Result<()> {
+    let services = match cmd {
+        CatalogCommand::Add {
+            slug,
+            service_id,
+            upstream,
+            hosts,
+            sampling_rate,
+            credential_header,
+            credential_env,
+            credential_format,
+            service_name,
+            public_key,
+            unsafe_allow_loopback,
+        } => {
+            let credential = match (credential_header, credential_env) {
+                (Some(header), Some(env)) => Some(services_toml::Credential {
+                    header,
+                    env,
+                    format: credential_format,
+                }),
+                _ => None,
+            };
+            let s = gateway::Service {
+                name: service_name.unwrap_or_else(|| slug.clone()),
+                slug,
+                service_id,
+                upstream,
+                hosts,
+                sampling_rate,
+                credential,
+                public_key,
+                min_reputation: Default::default(),
+            };
+            services_toml::append(path, &s, unsafe_allow_loopback).map_err(anyhow::Error::msg)?
+        }
+        // Listing reads the file as written; loopback upstreams are shown, not refused.
+        CatalogCommand::List => {
+            services_toml::load(path, explicit, true).map_err(anyhow::Error::msg)?
+        }
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({"services": services}))?
+    );
+    Ok(())
 }

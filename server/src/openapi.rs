@@ -145,16 +145,9 @@ fn schemas() -> Value {
                 "items": {"type": "array", "items": {"oneOf": [r("Weighed"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}]},
         "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
             "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
-            "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME}}},
+            "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME},
+            "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}},
         "AgentKey": {"type": "object", "properties": {"agent_key": {"type": "string", "pattern": "^ak_[0-9a-f]{48}$"}, "agent_id": {"type": "string"}}},
-        "SamplingVerifyRequest": {"type": "object", "required": ["service_id", "agent_id", "salt_id", "salt", "sampling_rate"], "properties": {
-            "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "salt_id": {"type": "string"}, "salt": {"type": "string"},
-            "sampling_rate": {"type": "number", "minimum": 0, "maximum": 1},
-            "roll": {"type": "string", "description": "The decision header's roll (lowercase hex) to check."},
-            "sampled": {"type": "boolean", "description": "The decision to check."}}},
-        "SamplingVerifyResult": {"type": "object", "properties": {
-            "roll": {"type": "string"}, "bucket": {"type": "number"}, "sampled": {"type": "boolean"},
-            "matches": {"type": ["boolean", "null"], "description": "Whether the given roll/sampled agree with the recomputation; null when none was given."}}},
         "Health": {"type": "object", "properties": {"ok": {"const": true}, "database": enum_of(&["sqlite", "postgres"]), "version": {"type": "string"}}}
     })
 }
@@ -167,8 +160,14 @@ fn with_scanner(mut schemas: Value) -> Value {
     schemas
 }
 
-/// The whole document.
+/// The whole document (the sampling gateway's part comes from `crate::gateway::openapi`).
 pub fn document() -> Value {
+    let mut doc = base_document();
+    crate::gateway::openapi::extend(&mut doc);
+    doc
+}
+
+fn base_document() -> Value {
     let bad = error_response("Bad input; the message names the field.");
     let too_large = error_response("Body over 1 MiB.");
     let internal = error_response("Internal error (details are logged, never returned).");
@@ -209,9 +208,6 @@ pub fn document() -> Value {
                 "responses": {"201": ok("Registered.", r("AgentKey")), "400": bad.clone(), "413": too_large.clone(),
                     "429": {"description": format!("Over {REGISTRATIONS_PER_CALLER_PER_HOUR} registrations per hour for this caller."), "headers": {"Retry-After": retry_after},
                         "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},
-            "/v1/sampling/verify": {"post": {"operationId": "verifySampling", "summary": "Recompute a past sampling decision from its published salt.",
-                "requestBody": json_body(r("SamplingVerifyRequest")),
-                "responses": {"200": ok("The recomputed decision.", r("SamplingVerifyResult")), "400": bad.clone(), "413": too_large, "500": internal.clone()}}},
             "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document.", "responses": {"200": ok("OpenAPI 3.1.", json!({"type": "object"}))}}},
             "/llms.txt": {"get": {"operationId": "llmsTxt", "summary": "How an agent uses this API, in plain text.",
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::caller::TrustedProxies;
 use crate::db::Db;
+use crate::gateway::Prowl;
 
 /// Shared state of the app: the database, the deployment's name and its request policy.
 /// Rate limits live in the database, so any number of servers can share one.
@@ -18,6 +19,8 @@ pub struct AppState {
     /// `--unsafe-allow-private-hosts`: store and list private and special-use hosts (for
     /// local testing only). @default false
     pub allow_private_hosts: bool,
+    /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
+    pub prowl: Arc<Prowl>,
 }
 
 impl AppState {
@@ -29,6 +32,7 @@ impl AppState {
             deployment: deployment.into(),
             trusted_proxies: Arc::default(),
             allow_private_hosts: false,
+            prowl: Arc::new(Prowl::default()),
         }
     }
 
@@ -41,6 +45,12 @@ impl AppState {
     /// The same state, storing and listing private hosts when `allow` (unsafe).
     pub fn with_private_hosts(mut self, allow: bool) -> Self {
         self.allow_private_hosts = allow;
+        self
+    }
+
+    /// The same state serving `prowl`'s catalog and gateway.
+    pub fn with_prowl(mut self, prowl: Prowl) -> Self {
+        self.prowl = Arc::new(prowl);
         self
     }
 }

@@ -38,14 +38,15 @@ async fn openapi_documents_exactly_the_routes(t: &TestDb) {
             "dangling $ref {name}"
         );
     }
-    // Every documented route exists (answers something other than the 404/405 fallbacks).
+    // Every documented route exists (answers something other than the 404/405 fallbacks;
+    // a route may still answer 404 for an id it does not know).
     for (method, path) in &routed {
         let uri = path
             .replace("{target}", "npm:x")
             .replace("{node_id}", "ld_abc");
         let r = call(&app, &method.to_uppercase(), &uri, &[], Some("{}".into())).await;
         assert!(
-            r.status != 404 && r.status != 405,
+            r.status != 405 && !(r.status == 404 && r.text.contains("no such endpoint")),
             "{method} {uri}: {}",
             r.status
         );

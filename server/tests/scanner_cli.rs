@@ -134,7 +134,7 @@ async fn the_unsafe_flag_says_so_and_bad_options_are_refused() {
     ])
     .await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("go after the subcommand"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("after the subcommand"));
 }
 
 /// `serve --scan-at` and the bare command with `--scan-at` both serve the API.

@@ -324,8 +324,14 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         "catalog",
         "add",
         "stripe",
+        "--service-id",
+        "stripe",
+        "--upstream",
+        "https://api.stripe.com",
         "--host",
         "api.stripe.com",
+        "--sampling-rate",
+        "0.05",
         "--service-name",
         "Stripe",
     ]);
@@ -334,17 +340,30 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = run(&["--catalog", catalog.to_str().unwrap(), "catalog", "list"]);
+    assert!(
+        home.join("services.toml").exists(),
+        "the catalog lives in LOWDOWN_HOME"
+    );
+    let out = run(&["catalog", "list"]);
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(listed[0]["id"], "resend");
-    assert_eq!(listed[1]["hosts"], json!(["api.stripe.com"]));
-    let bad = run(&["catalog", "add", "x", "--host", "http://nope/"]);
-    assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("hosts"));
+    assert_eq!(listed["services"][0]["hosts"], json!(["api.stripe.com"]));
+    let old = run(&["--catalog", catalog.to_str().unwrap(), "catalog", "list"]);
+    assert!(!old.status.success());
+    assert!(
+        String::from_utf8_lossy(&old.stderr).contains(":1: this is a JSON catalog, the old shape"),
+        "{}",
+        String::from_utf8_lossy(&old.stderr)
+    );
 
     let port = free_port();
+    let gateway_port = free_port();
     let mut child = std::process::Command::new(bin)
-        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args([
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--gateway-listen",
+            &format!("127.0.0.1:{gateway_port}"),
+        ])
         .env("LOWDOWN_HOME", &home)
         .env_remove("DATABASE_URL")
         .stderr(std::process::Stdio::null())
@@ -375,6 +394,21 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         r["service_id"], "stripe",
         "catalog added by the CLI is used"
     );
+    let services: Value = c
+        .get(format!("{base}/v1/services"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(services["services"][0]["slug"], "stripe");
+    let gw = c
+        .get(format!("http://127.0.0.1:{gateway_port}/nope/v1/x"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gw.status(), 404, "the gateway listens beside the API");
     assert!(home.join("lowdown.db").exists());
     assert!(
         home.join("lowdown.db-wal").exists(),

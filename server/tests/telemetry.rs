@@ -1,5 +1,5 @@
-//! `POST /v1/telemetry/observe`, `POST /v1/auth/agents/register` and
-//! `POST /v1/sampling/verify` over `oneshot`, on SQLite and PostgreSQL.
+//! `POST /v1/telemetry/observe` and `POST /v1/auth/agents/register` over `oneshot`, on
+//! SQLite and PostgreSQL (sampling is tested with the gateway, in gateway_*.rs).
 
 mod common;
 
@@ -291,46 +291,6 @@ async fn agent_keys_are_random_and_stored_hashed(t: &TestDb) {
     assert_eq!(t.count("agents").await, 2);
 }
 on_both!(agent_keys_are_random_and_stored_hashed);
-
-async fn sampling_decisions_can_be_verified(t: &TestDb) {
-    let app = t.app();
-    let body = json!({"service_id": "svc", "agent_id": "ag_1", "salt_id": "2026-11-29", "salt": "s3cr3t", "sampling_rate": 0.25});
-    let d = lowdown_core::sample::decide("svc", "ag_1", "2026-11-29", "s3cr3t", 0.25);
-    let r = post(&app, "/v1/sampling/verify", &body).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    assert_eq!(r.json["roll"], d.roll);
-    assert_eq!(r.json["sampled"], d.sampled);
-    assert_eq!(r.json["matches"], Value::Null);
-    let mut claim = body.clone();
-    claim["roll"] = json!(d.roll);
-    claim["sampled"] = json!(d.sampled);
-    assert_eq!(
-        post(&app, "/v1/sampling/verify", &claim).await.json["matches"],
-        true
-    );
-    claim["sampled"] = json!(!d.sampled);
-    assert_eq!(
-        post(&app, "/v1/sampling/verify", &claim).await.json["matches"],
-        false
-    );
-    for (k, v, needle) in [
-        ("sampling_rate", json!(2), "sampling_rate"),
-        ("salt", Value::Null, "salt"),
-        ("roll", json!("zz"), "roll"),
-        ("agent_id", json!(7), "agent_id"),
-    ] {
-        let mut b = body.clone();
-        b[k] = v;
-        let r = post(&app, "/v1/sampling/verify", &b).await;
-        assert_eq!(r.status, 400, "{k}");
-        assert!(
-            r.json["error"].as_str().unwrap().starts_with(needle),
-            "{}",
-            r.text
-        );
-    }
-}
-on_both!(sampling_decisions_can_be_verified);
 
 async fn the_seeds_universal_contract_works_verbatim(t: &TestDb) {
     let app = t.app();

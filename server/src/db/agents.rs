@@ -19,6 +19,8 @@ pub struct NewAgent {
     pub model_id: String,
     /// e.g. `production`.
     pub environment: String,
+    /// base64 Ed25519 key that verifies the agent's receipt signatures (SPEC §10).
+    pub public_key: Option<String>,
 }
 
 /// A freshly registered agent: the key is shown once and never stored in clear.
@@ -57,8 +59,8 @@ pub async fn register(
                 }
             }
             sqlx::query(
-                "INSERT INTO agents (agent_id, key_hash, name, model_provider, model_id, environment, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                "INSERT INTO agents (agent_id, key_hash, name, model_provider, model_id, environment, created_at, public_key) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind(id)
             .bind(hash)
@@ -67,6 +69,7 @@ pub async fn register(
             .bind(agent.model_id)
             .bind(agent.environment)
             .bind(now)
+            .bind(agent.public_key)
             .execute(&mut *conn)
             .await?;
             Ok(())

@@ -15,6 +15,7 @@ use sqlx::{AnyPool, Executor, Row};
 
 pub mod agents;
 pub mod catalog;
+pub mod gateway;
 pub mod ingest;
 mod known;
 pub mod latency;
@@ -68,6 +69,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         4,
         "scanner",
         include_str!("../../migrations/0004_scanner.sql"),
+    ),
+    (
+        5,
+        "gateway",
+        include_str!("../../migrations/0005_gateway.sql"),
     ),
 ];
 

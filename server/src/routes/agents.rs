@@ -25,9 +25,10 @@ fn field(body: &Value, key: &str) -> AppResult<String> {
     }
 }
 
-/// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash. At
-/// most 10 registrations per hour per caller (an IPv4 address, an IPv6 /64): past that,
-/// 429 with `Retry-After`.
+/// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash. An
+/// optional `public_key` (base64 Ed25519) verifies the agent's receipt signatures. At most
+/// 10 registrations per hour per caller (an IPv4 address, an IPv6 /64): past that, 429 with
+/// `Retry-After`.
 pub async fn register(
     State(state): State<AppState>,
     ClientAddr(ip): ClientAddr,
@@ -41,6 +42,17 @@ pub async fn register(
         model_provider: field(&body, "model_provider")?,
         model_id: field(&body, "model_id")?,
         environment: field(&body, "environment")?,
+        public_key: match body.get("public_key") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(k)) if lowdown_core::gateway::receipt::valid_public_key(k) => {
+                Some(k.clone())
+            }
+            Some(_) => {
+                return Err(AppError::bad_request(
+                    "public_key: must be a base64 Ed25519 public key (32 bytes)",
+                ))
+            }
+        },
     };
     let quota = Quota::registrations(state.db.caller_secret(), ip);
     let r = store(&state.db, agent, crate::clock::now_ms(), Some(quota)).await?;

@@ -15,7 +15,6 @@ mod interactions;
 mod meta;
 mod node;
 mod reputation;
-mod sampling;
 mod source;
 mod telemetry;
 
@@ -29,6 +28,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/telemetry/observe"),
     ("post", "/v1/auth/agents/register"),
     ("post", "/v1/sampling/verify"),
+    ("get", "/v1/sampling/salt"),
+    ("get", "/v1/sampling/salts"),
+    ("get", "/v1/services"),
+    ("get", "/v1/services/{slug}"),
+    ("post", "/v1/receipts/submit"),
+    ("get", "/v1/agents/{agent_id}/reputation"),
     ("get", "/openapi.json"),
     ("get", "/llms.txt"),
     ("get", "/healthz"),
@@ -49,7 +54,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/node/{node_id}", get(node::get))
         .route("/v1/telemetry/observe", post(telemetry::post))
         .route("/v1/auth/agents/register", post(agents::register))
-        .route("/v1/sampling/verify", post(sampling::verify))
+        .merge(gateway_api())
         .route("/openapi.json", get(meta::openapi))
         .route("/llms.txt", get(meta::llms))
         .route("/healthz", get(meta::healthz))
@@ -58,6 +63,19 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(cors)
         .with_state(state)
+}
+
+/// The sampling gateway's answers (SPEC §10), in `crate::gateway::api`.
+fn gateway_api() -> Router<AppState> {
+    use crate::gateway::api;
+    Router::new()
+        .route("/v1/sampling/verify", post(api::verify))
+        .route("/v1/sampling/salt", get(api::current_salt))
+        .route("/v1/sampling/salts", get(api::published))
+        .route("/v1/services", get(api::list))
+        .route("/v1/services/{slug}", get(api::one))
+        .route("/v1/receipts/submit", post(api::submit_receipt))
+        .route("/v1/agents/{agent_id}/reputation", get(api::reputation))
 }
 
 async fn not_found() -> impl IntoResponse {

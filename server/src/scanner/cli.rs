@@ -31,9 +31,10 @@ pub struct ScanArgs {
     #[arg(long, value_name = "N", default_value_t = lowdown_core::scanner::DEFAULT_CONCURRENCY,
           value_parser = concurrency)]
     pub concurrency: usize,
-    /// UNSAFE, for tests only: also reach plain http URLs and loopback addresses
-    /// (127.0.0.0/8, ::1), e.g. fixtures on 127.0.0.1. Every other blocked range (private,
-    /// link-local, metadata, ...) stays blocked. Never use it on a deployment.
+    /// UNSAFE, for tests only: the Scanner may also reach plain http URLs and loopback
+    /// addresses (127.0.0.0/8, ::1), e.g. fixtures on 127.0.0.1, and services.toml may name
+    /// such upstreams for the gateway. Every other blocked range (private, link-local,
+    /// metadata, ...) stays blocked. Never use it on a deployment.
     #[arg(long)]
     pub unsafe_allow_loopback: bool,
 }
@@ -71,9 +72,13 @@ pub struct ServeArgs {
     /// day that already has a completed scan is not scanned again.
     #[arg(long, value_name = "HH:MM")]
     pub scan_at: Option<ScanAt>,
-    /// Options of the daily scan.
+    /// Options of the daily scan (its `--unsafe-allow-loopback` also lets services.toml
+    /// name loopback http upstreams for the gateway).
     #[command(flatten)]
     pub scan: ScanArgs,
+    /// The sampling gateway's options.
+    #[command(flatten)]
+    pub gateway: crate::gateway::cli::GatewayArgs,
 }
 
 impl ServeArgs {
@@ -86,5 +91,6 @@ impl ServeArgs {
             || s.modern
             || s.concurrency != lowdown_core::scanner::DEFAULT_CONCURRENCY
             || s.unsafe_allow_loopback
+            || self.gateway.any_given()
     }
 }

@@ -7,6 +7,8 @@
 //! are skipped with a message, except under `CI=true`, where that is a failure too.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod prowl;
+
 use std::path::PathBuf;
 
 use axum::body::Body;

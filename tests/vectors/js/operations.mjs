@@ -101,4 +101,12 @@ export const NOT_EXPOSED = {
   validate_observations: ['validateObservations', 'the server validates'],
   validate_records: ['validateRecords', 'the server validates'],
   weight: ['weight', 'the server weighs'],
+  // The sampling gateway's rules run in the server; clients only compute `decide`.
+  salt_days: ['saltState', 'the gateway checks salt days; clients follow valid_until'],
+  decision_check: ['checkDecision', 'the gateway checks decisions'],
+  audit: ['audit', 'the server audits services'],
+  probe_health: ['probeHealth', 'the server computes probe health'],
+  live_score: ['liveScore', 'the server computes the live score'],
+  receipt: ['parseStatement', 'the server verifies receipts'],
+  reputation: ['reputation', 'the server computes agent reputation'],
 };

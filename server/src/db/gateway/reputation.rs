@@ -1,0 +1,153 @@
+//! The counts behind an agent's reputation (SPEC §10), over the 30 days before `now`.
+//! Statuses are grouped in SQL and classified by the core, so the counting rule has one home.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use lowdown_core::gateway::reputation::{Bucket, ReputationInputs, Tally, REPUTATION_WINDOW_MS};
+use lowdown_core::gateway::score::counts_as_success;
+use sqlx::Row;
+
+use crate::db::Db;
+use crate::error::AppResult;
+
+fn add(t: &mut Tally, status: Option<i64>, n: u64) {
+    match counts_as_success(status.and_then(|s| u16::try_from(s).ok())) {
+        Some(true) => t.counted += n,
+        Some(false) => {
+            t.counted += n;
+            t.errors += n;
+        }
+        None => {}
+    }
+}
+
+async fn count(db: &Db, sql: &'static str, agent_id: &str, since: i64) -> AppResult<u64> {
+    let row = sqlx::query(sql)
+        .bind(agent_id.to_owned())
+        .bind(since)
+        .fetch_one(&db.pool)
+        .await?;
+    crate::db::get_u64(&row, 0).map_err(Into::into)
+}
+
+/// Counts everything [`lowdown_core::gateway::reputation::reputation`] needs for `agent_id`
+/// registered at `registered_at`.
+pub async fn inputs(
+    db: &Db,
+    agent_id: &str,
+    registered_at: i64,
+    now: i64,
+) -> AppResult<ReputationInputs> {
+    let since = now - REPUTATION_WINDOW_MS;
+    // The agent's observations of catalog services, per (service, hour, status).
+    let own = sqlx::query(
+        "SELECT service_id, created_at / 3600000, status, COUNT(*) FROM observations \
+         WHERE agent_id = $1 AND created_at >= $2 AND service_id IS NOT NULL \
+         GROUP BY service_id, created_at / 3600000, status",
+    )
+    .bind(agent_id.to_owned())
+    .bind(since)
+    .fetch_all(&db.pool)
+    .await?;
+    let mut buckets: BTreeMap<(String, i64), Bucket> = BTreeMap::new();
+    let mut reported = Tally::default();
+    let mut services: BTreeSet<String> = BTreeSet::new();
+    let mut service_samples = 0u64;
+    for r in &own {
+        let (service, hour, status) = (
+            r.try_get::<String, _>(0)?,
+            r.try_get::<i64, _>(1)?,
+            r.try_get::<Option<i64>, _>(2)?,
+        );
+        let n = crate::db::get_u64(r, 3)?;
+        add(
+            &mut buckets.entry((service.clone(), hour)).or_default().reported,
+            status,
+            n,
+        );
+        add(&mut reported, status, n);
+        service_samples += n;
+        services.insert(service);
+    }
+    // What the gateway saw of those services in the same window, per hour (every agent).
+    let mut network = Tally::default();
+    for service in &services {
+        let seen = sqlx::query(
+            "SELECT at / 3600000, status, COUNT(*) FROM proxy_calls WHERE service_id = $1 AND at >= $2 GROUP BY at / 3600000, status",
+        )
+        .bind(service.clone())
+        .bind(since)
+        .fetch_all(&db.pool)
+        .await?;
+        for r in &seen {
+            let key = (service.clone(), r.try_get::<i64, _>(0)?);
+            if let Some(b) = buckets.get_mut(&key) {
+                add(&mut b.gateway, r.try_get(1)?, crate::db::get_u64(r, 2)?);
+            }
+        }
+        let all = sqlx::query(
+            "SELECT status, COUNT(*) FROM observations WHERE service_id = $1 AND created_at >= $2 GROUP BY status",
+        )
+        .bind(service.clone())
+        .bind(since)
+        .fetch_all(&db.pool)
+        .await?;
+        for r in &all {
+            add(&mut network, r.try_get(0)?, crate::db::get_u64(r, 1)?);
+        }
+    }
+    let calls = sqlx::query("SELECT service_id, COUNT(*) FROM proxy_calls WHERE agent_id = $1 AND at >= $2 GROUP BY service_id")
+        .bind(agent_id.to_owned())
+        .bind(since)
+        .fetch_all(&db.pool)
+        .await?;
+    let mut proxy_calls = 0;
+    for r in &calls {
+        let n = crate::db::get_u64(r, 1)?;
+        proxy_calls += n;
+        service_samples += n;
+        services.insert(r.try_get(0)?);
+    }
+    let observations = count(
+        db,
+        "SELECT COUNT(*) FROM observations WHERE agent_id = $1 AND created_at >= $2",
+        agent_id,
+        since,
+    )
+    .await?;
+    let receipts = count(
+        db,
+        "SELECT COUNT(*) FROM receipts WHERE agent_id = $1 AND submitted_at >= $2",
+        agent_id,
+        since,
+    )
+    .await?;
+    let cosigned = count(
+        db,
+        "SELECT COUNT(*) FROM receipts WHERE agent_id = $1 AND submitted_at >= $2 AND agent_signed = 1 AND service_signed = 1",
+        agent_id,
+        since,
+    )
+    .await?;
+    let flags = count(
+        db,
+        "SELECT COUNT(*) FROM agent_flags WHERE agent_id = $1 AND at >= $2",
+        agent_id,
+        since,
+    )
+    .await?;
+    Ok(ReputationInputs {
+        volume: observations + proxy_calls + receipts,
+        registered_at_ms: registered_at,
+        now_ms: now,
+        buckets: buckets.into_values().collect(),
+        receipts,
+        receipts_cosigned: cosigned,
+        services: services.len() as u64,
+        service_samples,
+        reported,
+        network,
+        abuse_flags: flags,
+        attempts: proxy_calls + receipts + flags,
+    })
+}

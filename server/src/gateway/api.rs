@@ -1,0 +1,261 @@
+//! The gateway's API answers on the main listener: the catalog with live scores, salts,
+//! verification of past decisions, receipts and agent reputation.
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use lowdown_core::defaults::AGENT_KEY_HEADER;
+use lowdown_core::gateway::receipt::{parse_statement, receipt_weight, verify_signature};
+use lowdown_core::gateway::reputation::REPUTATION_WINDOW_MS;
+use lowdown_core::sample::{
+    decide, salt_epoch, salt_id, salt_id_epoch, salt_state, salt_window, SaltState,
+};
+use serde_json::{json, Value};
+
+use super::answer::Refusal;
+use super::proxy::agent;
+use crate::clock::iso;
+use crate::db::gateway::{self as store, salts};
+use crate::error::AppError;
+use crate::extract::JsonBody;
+use crate::state::AppState;
+
+type Answer = Result<Json<Value>, Refusal>;
+
+fn bad(message: impl Into<String>) -> Refusal {
+    AppError::bad_request(message).into()
+}
+
+fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, Refusal> {
+    match body.get(key) {
+        None | Some(Value::Null) => Err(bad(format!("{key}: missing"))),
+        Some(Value::String(s)) => {
+            crate::routes::check_name(key, s, max)?;
+            Ok(s)
+        }
+        Some(_) => Err(bad(format!("{key}: must be a string"))),
+    }
+}
+
+/// `GET /v1/services`: every catalog entry with `audit` and `probe_health`.
+pub async fn list(State(state): State<AppState>) -> Answer {
+    let mut out = Vec::with_capacity(state.prowl.services.len());
+    for s in &state.prowl.services {
+        out.push(super::services::view(&state, s, false).await?);
+    }
+    Ok(Json(json!({"services": out})))
+}
+
+/// `GET /v1/services/{slug}`: one entry with `score` beside `audit` and `probe_health`.
+pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Answer {
+    let s = state.prowl.by_slug(&slug).ok_or_else(|| {
+        Refusal::from(AppError::NotFound {
+            message: format!("slug: no service {slug} in the catalog"),
+        })
+    })?;
+    Ok(Json(super::services::view(&state, s, true).await?))
+}
+
+/// `GET /v1/sampling/salt`: today's salt, for registered agents only.
+pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
+    let key = headers
+        .get(AGENT_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| {
+            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
+        })?;
+    agent(&state, key)
+        .await?
+        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))?;
+    let now = state.prowl.clock.now();
+    let epoch = salt_epoch(now);
+    let id = salt_id(epoch);
+    let salt = salts::get_or_create(&state.db, &id, now).await?;
+    let w = salt_window(epoch);
+    Ok(Json(
+        json!({"salt_id": id, "salt": salt, "valid_until": iso(w.valid_until), "accepted_until": iso(w.accepted_until)}),
+    ))
+}
+
+/// `GET /v1/sampling/salts?limit=N`: retired salts only, newest first (default 30, at most 366).
+pub async fn published(
+    State(state): State<AppState>,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> Answer {
+    let limit = match q.get("limit") {
+        None => 30,
+        Some(l) => l
+            .parse::<i64>()
+            .ok()
+            .filter(|l| (1..=366).contains(l))
+            .ok_or_else(|| bad("limit: must be a whole number from 1 to 366"))?,
+    };
+    let now = state.prowl.clock.now();
+    // The newest retired day: yesterday once its overlap is over, else the day before.
+    let current = salt_epoch(now);
+    let newest = if salt_state(&salt_id(current - 1), now) == SaltState::Expired {
+        current - 1
+    } else {
+        current - 2
+    };
+    let rows = salts::up_to(&state.db, &salt_id(newest), limit).await?;
+    let list: Vec<Value> = rows.into_iter().filter_map(|(id, salt)| {
+        let w = salt_window(salt_id_epoch(&id)?);
+        Some(json!({"salt_id": id, "salt": salt, "valid_from": iso(w.valid_from), "valid_until": iso(w.valid_until), "retired_at": iso(w.accepted_until)}))
+    }).collect();
+    Ok(Json(json!({"salts": list})))
+}
+
+/// `POST /v1/sampling/verify`: recomputes a past decision from a published salt.
+pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+    if !body.is_object() {
+        return Err(bad("body: must be a JSON object"));
+    }
+    let service_id = text(&body, "service_id", 64)?;
+    let agent_id = text(&body, "agent_id", 128)?;
+    let id = text(&body, "salt_id", 32)?;
+    let claimed = text(&body, "sample_decision", 64)?;
+    if claimed.len() != 64 || !claimed.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad("sample_decision: must be the roll, 64 hex digits"));
+    }
+    let service = state
+        .prowl
+        .by_service_id(service_id)
+        .ok_or_else(|| bad(format!("service_id: {service_id} is not in the catalog")))?;
+    match salt_state(id, state.prowl.clock.now()) {
+        SaltState::Malformed => return Err(bad("salt_id: must look like s_YYYYMMDD")),
+        SaltState::Expired => {}
+        _ => {
+            return Err(Refusal::new(
+                StatusCode::CONFLICT,
+                "salt_not_published",
+                "salt not yet published",
+            ))
+        }
+    }
+    let salt = salts::get(&state.db, id).await?.ok_or_else(|| {
+        Refusal::from(AppError::NotFound {
+            message: format!("salt_id: no salt {id} was ever issued"),
+        })
+    })?;
+    let d = decide(service_id, agent_id, id, &salt, service.sampling_rate);
+    Ok(Json(
+        json!({"valid": d.roll.eq_ignore_ascii_case(claimed), "sampled": d.sampled, "bucket": d.bucket}),
+    ))
+}
+
+fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, Refusal> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.len() <= 256 => Ok(Some(s)),
+        Some(_) => Err(bad(format!("{key}: must be a base64 string"))),
+    }
+}
+
+/// `POST /v1/receipts/submit`: a signed delivery statement; 0.3 for one valid signature,
+/// 1.0 for both; 400 naming a bad signature; 409 for a statement seen before.
+pub async fn submit_receipt(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Value>), Refusal> {
+    if !body.is_object() {
+        return Err(bad("body: must be a JSON object"));
+    }
+    let now = state.prowl.clock.now();
+    // A submitter that names itself with its key answers for forged or replayed receipts.
+    let submitter = match headers.get(AGENT_KEY_HEADER).and_then(|v| v.to_str().ok()) {
+        Some(k) => agent(&state, k.trim()).await?,
+        None => None,
+    };
+    let flag = |kind: &'static str| {
+        let (db, who) = (state.db.clone(), submitter.clone());
+        async move {
+            if let Some(a) = who {
+                store::flag_agent(&db, &a.agent_id, kind, None, now).await?;
+            }
+            Ok::<_, AppError>(())
+        }
+    };
+    let st = parse_statement(body.get("statement").unwrap_or(&Value::Null))
+        .map_err(|e| bad(e.to_string()))?;
+    let (agent_sig, service_sig) = (
+        opt_text(&body, "agent_signature")?,
+        opt_text(&body, "service_signature")?,
+    );
+    if agent_sig.is_none() && service_sig.is_none() {
+        return Err(bad("agent_signature, service_signature: give at least one"));
+    }
+    let service = state.prowl.by_service_id(&st.service_id).ok_or_else(|| {
+        bad(format!(
+            "statement.service_id: {} is not in the catalog",
+            st.service_id
+        ))
+    })?;
+    let named = store::agent_by_id(&state.db, &st.agent_id)
+        .await?
+        .ok_or_else(|| {
+            bad(format!(
+                "statement.agent_id: {} is not a registered agent",
+                st.agent_id
+            ))
+        })?;
+    let check = |field: &str, key: Option<&String>, sig: Option<&str>| -> Result<bool, Refusal> {
+        let Some(sig) = sig else { return Ok(false) };
+        let key =
+            key.ok_or_else(|| bad(format!("{field}: no public_key is registered to verify it")))?;
+        verify_signature(field, key, sig, st.canonical.as_bytes())
+            .map(|()| true)
+            .map_err(|e| bad(e.to_string()))
+    };
+    let signed = check("agent_signature", named.public_key.as_ref(), agent_sig).and_then(|a| {
+        Ok((
+            a,
+            check(
+                "service_signature",
+                service.public_key.as_ref(),
+                service_sig,
+            )?,
+        ))
+    });
+    let (agent_ok, service_ok) = match signed {
+        Ok(v) => v,
+        Err(e) => {
+            flag("forged_receipt").await?;
+            return Err(e);
+        }
+    };
+    let weight = receipt_weight(agent_ok, service_ok);
+    if !store::receipts::insert(&state.db, &st, agent_ok, service_ok, weight, now).await? {
+        flag("replayed_receipt").await?;
+        return Err(Refusal::new(StatusCode::CONFLICT, "replayed_receipt", "statement: a receipt with this statement was submitted before (change the nonce for a new call)"));
+    }
+    Ok((
+        StatusCode::CREATED,
+        Json(
+            json!({"ok": true, "receipt_id": st.hash, "weight": weight, "agent_signed": agent_ok, "service_signed": service_ok}),
+        ),
+    ))
+}
+
+/// `GET /v1/agents/{agent_id}/reputation`: seven dimensions over 30 days.
+pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<String>) -> Answer {
+    crate::routes::check_name("agent_id", &agent_id, 128)?;
+    let a = store::agent_by_id(&state.db, &agent_id)
+        .await?
+        .ok_or_else(|| {
+            Refusal::from(AppError::NotFound {
+                message: format!("agent_id: no agent {agent_id}"),
+            })
+        })?;
+    let now = state.prowl.clock.now();
+    let rep = super::services::agent_reputation(&state, &a, now).await?;
+    let mut v = json!({"agent_id": a.agent_id, "window_days": REPUTATION_WINDOW_MS / 86_400_000, "since": iso(now - REPUTATION_WINDOW_MS)});
+    if let (Value::Object(m), Value::Object(dims)) = (&mut v, json!(rep)) {
+        m.extend(dims);
+    }
+    Ok(Json(v))
+}

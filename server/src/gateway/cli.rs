@@ -1,0 +1,37 @@
+//! The gateway's `serve` options.
+
+use std::net::SocketAddr;
+
+/// `--gateway-listen`, `--gateway-timeout` (`--unsafe-allow-loopback` is shared with the
+/// Scanner: `crate::scanner::cli::ScanArgs`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GatewayArgs {
+    /// Also serve the sampling gateway (`/{slug}/{path}` for each service in
+    /// services.toml) on this address, in the same process.
+    #[arg(long, value_name = "ADDR")]
+    pub gateway_listen: Option<SocketAddr>,
+    /// Seconds the gateway waits for an upstream's response headers, and for each read
+    /// of its body, before answering 504.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub gateway_timeout: u64,
+}
+
+impl GatewayArgs {
+    /// Whether any option was given (they belong to `serve`).
+    pub fn any_given(&self) -> bool {
+        self.gateway_listen.is_some() || self.gateway_timeout != 30
+    }
+}
+
+/// Serves the gateway router on `listener` until `shutdown` resolves, letting in-flight
+/// calls (streams included) finish.
+pub async fn serve_gateway(
+    listener: tokio::net::TcpListener,
+    state: crate::state::AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = super::proxy::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,412 @@
+//! The gateway listener: `/{slug}/{path}` → the service's upstream, for sampled calls only.
+//!
+//! Order of checks: a known slug (404), the agent key (403), the decision (403, raising an
+//! abuse flag when forged or replayed), the service's `min_reputation` limit (429), the
+//! vendor credential being configured (503). Then the call is forwarded with identity,
+//! forwarding and hop-by-hop headers stripped and the credential injected, both bodies
+//! stream, and one ProxyCall is stored when the response ends.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use lowdown_core::defaults::AGENT_KEY_HEADER;
+use lowdown_core::gateway::headers::{
+    connection_listed, forward_request_header, forward_response_header,
+};
+use lowdown_core::sample::{
+    check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER,
+};
+
+use super::answer::Refusal;
+use super::metered::Metered;
+use super::{Injected, Service};
+use crate::db::gateway::calls::ProxyCall;
+use crate::db::gateway::{self as store, AgentInfo};
+use crate::state::AppState;
+
+/// The gateway's router: every path is `/{slug}/{path}`.
+pub fn router(state: AppState) -> Router {
+    Router::new().fallback(forward).with_state(state)
+}
+
+fn refuse(r: DecisionRefusal) -> Refusal {
+    let reason = match r {
+        DecisionRefusal::MissingAgentKey => "missing_agent_key",
+        DecisionRefusal::UnknownAgentKey => "unknown_agent_key",
+        DecisionRefusal::MissingSaltId => "missing_salt_id",
+        DecisionRefusal::MissingDecision => "missing_decision",
+        DecisionRefusal::MalformedDecision => "malformed_decision",
+        DecisionRefusal::UnknownSalt => "unknown_salt",
+        DecisionRefusal::ExpiredSalt => "expired_salt",
+        DecisionRefusal::WrongDecision => "wrong_decision",
+        DecisionRefusal::NotSampled => "not_sampled",
+    };
+    Refusal::new(StatusCode::FORBIDDEN, reason, r.to_string())
+}
+
+fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// The registered agent behind `key` (cached: keys are never reassigned).
+pub(crate) async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, Refusal> {
+    let hash = crate::db::agents::key_hash(key);
+    if let Some(a) = state
+        .prowl
+        .agents
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&hash)
+    {
+        return Ok(Some(a.clone()));
+    }
+    if !key.starts_with("ak_") || key.len() > 128 {
+        return Ok(None);
+    }
+    let found = store::agent_by_key(&state.db, key).await?;
+    if let Some(a) = &found {
+        super::cache_put(&state.prowl.agents, hash, a.clone());
+    }
+    Ok(found)
+}
+
+async fn salt(state: &AppState, salt_id: &str) -> Result<Option<String>, Refusal> {
+    if let Some(s) = state
+        .prowl
+        .salts
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(salt_id)
+    {
+        return Ok(Some(s.clone()));
+    }
+    let found = store::salts::get(&state.db, salt_id).await?;
+    if let Some(s) = &found {
+        super::cache_put(&state.prowl.salts, salt_id.to_owned(), s.clone());
+    }
+    Ok(found)
+}
+
+/// The agent's decision for this call, checked; an abuse flag is stored for a forged or
+/// replayed one.
+async fn checked(
+    state: &AppState,
+    service: &Service,
+    agent: &AgentInfo,
+    headers: &HeaderMap,
+    now: i64,
+) -> Result<String, Refusal> {
+    let salt_id = header_str(headers, SALT_ID_HEADER);
+    let salt = match salt_id {
+        Some(id) if salt_accepted(id, now) => salt(state, id).await?,
+        _ => None,
+    };
+    let decision = header_str(headers, DECISION_HEADER);
+    match check_decision(
+        &service.service_id,
+        &agent.agent_id,
+        service.sampling_rate,
+        salt_id,
+        salt.as_deref(),
+        decision,
+        now,
+    ) {
+        Ok(_) => Ok(salt_id.unwrap_or_default().to_owned()),
+        Err(r) => {
+            if let Some(kind) = r.abuse_flag() {
+                store::flag_agent(
+                    &state.db,
+                    &agent.agent_id,
+                    kind,
+                    Some(&service.service_id),
+                    now,
+                )
+                .await?;
+            }
+            Err(refuse(r))
+        }
+    }
+}
+
+/// `(slug, rest)` of a gateway path: `/stripe/v1/charges` → `("stripe", "/v1/charges")`.
+fn split_path(path: &str) -> (&str, &str) {
+    let p = path.strip_prefix('/').unwrap_or(path);
+    match p.find('/') {
+        Some(i) => (&p[..i], &p[i..]),
+        None => (p, ""),
+    }
+}
+
+/// A `.` or `..` segment (also percent-encoded) would let a path climb out of the
+/// upstream's base path.
+fn has_dot_segment(rest: &str) -> bool {
+    rest.split('/').any(|seg| {
+        let s = seg.to_ascii_lowercase().replace("%2e", ".");
+        s == "." || s == ".."
+    })
+}
+
+async fn forward(State(state): State<AppState>, req: Request) -> Response {
+    let started = Instant::now();
+    match forward_inner(state, req, started).await {
+        Ok(r) => r,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+async fn forward_inner(
+    state: AppState,
+    req: Request,
+    started: Instant,
+) -> Result<Response, Refusal> {
+    let prowl = Arc::clone(&state.prowl);
+    let now = prowl.clock.now();
+    let (slug, rest) = split_path(req.uri().path());
+    let Some(service) = prowl.by_slug(slug) else {
+        return Err(Refusal::new(
+            StatusCode::NOT_FOUND,
+            "unknown_service",
+            format!("no service is routed at /{slug}; GET /v1/services lists them"),
+        ));
+    };
+    let headers = req.headers();
+    let key = header_str(headers, AGENT_KEY_HEADER)
+        .ok_or_else(|| refuse(DecisionRefusal::MissingAgentKey))?;
+    let agent = agent(&state, key)
+        .await?
+        .ok_or_else(|| refuse(DecisionRefusal::UnknownAgentKey))?;
+    let salt_id = checked(&state, service, &agent, headers, now).await?;
+    super::services::within_reputation_limit(&state, service, &agent, now).await?;
+    let credential = match prowl.credentials.get(&service.slug) {
+        Some(Injected::Header(n, v)) => Some((n.clone(), v.clone())),
+        Some(Injected::Missing(env)) => {
+            return Err(Refusal::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_credential",
+                format!(
+                    "the gateway has no credential for {}: {env} is not set",
+                    service.slug
+                ),
+            ));
+        }
+        _ => None,
+    };
+    if has_dot_segment(rest) {
+        return Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "bad_path",
+            "path: . and .. segments are not allowed",
+        ));
+    }
+    let mut target = format!("{}{rest}", service.upstream);
+    if let Some(q) = req.uri().query() {
+        target.push('?');
+        target.push_str(q);
+    }
+    let url = reqwest::Url::parse(&target).map_err(|_| {
+        Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "bad_path",
+            "path: not a valid URL path",
+        )
+    })?;
+
+    let (parts, body) = req.into_parts();
+    let listed = parts
+        .headers
+        .get(header::CONNECTION)
+        .and_then(|v| v.to_str().ok())
+        .map(connection_listed)
+        .unwrap_or_default();
+    let cred_name = credential.as_ref().map(|(n, _)| n.as_str().to_owned());
+    let mut out = HeaderMap::with_capacity(parts.headers.len() + 1);
+    for (name, value) in &parts.headers {
+        if forward_request_header(name.as_str(), &listed, cred_name.as_deref()) {
+            out.append(name.clone(), value.clone());
+        }
+    }
+    if let Some((n, v)) = credential {
+        out.insert(n, v);
+    }
+    let has_body = parts.headers.contains_key(header::TRANSFER_ENCODING)
+        || header_str(&parts.headers, "content-length").is_some_and(|l| l != "0");
+    let mut upstream = prowl
+        .client
+        .request(parts.method.clone(), url.clone())
+        .headers(out);
+    if has_body {
+        upstream = upstream.body(reqwest::Body::wrap_stream(body.into_data_stream()));
+    }
+    let call = ProxyCall {
+        service_id: service.service_id.clone(),
+        agent_id: agent.agent_id.clone(),
+        salt_id,
+        method: parts.method.as_str().to_owned(),
+        status: None,
+        latency_ms: 0.0,
+        response_bytes: None,
+        error_type: None,
+        at: now,
+    };
+    let failed = |mut call: ProxyCall, kind: &str| {
+        call.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+        call.error_type = Some(kind.to_owned());
+        prowl.recorder.record(&state.db, call);
+    };
+    let resp = match tokio::time::timeout(prowl.config.timeout, upstream.send()).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) if !e.is_timeout() => {
+            let kind = if e.is_connect() {
+                "connect"
+            } else {
+                "upstream"
+            };
+            failed(call, kind);
+            return Err(Refusal::new(
+                StatusCode::BAD_GATEWAY,
+                "upstream_unreachable",
+                format!("cannot reach {}'s upstream", service.slug),
+            ));
+        }
+        _ => {
+            failed(call, "timeout");
+            return Err(Refusal::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream_timeout",
+                format!(
+                    "{}'s upstream did not answer within {} s",
+                    service.slug,
+                    prowl.config.timeout.as_secs_f64()
+                ),
+            ));
+        }
+    };
+    let status = resp.status();
+    let mut call = call;
+    call.status = Some(status.as_u16());
+    let mut location = None;
+    if status.is_redirection() {
+        if let Some(loc) = resp
+            .headers()
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+        {
+            match same_service_location(&service.upstream, &url, loc, &service.slug) {
+                Some(rewritten) => location = Some(rewritten),
+                None => {
+                    failed(call, "redirect_off_host");
+                    return Err(Refusal::new(StatusCode::BAD_GATEWAY, "redirect_off_host", format!("{}'s upstream redirected outside its base URL; the gateway does not follow that", service.slug)));
+                }
+            }
+        }
+    }
+    let listed = resp
+        .headers()
+        .get(header::CONNECTION)
+        .and_then(|v| v.to_str().ok())
+        .map(connection_listed)
+        .unwrap_or_default();
+    let mut builder = Response::builder().status(status);
+    if let Some(h) = builder.headers_mut() {
+        for (name, value) in resp.headers() {
+            if forward_response_header(name.as_str(), &listed) {
+                h.append(name.clone(), value.clone());
+            }
+        }
+        if let Some(l) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+            h.insert(header::LOCATION, l);
+        }
+    }
+    // HEAD answers and 204/304 carry no body whatever their headers say.
+    let bodiless = parts.method == axum::http::Method::HEAD
+        || status == StatusCode::NO_CONTENT
+        || status == StatusCode::NOT_MODIFIED;
+    let expected = if bodiless {
+        Some(0)
+    } else {
+        resp.content_length()
+    };
+    let body = Metered::new(
+        Box::pin(resp.bytes_stream()),
+        expected,
+        started,
+        call,
+        state.db.clone(),
+        Arc::clone(&prowl),
+    );
+    builder
+        .body(Body::from_stream(body))
+        .map_err(|e| Refusal::from(crate::error::AppError::internal(e)))
+}
+
+/// A redirect target inside the service's upstream base, rewritten to the gateway path
+/// (`/{slug}/…`) so the agent's client follows it through the gateway; `None` for any
+/// other origin or path, which the gateway refuses to pass on.
+fn same_service_location(
+    upstream: &str,
+    request: &reqwest::Url,
+    location: &str,
+    slug: &str,
+) -> Option<String> {
+    let base = reqwest::Url::parse(upstream).ok()?;
+    let target = request.join(location).ok()?;
+    if target.origin() != base.origin() {
+        return None;
+    }
+    let base_path = base.path().trim_end_matches('/');
+    let rest = target.path().strip_prefix(base_path)?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let mut out = format!("/{slug}{rest}");
+    if let Some(q) = target.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_and_climbing_is_refused() {
+        assert_eq!(split_path("/stripe/v1/charges"), ("stripe", "/v1/charges"));
+        assert_eq!(split_path("/stripe"), ("stripe", ""));
+        assert!(has_dot_segment("/v1/../admin"));
+        assert!(has_dot_segment("/v1/%2E%2e/admin"));
+        assert!(!has_dot_segment("/v1/a..b"));
+    }
+
+    #[test]
+    fn redirects_stay_inside_the_base_or_are_refused() {
+        let req = reqwest::Url::parse("https://api.x.com/v1/a?q=1").unwrap();
+        let up = "https://api.x.com/v1";
+        assert_eq!(
+            same_service_location(up, &req, "/v1/b?z=2", "x").as_deref(),
+            Some("/x/b?z=2")
+        );
+        assert_eq!(
+            same_service_location(up, &req, "c", "x").as_deref(),
+            Some("/x/c")
+        );
+        assert_eq!(
+            same_service_location(up, &req, "https://evil.example/v1/b", "x"),
+            None
+        );
+        assert_eq!(same_service_location(up, &req, "/v2/b", "x"), None);
+        assert_eq!(
+            same_service_location(up, &req, "http://api.x.com/v1/b", "x"),
+            None
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! What the API says about a catalog service (its audit, probe health and live score,
+//! all computed on read) and the `min_reputation` limit the gateway applies.
+
+use axum::http::StatusCode;
+use lowdown_core::gateway::reputation::{
+    meets_min_reputation, reputation, Reputation, LIMITED_CALLS_PER_HOUR,
+};
+use lowdown_core::gateway::score::{
+    live_score, probe_health, AUDIT_FLAG, PROBE_WINDOW, SCORE_CALL_WINDOW,
+};
+use serde_json::{json, Value};
+
+use super::answer::Refusal;
+use super::Service;
+use crate::db::gateway::{calls, reputation as counts, AgentInfo};
+use crate::error::AppResult;
+use crate::state::AppState;
+
+const HOUR_MS: i64 = 3_600_000;
+/// How long an agent found to meet a service's `min_reputation` keeps that standing.
+const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
+
+/// The catalog entry as listed: no credential, ever.
+fn entry(s: &Service) -> Value {
+    json!({
+        "slug": s.slug, "service_id": s.service_id, "name": s.name, "upstream": s.upstream,
+        "hosts": s.hosts, "sampling_rate": s.sampling_rate, "public_key": s.public_key,
+        "min_reputation": if s.min_reputation.is_empty() { Value::Null } else { json!(s.min_reputation) },
+    })
+}
+
+/// One service with `audit` and `probe_health` (and `score` when `with_score`).
+pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<Value> {
+    let now = state.prowl.clock.now();
+    let audit = super::audit::audit_if_due(state, s, now).await?;
+    let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
+    let health = probe_health(&recent[..recent.len().min(PROBE_WINDOW)]);
+    let mut v = entry(s);
+    v["audit"] = match audit {
+        Some(a) => json!({
+            "flagged": a.audit.flagged, "flag": a.audit.flagged.then_some(AUDIT_FLAG),
+            "error_rate": a.audit.error_rate, "p95_p5": a.audit.p95_p5, "n": a.audit.n,
+            "checked_at": crate::clock::iso(a.checked_at),
+        }),
+        None => {
+            json!({"flagged": false, "flag": null, "error_rate": null, "p95_p5": null, "n": 0, "checked_at": null})
+        }
+    };
+    v["probe_health"] = json!(health);
+    if with_score {
+        let mut samples = recent;
+        samples
+            .extend(calls::observations_since(&state.db, &s.service_id, now - 24 * HOUR_MS).await?);
+        v["score"] = json!(live_score(&samples, health.cap));
+    }
+    Ok(v)
+}
+
+/// The seven dimensions of `agent` now.
+pub async fn agent_reputation(
+    state: &AppState,
+    agent: &AgentInfo,
+    now: i64,
+) -> AppResult<Reputation> {
+    let inputs = counts::inputs(&state.db, &agent.agent_id, agent.created_at, now).await?;
+    Ok(reputation(&inputs))
+}
+
+/// Refuses (429) an agent below the service's `min_reputation` that already made 10
+/// gateway calls to it in the last hour. The reputation is computed only past that
+/// count, and a good standing is remembered for five minutes.
+pub async fn within_reputation_limit(
+    state: &AppState,
+    s: &Service,
+    agent: &AgentInfo,
+    now: i64,
+) -> Result<(), Refusal> {
+    if s.min_reputation.is_empty() {
+        return Ok(());
+    }
+    let key = (agent.agent_id.clone(), s.service_id.clone());
+    if state
+        .prowl
+        .reputable
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .is_some_and(|until| *until > now)
+    {
+        return Ok(());
+    }
+    let recent =
+        calls::agent_calls_since(&state.db, &agent.agent_id, &s.service_id, now - HOUR_MS).await?;
+    let limit = LIMITED_CALLS_PER_HOUR as usize;
+    if recent.len() < limit {
+        return Ok(());
+    }
+    if meets_min_reputation(
+        &s.min_reputation,
+        &agent_reputation(state, agent, now).await?,
+    ) {
+        super::cache_put(&state.prowl.reputable, key, now + REPUTABLE_FOR_MS);
+        return Ok(());
+    }
+    // The window frees a call when the 10th most recent one is an hour old.
+    let oldest_counted = recent[recent.len() - limit];
+    let wait_ms = (oldest_counted + HOUR_MS - now).max(1000);
+    let mut r = Refusal::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "below_min_reputation",
+        format!(
+            "this agent is below {}'s min_reputation: at most {limit} gateway calls per hour",
+            s.slug
+        ),
+    );
+    r.retry_after = Some(((wait_ms + 999) / 1000) as u64);
+    Err(r)
+}

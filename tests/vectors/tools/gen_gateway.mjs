@@ -1,0 +1,249 @@
+// Generates the sampling gateway's vectors (SPEC §10): salt_days.json, decision_check.json,
+// live_score.json, audit.json, probe_health.json, receipt.json, reputation.json.
+// Every expected value is computed here, in JavaScript, from the SPEC's text.
+import { createPrivateKey, createPublicKey, sign } from "node:crypto";
+import { writeVectors, sha256, assertEq } from "./common.mjs";
+
+const DAY = 86400000, HOUR = 3600000;
+
+// ---- salt days ------------------------------------------------------------------------
+const saltId = (epoch) => "s_" + new Date(epoch * DAY).toISOString().slice(0, 10).replaceAll("-", "");
+function saltEpoch(id) {
+  const m = /^s_(\d{4})(\d{2})(\d{2})$/.exec(id);
+  if (!m) return null;
+  const [y, mo, d] = [+m[1], +m[2], +m[3]];
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return null;
+  return Math.floor(t.getTime() / DAY);
+}
+function saltState(id, now) {
+  const e = saltEpoch(id);
+  if (e === null) return "malformed";
+  const cur = Math.floor(now / DAY);
+  if (e > cur) return "future";
+  if (e === cur) return "current";
+  return now < (e + 1) * DAY + HOUR ? "overlap" : "expired";
+}
+const T = Date.UTC(2026, 11, 1); // 2026-12-01T00:00Z
+const saltCases = [
+  ["the current day", "s_20261201", T + 5 * HOUR],
+  ["first millisecond of the day", "s_20261201", T],
+  ["yesterday inside the overlap", "s_20261130", T + 59 * 60000],
+  ["yesterday at the end of the overlap", "s_20261130", T + HOUR],
+  ["yesterday after the overlap", "s_20261130", T + 2 * HOUR],
+  ["two days ago inside the first hour", "s_20261129", T + 30 * 60000],
+  ["tomorrow", "s_20261202", T + 23 * HOUR],
+  ["leap day", "s_20280229", Date.UTC(2028, 1, 29, 12)],
+  ["not a date", "s_20261131", T],
+  ["no prefix", "20261201", T],
+  ["short", "s_2026121", T],
+  ["unix epoch day", "s_19700101", 0],
+].map(([name, salt_id, now_ms]) => {
+  const e = saltEpoch(salt_id);
+  return {
+    name, input: { salt_id, now_ms },
+    expected: {
+      state: saltState(salt_id, now_ms),
+      epoch: e,
+      id_of_epoch: e === null ? null : saltId(e),
+      window: e === null ? null : { valid_from: e * DAY, valid_until: (e + 1) * DAY, accepted_until: (e + 1) * DAY + HOUR },
+      published: saltState(salt_id, now_ms) === "expired",
+    },
+  };
+});
+assertEq(saltId(Math.floor(T / DAY)), "s_20261201", "salt id of 2026-12-01");
+writeVectors("salt_days.json", "salt_days",
+  "{state: salt_state(salt_id, now_ms), epoch: salt_id_epoch(salt_id), id_of_epoch: salt_id(epoch), window: salt_window(epoch), published: salt_published(salt_id, now_ms)}; state is malformed|future|current|overlap|expired.",
+  saltCases);
+
+// ---- decision check -------------------------------------------------------------------
+const roll = (s, a, id, salt) => sha256([s, a, id, salt].join("|"));
+const bucket = (r) => parseInt(r.slice(0, 8), 16) / 2 ** 32;
+function check(i) {
+  if (i.salt_id == null) return { error: "missing_salt_id" };
+  if (i.decision == null) return { error: "missing_decision" };
+  if (!/^[0-9a-fA-F]{64}$/.test(i.decision)) return { error: "malformed_decision" };
+  const st = saltState(i.salt_id, i.now_ms);
+  if (st === "malformed" || st === "future") return { error: "unknown_salt" };
+  if (st === "expired") return { error: "expired_salt" };
+  if (i.salt == null) return { error: "unknown_salt" };
+  const r = roll(i.service_id, i.agent_id, i.salt_id, i.salt);
+  if (r !== i.decision.toLowerCase()) return { error: "wrong_decision" };
+  const b = bucket(r);
+  if (!(b < i.sampling_rate)) return { error: "not_sampled" };
+  return { expected: { roll: r, bucket: b, sampled: true } };
+}
+const SALT = "9f2c4e1a7b3d5f60829ab4c6d8e0f1325476a8b9c0d1e2f30415263748596a7b";
+const base = { service_id: "svc_stripe", agent_id: "ag_0123456789abcdef", sampling_rate: 1, salt_id: "s_20261201", salt: SALT, now_ms: T + 3 * HOUR };
+const good = roll(base.service_id, base.agent_id, base.salt_id, SALT);
+const yesterday = roll(base.service_id, base.agent_id, "s_20261130", SALT);
+const decisionCases = [
+  ["sampled at rate 1", {}],
+  ["uppercase roll accepted", { decision: good.toUpperCase() }],
+  ["rate 0 is not sampled", { sampling_rate: 0 }],
+  ["another agent's roll", { agent_id: "ag_fedcba9876543210" }],
+  ["another service's roll", { service_id: "svc_resend" }],
+  ["missing salt id", { salt_id: null }],
+  ["missing decision", { decision: null }],
+  ["malformed decision", { decision: "abc" }],
+  ["salt not stored", { salt: null }],
+  ["malformed salt id", { salt_id: "2026-12-01" }],
+  ["future salt id", { salt_id: "s_20261202" }],
+  ["yesterday inside the overlap", { salt_id: "s_20261130", decision: yesterday, now_ms: T + 30 * 60000 }],
+  ["yesterday after the overlap", { salt_id: "s_20261130", decision: yesterday, now_ms: T + HOUR }],
+].map(([name, over]) => {
+  const input = { ...base, decision: good, ...over };
+  return { name, input, ...check(input) };
+});
+writeVectors("decision_check.json", "decision_check",
+  "check_decision(service_id, agent_id, sampling_rate, salt_id?, salt?, decision?, now_ms) -> the recomputed decision, or the refusal's type.",
+  decisionCases);
+
+// ---- score, audit, probe health --------------------------------------------------------
+const cls = (s) => (s === 429 ? "err" : s !== null && s >= 400 && s <= 499 ? null : s !== null && s >= 100 && s <= 399 ? "ok" : "err");
+const r3 = (x) => Math.sign(x) * Math.round(Math.abs(x) * 1000) / 1000;
+const counted = (calls) => calls.filter((c) => cls(c.status) !== null).map((c) => ({ ...c, weight: c.weight ?? 1, ok: cls(c.status) === "ok" }));
+const pct = (sorted, p) => sorted[Math.max(1, Math.ceil((p * sorted.length) / 100)) - 1];
+function audit(calls) {
+  const c = counted(calls);
+  const lat = c.map((x) => x.latency_ms).sort((a, b) => a - b);
+  const rate = c.length ? c.filter((x) => !x.ok).length / c.length : null;
+  const spread = lat.length ? pct(lat, 95) / Math.max(pct(lat, 5), 1) : null;
+  return { flagged: c.length >= 10 && (rate >= 0.5 || spread >= 5), error_rate: rate === null ? null : r3(rate), p95_p5: spread === null ? null : r3(spread), n: c.length };
+}
+function probe(calls) {
+  const c = counted(calls);
+  const rate = c.length ? c.filter((x) => !x.ok).length / c.length : null;
+  return { error_rate: rate === null ? null : r3(rate), n: c.length, cap: rate === null ? null : rate > 0.8 ? 30 : rate > 0.3 ? 50 : null };
+}
+const speed = (p) => (p <= 500 ? 1 : p >= 5000 ? 0.1 : 1 - (0.9 * (p - 500)) / 4500);
+function score(samples, cap) {
+  const c = counted(samples).filter((x) => x.weight > 0).sort((a, b) => a.latency_ms - b.latency_ms);
+  if (!c.length) return { value: null, n: 0, success: null, speed: null, capped_by: null };
+  let total = 0; for (const x of c) total += x.weight;
+  let good = 0; for (const x of c) if (x.ok) good += x.weight;
+  let run = 0, p50 = c[c.length - 1].latency_ms;
+  for (const x of c) { run += x.weight; if (run >= total / 2) { p50 = x.latency_ms; break; } }
+  const s = good / total, sp = speed(p50);
+  const raw = Math.round(100 * (0.7 * s + 0.3 * sp));
+  const capped = cap !== null && cap < raw;
+  return { value: capped ? cap : raw, n: c.length, success: r3(s), speed: r3(sp), capped_by: capped ? "probe_health" : null };
+}
+const calls = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+const auditInputs = [
+  ["no calls", []],
+  ["nine failures are too few to flag", calls(9, () => ({ status: 503, latency_ms: 100 }))],
+  ["ten failures flag", calls(10, () => ({ status: 503, latency_ms: 100 }))],
+  ["half errors flag", calls(20, (i) => ({ status: i % 2 ? 200 : null, latency_ms: 100 }))],
+  ["just under half errors, steady latency", calls(21, (i) => ({ status: i % 2 ? 500 : 200, latency_ms: 100 }))],
+  ["fast samples, slow rest: p95/p5 of 5", calls(20, (i) => ({ status: 200, latency_ms: i === 0 ? 40 : i < 18 ? 100 : 200 }))],
+  ["spread just under 5", calls(20, (i) => ({ status: 200, latency_ms: i === 0 ? 40 : i < 18 ? 100 : 199.9 }))],
+  ["4xx not counted, 429 counted as error", calls(30, (i) => ({ status: i < 15 ? 404 : i < 22 ? 429 : 200, latency_ms: 80 }))],
+  ["sub-millisecond p5 is taken as 1 ms", calls(12, (i) => ({ status: 200, latency_ms: i < 2 ? 0.2 : 3 }))],
+];
+writeVectors("audit.json", "audit",
+  "audit(calls[{status, latency_ms}]) -> {flagged, error_rate, p95_p5, n}: 4xx except 429 not counted; errors are no status, 5xx, 429; nearest-rank p95 over max(p5, 1 ms); flagged with n >= 10 and error_rate >= 0.5 or p95_p5 >= 5.",
+  auditInputs.map(([name, calls]) => ({ name, input: { calls }, expected: audit(calls) })));
+const probeInputs = [
+  ["no calls", []],
+  ["healthy", calls(100, (i) => ({ status: i < 10 ? 500 : 200, latency_ms: 50 }))],
+  ["exactly 30 % errors: no cap", calls(10, (i) => ({ status: i < 3 ? 502 : 200, latency_ms: 50 }))],
+  ["above 30 %: cap 50", calls(10, (i) => ({ status: i < 4 ? 502 : 200, latency_ms: 50 }))],
+  ["exactly 80 %: cap 50", calls(10, (i) => ({ status: i < 8 ? null : 200, latency_ms: 50 }))],
+  ["above 80 %: cap 30", calls(10, (i) => ({ status: i < 9 ? null : 200, latency_ms: 50 }))],
+  ["one failure alone", [{ status: 500, latency_ms: 10 }]],
+  ["only rejections: nothing counted", calls(5, () => ({ status: 400, latency_ms: 10 }))],
+];
+writeVectors("probe_health.json", "probe_health",
+  "probe_health(calls[{status, latency_ms}]) -> {error_rate, n, cap}: cap 50 above 30 % errors, 30 above 80 %, else null.",
+  probeInputs.map(([name, calls]) => ({ name, input: { calls }, expected: probe(calls) })));
+const scoreInputs = [
+  ["nothing counted", [], null],
+  ["all fast successes", calls(10, () => ({ status: 200, latency_ms: 120 })), null],
+  ["all successes at 2.75 s", calls(4, () => ({ status: 200, latency_ms: 2750 })), null],
+  ["slow beyond 5 s", calls(3, () => ({ status: 201, latency_ms: 9000 })), null],
+  ["half failures, fast", calls(10, (i) => ({ status: i % 2 ? 500 : 200, latency_ms: 100 })), null],
+  ["cap lowers the value", calls(10, (i) => ({ status: i % 2 ? 500 : 200, latency_ms: 100 })), 50],
+  ["cap above the value changes nothing", calls(10, (i) => ({ status: i < 9 ? 503 : 200, latency_ms: 100 })), 50],
+  ["weighted telemetry beside ProxyCalls", [
+    { status: 200, latency_ms: 300, weight: 1 }, { status: 500, latency_ms: 900, weight: 0.1 },
+    { status: 500, latency_ms: 1200, weight: 0.3 }, { status: 200, latency_ms: 700, weight: 0.5 },
+    { status: 404, latency_ms: 5, weight: 1 }, { status: 429, latency_ms: 20, weight: 1 }], null],
+  ["weighted p50 falls on a heavy slow call", [
+    { status: 200, latency_ms: 100, weight: 0.1 }, { status: 200, latency_ms: 200, weight: 0.3 },
+    { status: 200, latency_ms: 3000, weight: 1 }], null],
+];
+writeVectors("live_score.json", "live_score",
+  "live_score(samples[{status, latency_ms, weight}], cap) -> {value, n, success, speed, capped_by}: value = round(100 (0.7 success + 0.3 speed)) limited by cap; success weighted over counted samples; speed from the weighted p50.",
+  scoreInputs.map(([name, samples, cap]) => ({ name, input: { samples, cap }, expected: score(samples, cap) })));
+
+// ---- receipts ---------------------------------------------------------------------------
+const canon = (v) => Array.isArray(v) ? "[" + v.map(canon).join(",") + "]"
+  : v && typeof v === "object" ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}"
+  : JSON.stringify(v);
+const keyOf = (seedHex) => createPrivateKey({ key: Buffer.from("302e020100300506032b657004220420" + seedHex, "hex"), format: "der", type: "pkcs8" });
+const pub = (k) => createPublicKey(k).export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
+const agentKey = keyOf("11".repeat(32)), serviceKey = keyOf("22".repeat(32)), otherKey = keyOf("33".repeat(32));
+const sig = (k, text) => sign(null, Buffer.from(text, "utf8"), k).toString("base64");
+const stmt = { service_id: "svc_stripe", agent_id: "ag_0123456789abcdef", call_at: "2026-12-01T10:00:00.250Z", outcome: "success", latency_ms: 182.5, nonce: "n-000000000001" };
+const reordered = { nonce: stmt.nonce, outcome: "success", latency_ms: 182.5, call_at: stmt.call_at, agent_id: stmt.agent_id, service_id: "svc_stripe" };
+const ok = (s) => ({ hash: sha256(canon(s)), canonical: canon(s) });
+const receiptCases = [
+  ["signed by the agent", stmt, { agent: sig(agentKey, canon(stmt)) }, { ...ok(stmt), agent_valid: true, service_valid: null, weight: 0.3 }],
+  ["co-signed", stmt, { agent: sig(agentKey, canon(stmt)), service: sig(serviceKey, canon(stmt)) }, { ...ok(stmt), agent_valid: true, service_valid: true, weight: 1 }],
+  ["key order does not change hash or signature", reordered, { service: sig(serviceKey, canon(stmt)) }, { ...ok(stmt), agent_valid: null, service_valid: true, weight: 0.3 }],
+  ["signed by another key", stmt, { agent: sig(otherKey, canon(stmt)) }, { ...ok(stmt), agent_valid: false, service_valid: null, weight: 0 }],
+  ["signature over the non-canonical text", stmt, { agent: sig(agentKey, JSON.stringify(stmt)) }, { ...ok(stmt), agent_valid: false, service_valid: null, weight: 0 }],
+  ["service signature used as the agent's", stmt, { agent: sig(serviceKey, canon(stmt)), service: sig(serviceKey, canon(stmt)) }, { ...ok(stmt), agent_valid: false, service_valid: true, weight: 0.3 }],
+].map(([name, statement, s, expected]) => ({
+  name, input: { statement, agent_public_key: pub(agentKey), service_public_key: pub(serviceKey), agent_signature: s.agent ?? null, service_signature: s.service ?? null }, expected,
+}));
+for (const [name, patch, error_path] of [
+  ["unknown field", { extra: 1 }, "statement.extra"],
+  ["bad outcome", { outcome: "ok" }, "statement.outcome"],
+  ["bad time", { call_at: "yesterday" }, "statement.call_at"],
+  ["short nonce", { nonce: "abc" }, "statement.nonce"],
+  ["negative latency", { latency_ms: -1 }, "statement.latency_ms"],
+]) receiptCases.push({ name, input: { statement: { ...stmt, ...patch }, agent_public_key: pub(agentKey), service_public_key: pub(serviceKey), agent_signature: null, service_signature: null }, error: "invalid_statement", error_path });
+writeVectors("receipt.json", "receipt",
+  "parse_statement(statement) -> {hash: sha256 of canonical JSON, canonical}; each given signature verified with verify_signature(base64 key, base64 signature, canonical) -> agent_valid|service_valid (null when not given); weight = receipt_weight(valid agent, valid service).",
+  receiptCases);
+
+// ---- reputation ----------------------------------------------------------------------------
+function rep(i) {
+  const ratio = (a, b) => (b > 0 ? a / b : null);
+  const comp = i.buckets.filter((b) => b.reported.counted > 0 && b.gateway.counted > 0);
+  const agree = comp.filter((b) => {
+    const a = (b.reported.counted - b.reported.errors) / b.reported.counted, g = (b.gateway.counted - b.gateway.errors) / b.gateway.counted;
+    // 0.2 tolerance decided on exact fractions: |a - g| <= 1/5.
+    return Math.abs((b.reported.counted - b.reported.errors) * b.gateway.counted - (b.gateway.counted - b.gateway.errors) * b.reported.counted) * 5 <= b.reported.counted * b.gateway.counted && Math.abs(a - g) <= 0.2 + 1e-12;
+  }).length;
+  const ra = ratio(i.reported.errors, i.reported.counted), rn = ratio(i.network.errors, i.network.counted);
+  const opt = (x) => (x === null ? null : r3(x));
+  return {
+    volume: { value: i.volume, n: i.volume },
+    tenure_days: { value: Math.floor(Math.max(0, i.now_ms - i.registered_at_ms) / DAY), n: 1 },
+    consistency: { value: opt(ratio(agree, comp.length)), n: comp.length },
+    receipt_cosign_rate: { value: opt(ratio(i.receipts_cosigned, i.receipts)), n: i.receipts },
+    diversity: { value: i.services, n: i.service_samples },
+    error_report_balance: { value: ra === null || rn === null ? null : r3(ra - rn), n: i.reported.counted },
+    abuse_flags: { value: i.abuse_flags, n: i.attempts },
+  };
+}
+const t = (counted, errors) => ({ counted, errors });
+const repBase = { volume: 0, registered_at_ms: T, now_ms: T, buckets: [], receipts: 0, receipts_cosigned: 0, services: 0, service_samples: 0, reported: t(0, 0), network: t(0, 0), abuse_flags: 0, attempts: 0 };
+const repCases = [
+  ["a new agent", {}],
+  ["a seasoned agent", { volume: 420, now_ms: T + 9 * DAY + 5, buckets: [
+      { reported: t(10, 1), gateway: t(20, 2) }, { reported: t(5, 0), gateway: t(5, 1) },
+      { reported: t(4, 4), gateway: t(10, 0) }, { reported: t(3, 0), gateway: t(0, 0) }],
+    receipts: 8, receipts_cosigned: 6, services: 3, service_samples: 300, reported: t(200, 30), network: t(5000, 500), abuse_flags: 2, attempts: 150 }],
+  ["exactly 0.2 apart is consistent", { buckets: [{ reported: t(5, 1), gateway: t(1, 0) }, { reported: t(5, 0), gateway: t(5, 1) }] }],
+  ["just over 0.2 apart is not", { buckets: [{ reported: t(100, 21), gateway: t(1, 0) }] }],
+  ["reports fewer errors than the network", { reported: t(10, 0), network: t(10, 5) }],
+  ["one day minus a millisecond", { now_ms: T + DAY - 1 }],
+];
+writeVectors("reputation.json", "reputation",
+  "reputation(inputs) -> the seven dimensions {value, n}; consistency: share of buckets with counts on both sides whose success rates are within 0.2; rates to 3 decimals.",
+  repCases.map(([name, over]) => { const input = { ...repBase, ...over }; return { name, input, expected: rep(input) }; }));
