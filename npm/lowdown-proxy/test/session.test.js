@@ -45,11 +45,11 @@ test('server-everything via the SDK: same answers as direct, and classified reco
   assert.deepEqual(proxied.out.seen, { roots: 1, sampling: 1, elicitation: 1 });
 
   const records = await eventually(() => {
-    const r = api.records();
+    const r = api.records(home);
     return r.some((x) => x.outcome === 'cancelled') && r.length >= 12 ? r : null;
-  }, 'records at the server', 8000, () => JSON.stringify(api.records().map((r) => [r.task_type, r.outcome, r.error_layer])));
+  }, 'records at the server', 8000, () => JSON.stringify(api.records(home).map((r) => [r.task_type, r.outcome, r.error_layer])));
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal(api.records().length, 12, 'one record per client request, none twice');
+  assert.equal(api.records(home).length, 12, 'one record per client request, none twice');
   const byTask = (task) => records.filter((r) => r.task_type === task);
   const one = (task) => {
     const r = byTask(task);
@@ -116,7 +116,7 @@ test('isError results are tool failures; a crash mid-request is a server failure
   const exited = new Promise((r) => transport._process.once('exit', (code) => r(code)));
   await assert.rejects(client.callTool({ name: 'crash', arguments: {} }));
   assert.equal(await exited, 9, 'the proxy exits with the child exit code');
-  const records = await eventually(() => (api.records().some((r) => r.task_type === 'crash') ? api.records() : null), 'crash record');
+  const records = await eventually(() => (api.records(home).some((r) => r.task_type === 'crash') ? api.records(home) : null), 'crash record');
   for (const r of records) assert.equal(r.target, 'mcp-server');
   const fail = records.find((r) => r.task_type === 'fail');
   assert.deepEqual([fail.outcome, fail.failure_type, fail.error_layer], ['failure', 'tool_error', 'tool']);
@@ -228,9 +228,9 @@ test('split and coalesced writes, CRLF and junk lines: one record per request, i
   });
   assert.equal(r.code, 0);
   assert.equal(r.stdout.toString().split('\r\n').filter(Boolean).length, 3, 'three answers relayed');
-  const records = await eventually(() => (api.records().length >= 3 ? api.records() : null), 'three records');
+  const records = await eventually(() => (api.records(home).length >= 3 ? api.records(home) : null), 'three records');
   await new Promise((res) => setTimeout(res, 200));
-  assert.deepEqual(api.records().map((x) => `${x.task_type}:${x.outcome}`).sort(), ['coalesced:success', 'coalesced:success', 'split:success']);
+  assert.deepEqual(api.records(home).map((x) => `${x.task_type}:${x.outcome}`).sort(), ['coalesced:success', 'coalesced:success', 'split:success']);
   assert.ok(records.every((x) => x.target === 'framing'));
   assertNoCanary(api.bytes().toString('latin1'), 'bytes received by lowdown-server');
 });

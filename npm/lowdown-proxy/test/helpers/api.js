@@ -2,8 +2,31 @@
 // SQLite in a temp dir), behind a byte tap, a plain TCP relay that keeps a copy of every
 // byte the server was sent so tests can check what left the machine (records, and that no
 // canary string is among those bytes).
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { startLowdownServer } from './lowdown-server.js';
+import { spool } from '../../src/core.js';
+import { Sender } from '../../src/record/sender.js';
+
+/**
+ * The records a run left in the spool of `home` (SPEC §3: at exit the proxy waits at most
+ * 100 ms for the API, and what it could not deliver by then is spooled for the next run).
+ */
+export function spooledRecords(home) {
+  const dir = path.join(home, 'spool');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => spool.entry(f).kind !== 'other')
+    .flatMap((f) => spool.decode(fs.readFileSync(path.join(dir, f), 'utf8')).records.map((r) => JSON.parse(r)));
+}
+
+/** Delivers what `home`'s spool holds to `apiUrl`, as the next run would. */
+export async function deliverSpool(home, apiUrl) {
+  const sender = new Sender({ apiUrl, home, nodeId: 'ld_000000000000', version: 'test', debug: () => {} });
+  sender.drainSpoolSoon();
+  await eventually(() => spooledRecords(home).length === 0, 'the spool delivered');
+  await sender.shutdown(1000);
+}
 
 /** Splits captured HTTP/1.1 request bytes into {method, path, body} (content-length bodies). */
 export function parseRequests(buf) {
@@ -61,10 +84,14 @@ export async function startApi(t) {
     dbDir,
     bytes: () => Buffer.concat(captures.flat()),
     requests,
-    records: () =>
-      requests()
+    /** Records sent to the API, and with `home` those a run spooled instead, each once. */
+    records: (home) => {
+      const sent = requests()
         .filter((r) => r.method === 'POST' && r.path === '/api/interactions')
-        .flatMap((r) => [].concat(JSON.parse(r.body))),
+        .flatMap((r) => [].concat(JSON.parse(r.body)));
+      const ids = new Set(sent.map((r) => r.record_id));
+      return home ? sent.concat(spooledRecords(home).filter((r) => !ids.has(r.record_id))) : sent;
+    },
     stop,
   };
 }
