@@ -6,6 +6,7 @@
 
 pub mod aggregate;
 pub mod classify;
+pub mod contract;
 pub mod defaults;
 pub mod gateway;
 pub mod logdiff;

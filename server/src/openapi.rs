@@ -2,12 +2,9 @@
 //! [`crate::routes::ROUTES`] by a test, and every documented status is exercised by the
 //! HTTP tests.
 
-use lowdown_core::record::validate::{
-    MAX_BATCH, MAX_LATENCY_MS, MAX_NAME, MAX_RECORD_ID, MAX_TARGET, MAX_VERSION,
-};
+use lowdown_core::record::validate::{MAX_BATCH, MAX_NAME, MAX_TARGET};
 use lowdown_core::telemetry::{
-    MAX_METHOD, MAX_REPORTER, RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR,
-    REGISTRATIONS_PER_CALLER_PER_HOUR,
+    RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR, REGISTRATIONS_PER_CALLER_PER_HOUR,
 };
 use serde_json::{json, Value};
 
@@ -29,40 +26,15 @@ fn json_body(schema: Value) -> Value {
 
 fn schemas() -> Value {
     let enum_of = |v: &[&str]| json!({"type": "string", "enum": v});
-    let nullable_enum = |v: &[&str]| json!({"type": ["string", "null"], "enum": v.iter().map(|s| json!(s)).chain([Value::Null]).collect::<Vec<_>>()});
     let count = json!({"type": "integer", "minimum": 0});
     let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
-    let record_id = format!("^[A-Za-z0-9_-]{{1,{MAX_RECORD_ID}}}$");
-    let version = format!("^[0-9A-Za-z.+_-]{{1,{MAX_VERSION}}}$");
-    json!({
+    let mut all = json!({
         "Error": {"type": "object", "required": ["error"], "properties": {
             "error": {"type": "string", "description": "What is wrong, naming the field."},
             "rejected": {"type": "array", "items": r("Rejection"), "description": "When no item of an array is valid: every refused item by index."}}},
         "Rejection": {"type": "object", "required": ["index", "error"], "properties": {
             "index": {"type": "integer", "minimum": 0, "description": "Position of the item in the submitted array (0 for a single object)."},
             "error": {"type": "string", "description": "`field: what is wrong` (`record: …` when the item is not an object); never echoes the value."}}},
-        "InteractionRecord": {
-            "type": "object",
-            "required": ["target", "target_type", "task_type", "outcome"],
-            "properties": {
-                "record_id": {"type": ["string", "null"], "pattern": record_id, "description": "Client idempotency key: a repeated id is acknowledged, never counted twice."},
-                "actor": {"type": "string", "maxLength": MAX_NAME, "default": "anonymous"},
-                "target": {"type": "string", "maxLength": MAX_TARGET, "description": "A target naming a private or special-use host (`url:localhost`, `10.0.0.7`, `db.internal`) is refused."},
-                "target_type": enum_of(&["tool", "agent", "service", "human"]),
-                "task_type": {"type": "string", "maxLength": MAX_NAME},
-                "outcome": enum_of(&["success", "partial", "failure", "cancelled"]),
-                "failure_type": nullable_enum(&["invalid_arguments", "timeout", "server_error", "tool_error", "unknown"]),
-                "error_layer": nullable_enum(&["tool", "request", "server"]),
-                "request_kind": {"type": "string", "enum": ["tool", "protocol"], "default": "tool"},
-                "latency_ms": {"type": ["number", "null"], "minimum": 0, "maximum": MAX_LATENCY_MS},
-                "source": {"type": "string", "enum": ["organic", "seeded", "synthetic"], "default": "organic"},
-                "node_id": {"type": ["string", "null"], "pattern": "^ld_[A-Za-z0-9_-]{1,64}$"},
-                "server_version": {"type": ["string", "null"], "pattern": version},
-                "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
-                "recorder_version": {"type": ["string", "null"], "pattern": version},
-                "protocol_version": {"type": ["string", "null"], "pattern": version}
-            }
-        },
         "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected"], "properties": {
             "ok": {"const": true},
             "accepted": {"type": "integer", "minimum": 1, "description": "Valid records, each now stored (new or already)."},
@@ -124,15 +96,6 @@ fn schemas() -> Value {
                 "first_seen": {"type": "string", "format": "date-time"}, "last_seen": {"type": "string", "format": "date-time"}}},
             "network": {"type": "object", "properties": {"total_nodes": count.clone(), "total_interactions": count.clone()}},
             "rank": {"type": "object", "properties": {"percentile": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of nodes that contributed no more than this one."}}}}},
-        "Observation": {"type": "object", "required": ["host", "method", "status", "latency_ms"], "properties": {
-            "host": {"type": "string", "description": "Bare host only: no scheme, port, path or query. Private and special-use hosts (localhost, private addresses, .local, .internal, single labels, metadata endpoints) are refused, never stored."},
-            "method": {"type": "string", "maxLength": MAX_METHOD},
-            "status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599, "description": "null when no response arrived."},
-            "latency_ms": {"type": "number", "minimum": 0, "maximum": MAX_LATENCY_MS},
-            "response_bytes": {"type": ["integer", "null"], "minimum": 0},
-            "source": {"type": "string", "default": "organic", "pattern": format!("^[A-Za-z0-9._-]{{1,{MAX_REPORTER}}}$"),
-                "description": "`organic`, `seeded` or `synthetic` is provenance; any other name is the reporting wrapper's (`your-wrapper-name`), stored as `reporter` with provenance organic."},
-            "record_id": {"type": ["string", "null"], "pattern": record_id}}},
         "Weighed": {"type": "object", "required": ["weight", "service_id"], "properties": {
             "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
         "ObserveResult": {"oneOf": [
@@ -149,7 +112,24 @@ fn schemas() -> Value {
             "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}},
         "AgentKey": {"type": "object", "properties": {"agent_key": {"type": "string", "pattern": "^ak_[0-9a-f]{48}$"}, "agent_id": {"type": "string"}}},
         "Health": {"type": "object", "properties": {"ok": {"const": true}, "database": enum_of(&["sqlite", "postgres"]), "version": {"type": "string"}}}
-    })
+    });
+    contract_components(&mut all);
+    all
+}
+
+/// The record and the observation, from the core's one definition of them, with what the
+/// server adds: it refuses private hosts.
+fn contract_components(all: &mut Value) {
+    use lowdown_core::contract::{json_schema, OBSERVATION, RECORD};
+    let mut record = json_schema(&RECORD);
+    record["properties"]["target"]["description"] = json!(format!(
+        "{} A target naming a private or special-use host (`url:localhost`, `10.0.0.7`, `db.internal`) is refused.",
+        record["properties"]["target"]["description"].as_str().unwrap_or_default()
+    ));
+    let mut observation = json_schema(&OBSERVATION);
+    observation["properties"]["host"]["description"] = json!("Bare host only: no scheme, port, path or query. Private and special-use hosts (localhost, private addresses, .local, .internal, single labels, metadata endpoints) are refused, never stored.");
+    all["InteractionRecord"] = record;
+    all["Observation"] = observation;
 }
 
 /// `schemas` plus the Scanner's answer blocks.

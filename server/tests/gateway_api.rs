@@ -15,8 +15,7 @@ use serde_json::{json, Value};
 const T: Duration = Duration::from_secs(20);
 
 async fn observe(rig: &Rig, key: &str, status: u16) -> Value {
-    let obs =
-        json!({"host": "api.vendor-fixture.com", "method": "GET", "status": status, "latency_ms": 80});
+    let obs = json!({"host": "api.vendor-fixture.com", "method": "GET", "status": status, "latency_ms": 80});
     let r = call(
         &rig.app,
         "POST",

@@ -70,6 +70,20 @@ async fn llms_txt_and_healthz_answer(t: &TestDb) {
     ] {
         assert!(r.text.contains(route), "llms.txt does not explain {route}");
     }
+    // The field table is the core's contract: every field with its limits.
+    for c in lowdown_core::contract::CONTRACTS {
+        for f in c.fields {
+            assert!(
+                r.text.contains(&format!("  {} (", f.name)),
+                "llms.txt lists no {}.{}",
+                c.name,
+                f.name
+            );
+        }
+    }
+    assert!(r
+        .text
+        .contains("target (required): string of 1 to 256 characters"));
     let h = get(&app, "/healthz").await;
     assert_eq!(h.json["ok"], true);
     let expected = if t.kind == common::Kind::Sqlite {
@@ -227,3 +241,29 @@ async fn openapi_documents_what_the_answers_carry(t: &TestDb) {
     assert_eq!(keys(&full.json["telemetry"]), props(schema("Telemetry")));
 }
 on_both!(openapi_documents_what_the_answers_carry);
+
+/// Every field of the interaction record has its column: the storage cannot drift from the
+/// core's contract (a field added there and not stored fails here).
+async fn every_record_field_is_stored(t: &TestDb) {
+    let app = t.app();
+    let mut record = common::record("npm:stored", "success");
+    record["tools_has_more"] = serde_json::json!(true);
+    let r = common::post(&app, "/api/interactions", &record).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    use sqlx::{Column, Row};
+    let row = sqlx::query("SELECT * FROM interactions")
+        .fetch_one(&t.check.pool)
+        .await
+        .unwrap();
+    let columns: Vec<String> = row.columns().iter().map(|c| c.name().to_owned()).collect();
+    for f in lowdown_core::contract::RECORD.fields {
+        assert!(
+            columns.iter().any(|c| c == f.name),
+            "no column for {}",
+            f.name
+        );
+    }
+    let more: Option<i64> = row.try_get("tools_has_more").unwrap();
+    assert_eq!(more, Some(1));
+}
+on_both!(every_record_field_is_stored);

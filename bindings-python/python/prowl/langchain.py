@@ -27,6 +27,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import ToolMessage
 
 from . import __version__, config
+from ._contract import InteractionRecord
 from .sender import SENDER
 
 try:  # pydantic is a dependency of langchain-core; both majors raise these on bad tool input
@@ -123,7 +124,7 @@ class ProwlCallbackHandler(BaseCallbackHandler):
             if not settings.enabled:
                 return
             t0, target, target_type, task_type = run
-            record = {
+            record: InteractionRecord = {
                 "record_id": f"lc_{run_id.hex}",
                 "actor": self.actor,
                 "target": target,

@@ -39,6 +39,7 @@ const COLS: &[&str] = &[
     "schema_hash",
     "recorder_version",
     "protocol_version",
+    "tools_has_more",
     "day",
     "created_at",
 ];
@@ -403,6 +404,7 @@ async fn insert_records(
             b.add(r.schema_hash.as_deref())?;
             b.add(r.recorder_version.as_deref())?;
             b.add(r.protocol_version.as_deref())?;
+            b.add(r.tools_has_more.map(i64::from))?;
             b.add(day)?;
             b.add(now)?;
         }

@@ -75,6 +75,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "gateway",
         include_str!("../../migrations/0005_gateway.sql"),
     ),
+    (
+        8,
+        "tools_has_more",
+        include_str!("../../migrations/0008_tools_has_more.sql"),
+    ),
 ];
 
 /// Errors opening the database.

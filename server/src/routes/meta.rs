@@ -22,11 +22,16 @@ pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Value>> {
     ))
 }
 
-/// How an agent uses this API, in plain text.
+/// How an agent uses this API, in plain text; its field table comes from the core's one
+/// definition of the record and the observation.
 pub async fn llms() -> impl IntoResponse {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let text = TEXT.get_or_init(|| {
+        include_str!("../llms.txt").replace("{{FIELDS}}", &lowdown_core::contract::llms_fields())
+    });
     (
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        include_str!("../llms.txt"),
+        text.as_str(),
     )
 }
 

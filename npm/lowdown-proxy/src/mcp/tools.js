@@ -5,12 +5,28 @@ import * as z from 'zod';
 import { ApiError } from '../api.js';
 import { reputationText, compareText, nodeText } from './format.js';
 import { compareTargets } from './compare.js';
+import { InteractionRecord as RECORD_FIELDS } from '../contract.js';
 
-const TARGET = z
-  .string()
-  .min(1)
-  .max(300)
-  .describe('The tool, service or agent as Lowdown names it: an npm:/pypi:/mcp: name (e.g. "npm:@modelcontextprotocol/server-filesystem"), a label from a lowdown-proxy --target, or a short name such as "server-filesystem".');
+/**
+ * The zod schema of one field of the core's contract (its limits and values, never typed
+ * again here), described for the agent by `describe`.
+ * @param {{kind: string, max?: number, min?: number, values?: string[], pattern?: string, required: boolean}} f
+ * @param {string} describe
+ */
+function fieldSchema(f, describe) {
+  let s;
+  if (f.kind === 'text') s = z.string().min(1).max(f.max);
+  else if (f.kind === 'enum') s = z.enum(f.values);
+  else if (f.kind === 'number') s = z.number().min(f.min).max(f.max);
+  else if (f.kind === 'integer') s = z.number().int().min(f.min).max(f.max);
+  else s = z.boolean();
+  if (f.pattern) s = s.regex(new RegExp(f.pattern));
+  return (f.required ? s : s.optional()).describe(describe);
+}
+
+const TARGET = fieldSchema(
+  RECORD_FIELDS.target,'The tool, service or agent as Lowdown names it: an npm:/pypi:/mcp: name (e.g. "npm:@modelcontextprotocol/server-filesystem"), a label from a lowdown-proxy --target, or a short name such as "server-filesystem".',
+);
 
 const REPUTATION = z
   .looseObject({
@@ -52,7 +68,7 @@ const NODE = z.looseObject({
 
 const RECORD = {
   ok: z.boolean(),
-  accepted: z.number().describe('Records the API accepted (0 when it had already seen this one).'),
+  accepted: z.number().describe('Records the API accepted (a repeated record_id is acknowledged, never counted twice).'),
   record: z.looseObject({}).describe('The record as sent.'),
 };
 
@@ -106,7 +122,7 @@ export function registerTools(server, api, meta) {
           .min(2)
           .max(5)
           .describe('2 to 5 distinct target names, as for get_lowdown.'),
-        task_type: z.string().min(1).max(200).optional().describe('Narrow every candidate to one task (a tool name such as "read_file").'),
+        task_type: fieldSchema({ ...RECORD_FIELDS.task_type, required: false }, 'Narrow every candidate to one task (a tool name such as "read_file").'),
       },
       outputSchema: COMPARE,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -124,14 +140,14 @@ export function registerTools(server, api, meta) {
       title: 'Record what happened',
       description: 'Record the outcome of using a tool, service or agent, so the next agent knows. Send facts only: never arguments, results or error text.',
       inputSchema: {
-        actor: z.string().min(1).max(200).describe('Who acted: your agent name, or "anonymous".'),
+        actor: fieldSchema({ ...RECORD_FIELDS.actor, required: true }, 'Who acted: your agent name, or "anonymous".'),
         target: TARGET,
-        target_type: z.enum(['tool', 'agent', 'service', 'human']).describe('What the target is.'),
-        task_type: z.string().min(1).max(200).describe('What was attempted, e.g. the tool name called.'),
-        outcome: z.enum(['success', 'partial', 'failure']).describe('How it went.'),
-        failure_type: z.enum(['invalid_arguments', 'timeout', 'server_error', 'tool_error', 'unknown']).optional().describe('For a failure: what kind.'),
-        latency_ms: z.number().int().min(0).max(86_400_000).optional().describe('How long it took, in milliseconds.'),
-        source: z.enum(['organic', 'seeded', 'synthetic']).optional().describe('organic (default) for real use; synthetic for tests.'),
+        target_type: fieldSchema(RECORD_FIELDS.target_type, 'What the target is.'),
+        task_type: fieldSchema(RECORD_FIELDS.task_type, 'What was attempted, e.g. the tool name called.'),
+        outcome: fieldSchema(RECORD_FIELDS.outcome, 'How it went (cancelled: you gave up on it; never counted against the target).'),
+        failure_type: fieldSchema(RECORD_FIELDS.failure_type, 'For a failure: what kind.'),
+        latency_ms: fieldSchema(RECORD_FIELDS.latency_ms, 'How long it took, in milliseconds.'),
+        source: fieldSchema(RECORD_FIELDS.source, 'organic (default) for real use; synthetic for tests.'),
       },
       outputSchema: RECORD,
       annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: true },

@@ -1,0 +1,210 @@
+//! The contracts written out for each host: TypeScript declarations, a Python module, a
+//! JavaScript module of limits and enumerations, and `llms.txt`'s field table.
+
+use super::{Contract, Field, Kind, CONTRACTS};
+use std::fmt::Write;
+
+const HEADER: &str = "Generated from lowdown-core's contract (core/src/contract.rs) by `make contracts`: do not edit.";
+
+fn number(x: f64) -> String {
+    // The limits are whole numbers; written as JavaScript and Python write them.
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+fn limit_text(f: &Field) -> String {
+    match f.kind {
+        Kind::Text { max, pattern } => match pattern {
+            Some(p) => format!("string, at most {max} characters, matching {p}"),
+            None => format!("string of 1 to {max} characters"),
+        },
+        Kind::Enum(values) => values.join(" | "),
+        Kind::Number { min, max } => format!("number from {} to {}", number(min), number(max)),
+        Kind::Integer { min, max } => {
+            format!("whole number from {min} to {max}")
+        }
+        Kind::Bool => "true | false".to_owned(),
+    }
+}
+
+/// TypeScript declarations of every contract.
+pub fn typescript() -> String {
+    let mut out = format!("/* {HEADER} */\n");
+    for c in CONTRACTS {
+        let _ = write!(out, "\n/** {} */\nexport interface {} {{\n", c.doc, c.name);
+        for f in c.fields {
+            let ty = match f.kind {
+                Kind::Text { .. } => "string".to_owned(),
+                Kind::Enum(values) => values
+                    .iter()
+                    .map(|v| format!("'{v}'"))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                Kind::Number { .. } | Kind::Integer { .. } => "number".to_owned(),
+                Kind::Bool => "boolean".to_owned(),
+            };
+            let optional = if f.required { "" } else { "?" };
+            let null = if f.nullable { " | null" } else { "" };
+            let default = f
+                .default
+                .map(|d| format!(" @default {d}"))
+                .unwrap_or_default();
+            let _ = write!(
+                out,
+                "  /** {} ({}){default} */\n  {}{optional}: {ty}{null}\n",
+                f.doc,
+                limit_text(f),
+                f.name
+            );
+        }
+        out.push_str("}\n");
+    }
+    out
+}
+
+/// A Python module: the enumerations and limits as constants, each contract as a TypedDict.
+pub fn python_module() -> String {
+    let mut out = format!(
+        "\"\"\"The wire contracts of Lowdown (SPEC §3.2, §4). {HEADER}\"\"\"\n\nfrom typing import Literal, Optional, TypedDict\n\n"
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for c in CONTRACTS {
+        for f in c.fields {
+            if let Kind::Enum(values) = f.kind {
+                let name = format!("{}_VALUES", f.name.to_uppercase());
+                if !seen.contains(&f.name) {
+                    seen.push(f.name);
+                    let quoted: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
+                    let _ = writeln!(out, "{name} = ({},)", quoted.join(", "));
+                }
+            }
+        }
+    }
+    out.push('\n');
+    for c in CONTRACTS {
+        for f in c.fields {
+            if let Kind::Text { max, .. } = f.kind {
+                let _ = writeln!(out, "{}_{}_MAX = {max}", c.short, f.name.to_uppercase());
+            }
+        }
+    }
+    for c in CONTRACTS {
+        let required: Vec<&str> = c
+            .fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name)
+            .collect();
+        let _ = write!(
+            out,
+            "\n\nclass {}(TypedDict, total=False):\n    \"\"\"{} Required: {}.\"\"\"\n\n",
+            c.name,
+            c.doc,
+            required.join(", ")
+        );
+        for f in c.fields {
+            let ty = match f.kind {
+                Kind::Text { .. } => "str".to_owned(),
+                Kind::Enum(values) => format!(
+                    "Literal[{}]",
+                    values
+                        .iter()
+                        .map(|v| format!("\"{v}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Kind::Number { .. } => "float".to_owned(),
+                Kind::Integer { .. } => "int".to_owned(),
+                Kind::Bool => "bool".to_owned(),
+            };
+            let ty = if f.nullable {
+                format!("Optional[{ty}]")
+            } else {
+                ty
+            };
+            let _ = write!(
+                out,
+                "    {}: {ty}\n    \"\"\"{} ({})\"\"\"\n",
+                f.name,
+                f.doc,
+                limit_text(f)
+            );
+        }
+    }
+    out
+}
+
+/// An ES module: each contract's fields as data (for building tool schemas from them).
+pub fn js_module() -> String {
+    let mut out = format!("// {HEADER}\n");
+    for c in CONTRACTS {
+        let _ = write!(
+            out,
+            "\n/** {} */\nexport const {} = Object.freeze({{\n",
+            c.doc, c.name
+        );
+        for f in c.fields {
+            let kind = match f.kind {
+                Kind::Text { max, pattern } => format!(
+                    "kind: 'text', max: {max}{}",
+                    pattern
+                        .map(|p| format!(
+                            ", pattern: {}",
+                            serde_json::to_string(p).unwrap_or_default()
+                        ))
+                        .unwrap_or_default()
+                ),
+                Kind::Enum(values) => format!("kind: 'enum', values: {:?}", values),
+                Kind::Number { min, max } => {
+                    format!("kind: 'number', min: {}, max: {}", number(min), number(max))
+                }
+                Kind::Integer { min, max } => format!("kind: 'integer', min: {min}, max: {max}"),
+                Kind::Bool => "kind: 'bool'".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "  {}: {{ {kind}, required: {}, nullable: {}, default: {}, doc: {} }},",
+                f.name,
+                f.required,
+                f.nullable,
+                f.default.unwrap_or("undefined"),
+                serde_json::to_string(f.doc).unwrap_or_default()
+            );
+        }
+        out.push_str("});\n");
+    }
+    out
+}
+
+/// The field table `llms.txt` shows for each contract.
+pub fn llms_fields() -> String {
+    let mut out = String::new();
+    for (i, c) in CONTRACTS.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{} fields ({}):", c.name, c.doc);
+        for f in c.fields {
+            let need = if f.required {
+                "required".to_owned()
+            } else {
+                match f.default {
+                    Some(d) => format!("default {d}"),
+                    None => "optional".to_owned(),
+                }
+            };
+            let _ = writeln!(out, "  {} ({need}): {}; {}", f.name, limit_text(f), f.doc);
+        }
+    }
+    out
+}
+
+impl Contract {
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}

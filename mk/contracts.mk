@@ -1,0 +1,13 @@
+# The wire contracts (core/src/contract.rs): the record and the observation, defined once.
+# The server builds its OpenAPI components and llms.txt field table from it at run time;
+# the copies other hosts read are written by `make contracts` and committed, and
+# `make test-contracts` fails when a committed copy differs from what the core writes.
+
+TEST_TARGETS += test-contracts
+.PHONY: contracts test-contracts
+
+contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, lowdown-proxy/src/contract.js
+	cargo run -q -p lowdown-core --example contracts
+
+test-contracts: ## every generated contract copy matches core/src/contract.rs
+	cargo run -q -p lowdown-core --example contracts -- --check
