@@ -56,7 +56,13 @@ test('lists the four tools with input and output schemas an agent can act on', a
     assert.deepEqual(byName.compare_tools.inputSchema.required, ['candidates']);
     assert.equal(byName.compare_tools.inputSchema.properties.candidates.minItems, 2);
     assert.equal(byName.compare_tools.inputSchema.properties.candidates.maxItems, 5);
-    assert.deepEqual(byName.record_interaction.inputSchema.properties.outcome.enum, ['success', 'partial', 'failure']);
+    // Values and limits are the core's contract, the ones the API enforces.
+    const record = byName.record_interaction.inputSchema.properties;
+    assert.deepEqual(record.outcome.enum, ['success', 'partial', 'failure', 'cancelled']);
+    assert.equal(record.target.maxLength, 256);
+    assert.equal(record.task_type.maxLength, 128);
+    assert.equal(record.actor.maxLength, 128);
+    assert.equal(byName.get_lowdown.inputSchema.properties.target.maxLength, 256);
   } finally {
     await c.close();
   }
