@@ -118,12 +118,28 @@ export declare function appendTextItem(message: Uint8Array, text: string): Buffe
  */
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
 
+/** A new node identity's `node.json` text, from 6 random bytes (12 hex digits) and the clock. */
+export declare function newNodeIdentity(randomHex: string, nowIso: string): string
+
+/**
+ * The identity a `node.json` holds, as JSON text `{node_id, created_at}`, or `null` when its
+ * text is not one (make a new one and replace the file).
+ */
+export declare function parseNodeIdentity(text: string): string | null
+
 /**
  * The observation to send for one HTTP request as JSON text, or `null` when nothing may be
  * sent (host blocked or unreadable, latency not finite). Only the host of `url` is kept.
  * `source` is `organic`, `seeded` or `synthetic`; anything else throws `invalid_argument`.
  */
 export declare function prepareObservation(url: string, method: string, status: number | undefined | null, latencyMs: number, responseBytes: number | undefined | null, source: string, policy: HostPolicy): string | null
+
+/**
+ * The settings of a host (`client`: `"proxy"` or `"telemetry"`) from its environment
+ * (`envJson`: `{"NAME": "value"}`) and the user's home directory, as JSON text:
+ * `{api_url, home, record, telemetry, debug}`.
+ */
+export declare function settingsFromEnv(envJson: string, userHome: string, client: string): string
 
 /** The name a claim by `pid` gives the spool file `name`. */
 export declare function spoolClaimName(name: string, pid: number): string

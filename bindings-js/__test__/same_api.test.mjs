@@ -16,8 +16,9 @@ const methods = (cls) =>
 
 it('both builds export the same names', () => {
   assert.deepEqual(names(wasm), names(native));
-  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'Recorder', 'TelemetryBudget', 'appendTextItem', 'expandPath', 'prepareObservation',
-    'spoolClaimName', 'spoolDecode', 'spoolDropped', 'spoolEncode', 'spoolEntry', 'spoolFileName', 'spoolLimits', 'spoolOverBound', 'targetLabel']);
+  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'Recorder', 'TelemetryBudget', 'appendTextItem', 'expandPath', 'newNodeIdentity',
+    'parseNodeIdentity', 'prepareObservation', 'settingsFromEnv', 'spoolClaimName', 'spoolDecode', 'spoolDropped', 'spoolEncode', 'spoolEntry',
+    'spoolFileName', 'spoolLimits', 'spoolOverBound', 'targetLabel']);
 });
 
 it('every class has the same methods in both builds', () => {

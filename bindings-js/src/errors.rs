@@ -33,6 +33,10 @@ pub fn core_error<E: Serialize + Display>(err: E) -> Error {
 }
 
 /// A misuse of the API (bad JSON options, unknown enum name): `code: "invalid_argument"`.
+#[allow(
+    dead_code,
+    reason = "unused only in builds without a feature that needs it"
+)]
 pub fn invalid_argument(err: impl Display) -> Error {
     error("invalid_argument", &err.to_string())
 }

@@ -10,6 +10,7 @@
 //! exported without the prefix. No logic lives here.
 
 mod errors;
+pub mod host;
 
 #[cfg(feature = "observe")]
 pub mod observe;

@@ -13,6 +13,7 @@ mod classify;
 mod convert;
 mod errors;
 mod functions;
+mod host;
 mod logdiff;
 mod options;
 mod record;
@@ -34,5 +35,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AGENT_KEY_HEADER", defaults::AGENT_KEY_HEADER)?;
     functions::register(m)?;
     spool::register(m)?;
+    host::register(m)?;
     Ok(())
 }

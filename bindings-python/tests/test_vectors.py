@@ -154,6 +154,15 @@ def spool(n: Any, i: Dict[str, Any]) -> Any:
     raise AssertionError(f"unknown spool op {op}")
 
 
+def node_identity(n: Any, i: Dict[str, Any]) -> Any:
+    if i["op"] == "parse":
+        return n.parse_node_identity(i["text"])
+    if i["op"] == "new":
+        return json.loads(n.new_node_identity(i["random_hex"], i["now_iso"]))
+    # format: the text a new identity with these fields is written as
+    return n.new_node_identity(i["node_id"][3:], i["created_at"])
+
+
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "append_text_item": append_text_item,
     "build_record": lambda n, i: n.build_record(i["exchange"], i["facts"], i.get("ctx"), i.get("record_id")),
@@ -176,6 +185,8 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "redact": lambda n, i: n.redact(as_str(i["text"])),
     "salt_epochs": lambda n, i: {"epoch": n.salt_epoch(i["now_ms"]), "accepted": n.accepted_epochs(i["now_ms"])},
     "spool": spool,
+    "node_identity": node_identity,
+    "settings": lambda n, i: n.settings_from_env(i["env"], i["user_home"], i["client"]),
     "telemetry_budget": telemetry_budget,
     "sample_decide": lambda n, i: n.decide(i["service_id"], i["agent_id"], i["salt_id"], i["salt"], number(i["sampling_rate"])),
     "sample_verify": lambda n, i: n.verify(i["service_id"], i["agent_id"], i["salt_id"], i["salt"],

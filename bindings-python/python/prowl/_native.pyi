@@ -223,3 +223,9 @@ def spool_over_bound(names: Sequence[str]) -> List[str]:
     """Which spool files go to keep the bound (the oldest)."""
 def spool_dropped(previous: Optional[str], records: int, now_iso: str) -> str:
     """The new text of ``dropped.json`` once ``records`` more were dropped at ``now_iso``."""
+def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> Json:
+    """A host's settings from its environment: ``{api_url, home, record, telemetry, debug}``."""
+def parse_node_identity(text: str) -> Optional[Json]:
+    """The identity a ``node.json`` holds (``{node_id, created_at}``), or ``None``."""
+def new_node_identity(random_hex: str, now_iso: str) -> str:
+    """A new node identity's ``node.json`` text, from 12 hex digits of randomness."""

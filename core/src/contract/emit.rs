@@ -137,9 +137,32 @@ pub fn python_module() -> String {
     out
 }
 
-/// An ES module: each contract's fields as data (for building tool schemas from them).
+/// The shared defaults (SPEC §2, `crate::defaults`) as `NAME: value` pairs.
+fn defaults() -> [(&'static str, &'static str); 7] {
+    use crate::defaults as d;
+    [
+        ("API_URL", d::API_URL),
+        ("API_URL_ENV", d::API_URL_ENV),
+        ("PROWL_API_URL_ENV", d::PROWL_API_URL_ENV),
+        ("HOME_ENV", d::HOME_ENV),
+        ("HOME_DIR_NAME", d::HOME_DIR_NAME),
+        ("NODE_ID_HEADER", d::NODE_ID_HEADER),
+        ("AGENT_KEY_HEADER", d::AGENT_KEY_HEADER),
+    ]
+}
+
+/// An ES module: the shared defaults, and each contract's fields as data (for building tool
+/// schemas from them).
 pub fn js_module() -> String {
-    let mut out = format!("// {HEADER}\n");
+    let mut out = format!("// {HEADER}\n\n/** The defaults every host shares (SPEC §2). */\nexport const DEFAULTS = Object.freeze({{\n");
+    for (k, v) in defaults() {
+        let _ = writeln!(
+            out,
+            "  {k}: {},",
+            serde_json::to_string(v).unwrap_or_default()
+        );
+    }
+    out.push_str("});\n");
     for c in CONTRACTS {
         let _ = write!(
             out,

@@ -2,11 +2,11 @@
 // id header, and one error type that says in words what went wrong.
 
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
+import { settings } from './core.js';
+import { DEFAULTS } from './contract.js';
 
-/** Default API base URL (SPEC §2). */
-export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
 /** Header carrying the node id on queries (SPEC §3.5). */
-export const NODE_ID_HEADER = 'x-lowdown-node-id';
+export const NODE_ID_HEADER = DEFAULTS.NODE_ID_HEADER;
 /** How long one API request may take before it is given up, in milliseconds (`LOWDOWN_API_TIMEOUT_MS` overrides). */
 export const DEFAULT_TIMEOUT_MS = 5000;
 
@@ -27,12 +27,13 @@ export class ApiError extends Error {
 }
 
 /**
- * The API base URL: `$LOWDOWN_API_URL`, else the default, without a trailing slash.
+ * The API base URL: `$LOWDOWN_API_URL`, else the default, without a trailing slash (the
+ * core's settings).
  * @param {Record<string, string|undefined>} [env]
  * @returns {string}
  */
 export function apiBase(env = process.env) {
-  return (env.LOWDOWN_API_URL || DEFAULT_API_URL).replace(/\/+$/, '');
+  return settings(env).api_url;
 }
 
 /**

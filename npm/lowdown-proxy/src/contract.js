@@ -1,5 +1,16 @@
 // Generated from lowdown-core's contract (core/src/contract.rs) by `make contracts`: do not edit.
 
+/** The defaults every host shares (SPEC §2). */
+export const DEFAULTS = Object.freeze({
+  API_URL: "http://127.0.0.1:7077",
+  API_URL_ENV: "LOWDOWN_API_URL",
+  PROWL_API_URL_ENV: "PROWL_API_URL",
+  HOME_ENV: "LOWDOWN_HOME",
+  HOME_DIR_NAME: ".lowdown",
+  NODE_ID_HEADER: "x-lowdown-node-id",
+  AGENT_KEY_HEADER: "x-agent-key",
+});
+
 /** One interaction: what was used, what it came to, how long it took. Never arguments, results, error text or log lines. */
 export const InteractionRecord = Object.freeze({
   record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key: a repeated id is acknowledged, stored once." },

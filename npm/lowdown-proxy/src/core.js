@@ -2,6 +2,7 @@
 // lowdown-core package). Every classification, record, label, redaction and log-diff rule
 // lives in the Rust core; the rest of the package calls these names only.
 
+import os from 'node:os';
 import core from 'lowdown-core';
 
 /** Which build of the core loaded: `native` or `wasm`. */
@@ -38,4 +39,23 @@ export const spool = {
   decode: (text) => JSON.parse(core.spoolDecode(text)),
   overBound: (names) => JSON.parse(core.spoolOverBound(JSON.stringify(names))),
   dropped: core.spoolDropped,
+};
+
+/**
+ * A host's settings from its environment (SPEC §2): `{api_url, home, record, telemetry,
+ * debug}`; `client` is `proxy` (this package) or `telemetry`.
+ * @param {Record<string, string|undefined>} env
+ * @param {'proxy'|'telemetry'} [client]
+ */
+export function settings(env, client = 'proxy') {
+  const strings = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
+  return JSON.parse(core.settingsFromEnv(JSON.stringify(strings), os.homedir(), client));
+}
+
+/** node.json's format (SPEC §3.5): read one, or write a fresh one. */
+export const nodeIdentity = {
+  /** `{node_id, created_at}`, or null when `text` holds no identity. */
+  parse: (text) => JSON.parse(core.parseNodeIdentity(text) ?? 'null'),
+  /** The text of a new node.json from 12 hex digits of randomness and the clock. */
+  fresh: core.newNodeIdentity,
 };

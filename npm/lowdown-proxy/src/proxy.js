@@ -4,8 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
-import { lowdownHome, loadNodeIdentity } from './record/home.js';
-import { apiBase } from './api.js';
 import { labelFacts } from './label-facts.js';
 
 /**
@@ -46,7 +44,6 @@ export async function main(argv, env = process.env) {
 
   const recording = env.LOWDOWN_RECORD !== '0';
   const argvOfChild = [opts.command, ...opts.commandArgs];
-  const home = lowdownHome(env);
   // The core is loaded on the relay thread only for --watch-log, which must classify before
   // relaying; plain recording loads it on the recording thread, off the start path.
   let core = null;
@@ -70,13 +67,23 @@ export async function main(argv, env = process.env) {
 
   const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
   if (watch && ctx.target === null) ctx.target = safeLabel(core, argvOfChild, debug);
+  if (watch && recording) {
+    // --watch-log builds the records here, on the relay thread, so it needs the node id here.
+    try {
+      const { lowdownHome, loadNodeIdentity } = await import('./record/home.js');
+      ctx.node_id = loadNodeIdentity(lowdownHome(env)).node_id;
+    } catch (err) {
+      debug(`no node id (${err.message}): records carry none`);
+    }
+  }
   let recorder = null;
   if (recording && (core || opts.watchLogs.length === 0)) {
     try {
       const { Recorder } = await import('./record/recorder.js');
-      ctx.node_id = loadNodeIdentity(home).node_id;
-      const apiUrl = opts.apiUrl ?? apiBase(env);
-      recorder = new Recorder({ ctx, argv: argvOfChild, apiUrl, home, nodeId: ctx.node_id, version: VERSION, debug, debugOn,
+      // The state dir, node id and API address are worked out where the records are built,
+      // off the start path; only the environment's own variables cross.
+      const lowdownEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('LOWDOWN_')));
+      recorder = new Recorder({ ctx, argv: argvOfChild, env: lowdownEnv, apiUrl: opts.apiUrl ?? null, version: VERSION, debug, debugOn,
         unavailable: (why) => noCore(why, true) });
     } catch (err) {
       // Recording is never worth breaking the relay for.

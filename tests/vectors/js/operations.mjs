@@ -55,6 +55,15 @@ function spool(api, i) {
   }
 }
 
+/** node_identity.json: node.json parsed, written or made anew (`format` through `new` only). */
+function nodeIdentity(api, i) {
+  if (i.op === 'parse') return json(api.parseNodeIdentity(i.text));
+  if (i.op === 'new') return JSON.parse(api.newNodeIdentity(i.random_hex, i.now_iso));
+  // format: the text a new identity with these fields is written as.
+  const made = api.newNodeIdentity(i.node_id.slice(3), i.created_at);
+  return made;
+}
+
 /** `operation` → `(api, expandedInput) => result` (throws the binding's error on failure). */
 export const operations = {
   append_text_item: (api, i) => {
@@ -63,6 +72,8 @@ export const operations = {
   },
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
+  node_identity: nodeIdentity,
+  settings: (api, i) => JSON.parse(api.settingsFromEnv(JSON.stringify(i.env), i.user_home, i.client)),
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),

@@ -1,11 +1,11 @@
-// The state directory and the node identity (SPEC §2, §3.5).
+// The state directory and the node identity (SPEC §2, §3.5). What they are is the core's
+// (settings from the environment, node.json's format); this file does the file IO only.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-
-const NODE_ID_RE = /^ld_[0-9a-f]{12}$/;
+import { settings, nodeIdentity } from '../core.js';
 
 /**
  * The state directory: `$LOWDOWN_HOME`, else `~/.lowdown`.
@@ -13,12 +13,12 @@ const NODE_ID_RE = /^ld_[0-9a-f]{12}$/;
  * @returns {string}
  */
 export function lowdownHome(env = process.env) {
-  return env.LOWDOWN_HOME ? path.resolve(env.LOWDOWN_HOME) : path.join(os.homedir(), '.lowdown');
+  return path.resolve(settings(env).home);
 }
 
 /**
  * Reads `<home>/node.json`, creating it (mode 0600, atomically) on first use and replacing
- * it when it is unreadable, not JSON or holds a malformed id.
+ * it when the core does not read an identity in it.
  * @param {string} home
  * @returns {{node_id: string, created_at: string, created: boolean}}
  */
@@ -26,10 +26,10 @@ export function loadNodeIdentity(home) {
   const file = path.join(home, 'node.json');
   const existing = readIdentity(file);
   if (existing.identity) return { ...existing.identity, created: false };
-  const identity = { node_id: `ld_${crypto.randomBytes(6).toString('hex')}`, created_at: new Date().toISOString() };
+  const text = nodeIdentity.fresh(crypto.randomBytes(6).toString('hex'), new Date().toISOString());
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(identity) + '\n', { mode: 0o600 });
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
   fs.chmodSync(tmp, 0o600);
   try {
     if (existing.missing) {
@@ -48,10 +48,10 @@ export function loadNodeIdentity(home) {
   } finally {
     fs.rmSync(tmp, { force: true });
   }
-  return { ...identity, created: true };
+  return { ...nodeIdentity.parse(text), created: true };
 }
 
-/** Reads node.json: the identity when valid, `missing` when there is no file. */
+/** Reads node.json: the identity when the core reads one, `missing` when there is no file. */
 function readIdentity(file) {
   let text;
   try {
@@ -59,13 +59,8 @@ function readIdentity(file) {
   } catch (err) {
     return { identity: null, missing: err.code === 'ENOENT' };
   }
-  try {
-    const data = JSON.parse(text);
-    if (data && typeof data.node_id === 'string' && NODE_ID_RE.test(data.node_id) && typeof data.created_at === 'string') {
-      return { identity: { node_id: data.node_id, created_at: data.created_at }, missing: false };
-    }
-  } catch {
-    // not JSON
-  }
-  return { identity: null, missing: false };
+  return { identity: nodeIdentity.parse(text), missing: false };
 }
+
+/** The user's home directory, as the core joins `.lowdown` to it. */
+export const userHome = () => os.homedir();

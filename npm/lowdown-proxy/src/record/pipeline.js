@@ -5,21 +5,32 @@
 // off the proxy's start path.
 
 import crypto from 'node:crypto';
-import { Recorder, targetLabel, kind } from '../core.js';
+import path from 'node:path';
+import { Recorder, targetLabel, kind, settings } from '../core.js';
 import { Sender } from './sender.js';
 import { labelFacts } from '../label-facts.js';
+import { loadNodeIdentity } from './home.js';
 
 /** One session's recording: the core's Recorder plus a sender. */
 export class RecordPipeline {
   /**
-   * @param {{ctx: object, argv: string[], apiUrl: string, home: string, nodeId: string, version: string, debug: (m: string) => void}} opts
-   *   `ctx.target` null: label the target from `argv` (SPEC §3.2)
+   * @param {{ctx: object, argv: string[], env: Record<string, string>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
+   *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_*
+   *   variables (the state dir and API address come from them, `apiUrl` overriding)
    */
-  constructor({ ctx, argv, apiUrl, home, nodeId, version, debug }) {
+  constructor({ ctx, argv, env, apiUrl, version, debug }) {
     this.debug = debug;
+    const s = settings(env);
+    const home = path.resolve(s.home);
+    let nodeId = ctx.node_id;
+    try {
+      nodeId ??= loadNodeIdentity(home).node_id;
+    } catch (err) {
+      debug(`no node id (${err.message}): records carry none`);
+    }
     const target = ctx.target ?? safeLabel(argv, debug);
-    this.recorder = new Recorder(JSON.stringify({ ...ctx, target }), crypto.randomUUID().replaceAll('-', ''));
-    this.sender = new Sender({ apiUrl, home, nodeId, version, debug });
+    this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
+    this.sender = new Sender({ apiUrl: apiUrl ?? s.api_url, home, nodeId, version, debug });
     this.sender.drainSpoolSoon();
     debug(`recording ${target} with the ${kind} core`);
   }

@@ -18,8 +18,9 @@ export const HANDOFF_BYTES = 4 * 1024 * 1024;
 /** Queues a session's recording work and hands it to the recording thread. */
 export class Recorder {
   /**
-   * @param {{ctx: object, argv: string[], apiUrl: string, home: string, nodeId: string, version: string,
+   * @param {{ctx: object, argv: string[], env: Record<string, string>, apiUrl: string|null, version: string,
    *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void}} opts
+   *   `env`: the LOWDOWN_* variables; `apiUrl`: --api-url, else null (the environment's)
    *   `unavailable` is called once if the core cannot load (recording is then off)
    */
   constructor(opts) {
@@ -42,8 +43,8 @@ export class Recorder {
     if (this.started) return;
     this.started = true;
     try {
-      const { ctx, argv, apiUrl, home, nodeId, version, debugOn } = this.opts;
-      this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, apiUrl, home, nodeId, version, debugOn } });
+      const { ctx, argv, env, apiUrl, version, debugOn } = this.opts;
+      this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, env, apiUrl, version, debugOn } });
       this.worker.unref();
       this.worker.on('message', (m) => m.type === 'unavailable' && this.#unavailable(m.message));
       this.worker.on('error', (err) => this.#fallback(`recording thread failed: ${err.message}`));

@@ -11,6 +11,7 @@
 // at most `budgetMs` (the proxy gives 100 ms) and spools whatever is left.
 
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
+import { DEFAULTS } from '../contract.js';
 
 /** Records per request. */
 export const BATCH_MAX = 100;
@@ -37,7 +38,7 @@ export class Sender {
   constructor({ apiUrl, home, nodeId, version, debug }) {
     this.url = new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
     this.home = home;
-    this.headers = { 'content-type': 'application/json', 'x-lowdown-node-id': nodeId, 'user-agent': `lowdown-proxy/${version}` };
+    this.headers = { 'content-type': 'application/json', [DEFAULTS.NODE_ID_HEADER]: nodeId, 'user-agent': `lowdown-proxy/${version}` };
     this.debug = debug;
     this.queue = [];
     this.timer = null;
