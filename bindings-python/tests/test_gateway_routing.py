@@ -218,3 +218,11 @@ def test_routing_is_off_without_a_gateway_url(lib: ModuleType, vendor: Vendor, p
     [got] = vendor.received(f"/on/v1/charges?mark={mark}")
     assert got["headers"]["authorization"] == USER_SECRET and "x-agent-key" not in got["headers"]
     assert ROUTER.status()["counts"]["fetches"] == 0, "nothing fetched when routing is off"
+
+    # Set in code instead, it is on.
+    before = calls(prowl_server, "sampled")
+    prowl.configure(gateway_url=prowl_server.gateway_url)  # type: ignore[attr-defined]
+    ready()
+    client.post(f"{vendor.url}/on/v1/charges?mark={mark}-on", content=f"canary-body-{mark}-on".encode(),
+                headers={"Authorization": USER_SECRET, "X-Custom": "kept"})
+    check_sampled(vendor, prowl_server, agent, before, f"{mark}-on")
