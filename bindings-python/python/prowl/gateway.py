@@ -26,6 +26,7 @@ import json
 import os
 import threading
 import time
+from datetime import datetime
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlsplit
 
@@ -107,8 +108,6 @@ def _parse_services(answer: Any) -> Dict[Tuple[str, str, int], List[Service]]:
 
 
 def _iso_to_epoch(value: Any) -> float:
-    from datetime import datetime
-
     return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
 
 
