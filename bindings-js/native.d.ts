@@ -113,6 +113,13 @@ export type JsTelemetryBudget = TelemetryBudget
 export declare function appendTextItem(message: Uint8Array, text: string): Buffer | null
 
 /**
+ * The sampling decision for gateway routing (SPEC §4, §10) as JSON text
+ * `{"roll", "bucket", "sampled"}`: `roll` is the `X-Prowl-Sample-Decision` header value for
+ * a sampled call. One decision covers the agent, service and salt day.
+ */
+export declare function decide(serviceId: string, agentId: string, saltId: string, salt: string, samplingRate: number): string
+
+/**
  * Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a `--watch-log` path, with the
  * variables of `envJson` (`{"NAME": "value"}`); unknown variables are left as written.
  */

@@ -3,6 +3,7 @@ prowl pointed at one of them with a clean queue."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -11,7 +12,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, Optional
+from types import ModuleType
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence
 
 import pytest
 
@@ -44,6 +46,12 @@ def lowdown_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     identity.reset()
     yield home
     identity.reset()
+
+
+@pytest.fixture(params=["httpx", "httpx2"])
+def lib(request: pytest.FixtureRequest) -> ModuleType:
+    """The HTTP library a test runs with: httpx, and httpx2 (what the MCP SDK 2.x uses)."""
+    return importlib.import_module(request.param)
 
 
 @pytest.fixture
@@ -116,16 +124,17 @@ def server_binary() -> Path:
 class LowdownServer:
     """A real lowdown-server on a free loopback port with its own SQLite file."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: Sequence[str] = (), env: Optional[Dict[str, str]] = None) -> None:
         self.home = tempfile.mkdtemp(prefix="prowl-test-")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, LOWDOWN_HOME=self.home)
+        env = dict(os.environ, LOWDOWN_HOME=self.home, **(env or {}))
         self.log = open(Path(self.home) / "server.log", "wb")
         self.proc = subprocess.Popen(
             # The upstreams these tests call are on loopback, which a real server refuses to
             # store: the tests lift that block, as SPEC §4's test-only flag allows.
-            [str(server_binary()), "--listen", f"127.0.0.1:{self.port}", "--db", str(Path(self.home) / "x.db"), "--unsafe-allow-private-hosts"],
+            [str(server_binary()), "serve", "--listen", f"127.0.0.1:{self.port}", "--db", str(Path(self.home) / "x.db"),
+             "--unsafe-allow-private-hosts", *args],
             env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -143,6 +152,11 @@ class LowdownServer:
 
     def get(self, path: str, headers: Optional[Dict[str, str]] = None) -> Any:
         req = urllib.request.Request(self.url + path, headers=headers or {})
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return json.loads(resp.read() or b"null")
+
+    def post(self, path: str, body: Any) -> Any:
+        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=5) as resp:
             return json.loads(resp.read() or b"null")
 

@@ -88,6 +88,72 @@ class Upstream:
         self.server.server_close()
 
 
+class _VendorHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return out
+                out += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _handle(self) -> None:
+        vendor: "Vendor" = self.server.vendor  # type: ignore[attr-defined]
+        body = self._body()
+        with vendor.lock:
+            vendor.requests.append({"method": self.command, "path": self.path, "headers": self.headers.items(), "body": body})
+        path = urlsplit(self.path).path
+        if path.endswith("/redirect"):
+            prefix = "/" + path.strip("/").split("/")[0]
+            self.send_response(302)
+            self.send_header("Location", f"{vendor.url}{prefix}/v1/landed")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        reply = json.dumps({"path": self.path, "method": self.command}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _handle
+
+
+class Vendor:
+    """A vendor API on 127.0.0.1 that records every request exactly as it arrived (method,
+    path with query, headers in order, body) and answers ``200 {"path", "method"}``;
+    ``…/redirect`` answers 302 to ``/{first segment}/v1/landed`` on itself."""
+
+    def __init__(self) -> None:
+        self.requests: List[Dict[str, Any]] = []
+        self.lock = threading.Lock()
+        self.server = _Server(("127.0.0.1", 0), _VendorHandler)
+        self.server.vendor = self  # type: ignore[attr-defined]
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def received(self, path_prefix: str) -> List[Dict[str, Any]]:
+        """The requests whose path starts with ``path_prefix``, headers as a lower-cased dict."""
+        with self.lock:
+            reqs = list(self.requests)
+        return [dict(r, headers={k.lower(): v for k, v in r["headers"]}) for r in reqs if r["path"].startswith(path_prefix)]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class Collector:
     """A raw-socket HTTP server recording every byte it receives.
 

@@ -1,9 +1,11 @@
-"""prowl.observe on a real httpx.Client against a real local server."""
+"""prowl.observe on a real httpx.Client and httpx2.Client (the ``lib`` fixture runs each test
+with both) against a real local server."""
 
 from __future__ import annotations
 
 
-import httpx
+from types import ModuleType
+
 import pytest
 
 import prowl
@@ -17,8 +19,8 @@ def _one(collector: Collector) -> dict:
     return obs[0]
 
 
-def test_get_reports_host_method_status_latency_and_bytes(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client())
+def test_get_reports_host_method_status_latency_and_bytes(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client())
     resp = client.get(f"{upstream.url}/bytes?n=1234")
     assert resp.status_code == 200 and len(resp.content) == 1234
     obs = _one(telemetry)
@@ -30,8 +32,8 @@ def test_get_reports_host_method_status_latency_and_bytes(upstream: Upstream, te
     assert obs["source"] == "organic"
 
 
-def test_latency_runs_to_the_end_of_a_streamed_body(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client())
+def test_latency_runs_to_the_end_of_a_streamed_body(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client())
     with client.stream("GET", f"{upstream.url}/stream?chunks=4&delay=0.1&size=500") as resp:
         got = sum(len(c) for c in resp.iter_bytes())
         # still streaming until close: nothing may have been queued before the body ended
@@ -41,8 +43,8 @@ def test_latency_runs_to_the_end_of_a_streamed_body(upstream: Upstream, telemetr
     assert obs["latency_ms"] >= 350, obs  # four chunks 100 ms apart
 
 
-def test_a_streamed_body_never_read_is_reported_on_close(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client())
+def test_a_streamed_body_never_read_is_reported_on_close(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client())
     with client.stream("GET", f"{upstream.url}/stream?chunks=2&delay=0.05") as resp:
         assert resp.status_code == 200
         assert prowl.stats()["queued"] == 0  # open body: not reported yet
@@ -50,8 +52,8 @@ def test_a_streamed_body_never_read_is_reported_on_close(upstream: Upstream, tel
     assert obs["status"] == 200
 
 
-def test_redirects_report_each_hop_with_its_own_host(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client(follow_redirects=True))
+def test_redirects_report_each_hop_with_its_own_host(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client(follow_redirects=True))
     target = f"http://localhost:{upstream.port}/ok"
     resp = client.get(f"{upstream.url}/redirect?to={target}")
     assert resp.status_code == 200 and resp.text == "hello from upstream"
@@ -60,13 +62,13 @@ def test_redirects_report_each_hop_with_its_own_host(upstream: Upstream, telemet
     assert [(o["host"], o["status"]) for o in obs] == [("127.0.0.1", 302), ("localhost", 200)]
 
 
-def test_connect_error_is_reported_with_null_status_and_reraised_unchanged(telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client())
-    plain = httpx.Client()
+def test_connect_error_is_reported_with_null_status_and_reraised_unchanged(lib: ModuleType, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client())
+    plain = lib.Client()
     url = dead_url()
-    with pytest.raises(httpx.ConnectError) as observed:
+    with pytest.raises(lib.ConnectError) as observed:
         client.get(url + "/x")
-    with pytest.raises(httpx.ConnectError) as unobserved:
+    with pytest.raises(lib.ConnectError) as unobserved:
         plain.get(url + "/x")
     assert type(observed.value) is type(unobserved.value)
     assert str(observed.value) == str(unobserved.value)
@@ -74,25 +76,25 @@ def test_connect_error_is_reported_with_null_status_and_reraised_unchanged(telem
     assert obs["status"] is None and obs["host"] == "127.0.0.1"
 
 
-def test_timeout_is_reported_with_null_status_and_reraised(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client(timeout=0.1))
-    with pytest.raises(httpx.ReadTimeout):
+def test_timeout_is_reported_with_null_status_and_reraised(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client(timeout=0.1))
+    with pytest.raises(lib.ReadTimeout):
         client.get(f"{upstream.url}/slow?delay=0.5")
     obs = _one(telemetry)
     assert obs["status"] is None
     assert obs["latency_ms"] >= 90
 
 
-def test_error_statuses_are_reported_as_they_came(upstream: Upstream, telemetry: Collector) -> None:
-    client = prowl.observe(httpx.Client())
+def test_error_statuses_are_reported_as_they_came(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = prowl.observe(lib.Client())
     for code in (404, 429, 503):
         assert client.get(f"{upstream.url}/status/{code}").status_code == code
     assert prowl.flush(2.0)
     assert [o["status"] for o in telemetry.observations()] == [404, 429, 503]
 
 
-def test_observe_is_idempotent_and_unobserve_stops_reports(upstream: Upstream, telemetry: Collector) -> None:
-    client = httpx.Client()
+def test_observe_is_idempotent_and_unobserve_stops_reports(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    client = lib.Client()
     assert prowl.observe(client) is client
     prowl.observe(client)
     client.get(upstream.url)
@@ -105,10 +107,10 @@ def test_observe_is_idempotent_and_unobserve_stops_reports(upstream: Upstream, t
     assert len(telemetry.observations()) == 1
 
 
-def test_mounted_transports_and_proxies_are_observed(upstream: Upstream, telemetry: Collector) -> None:
+def test_mounted_transports_and_proxies_are_observed(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
     # The upstream answers absolute-form requests, so it can play an HTTP proxy.
-    client = prowl.observe(httpx.Client(proxy=upstream.url))
-    mounted = prowl.observe(httpx.Client(mounts={"http://api.example.org": httpx.HTTPTransport(proxy=upstream.url)}))
+    client = prowl.observe(lib.Client(proxy=upstream.url))
+    mounted = prowl.observe(lib.Client(mounts={"http://api.example.org": lib.HTTPTransport(proxy=upstream.url)}))
     assert client.get("http://service.example.com/v1/things").text == "via-proxy:service.example.com"
     assert mounted.get("http://api.example.org/v2/items").text == "via-proxy:api.example.org"
     assert prowl.flush(2.0)
@@ -119,39 +121,55 @@ def test_mounted_transports_and_proxies_are_observed(upstream: Upstream, telemet
     assert len(telemetry.observations()) == 2
 
 
-def test_observe_without_argument_instruments_clients_created_afterwards(upstream: Upstream, telemetry: Collector) -> None:
-    before = httpx.Client()
+def test_observe_without_argument_instruments_clients_created_afterwards(lib: ModuleType, upstream: Upstream, telemetry: Collector) -> None:
+    before = lib.Client()
     prowl.observe()
-    after = httpx.Client()
+    after = lib.Client()
     assert prowl.is_observed(after) and not prowl.is_observed(before)
     after.get(upstream.url)
     before.get(upstream.url)
     prowl.unobserve()
-    later = httpx.Client()
+    later = lib.Client()
     assert not prowl.is_observed(later)
     later.get(upstream.url)
     assert prowl.flush(2.0)
     assert len(telemetry.observations()) == 1
 
 
-def test_observe_rejects_what_is_not_an_httpx_client() -> None:
-    with pytest.raises(TypeError, match="httpx.Client or httpx.AsyncClient"):
+def test_observe_rejects_what_is_not_an_httpx_client(lib: ModuleType) -> None:
+    with pytest.raises(TypeError, match=r"httpx\.Client or httpx\.AsyncClient \(or their httpx2 twins\)"):
         prowl.observe(object())  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="got Request"):
+        prowl.observe(lib.Request("GET", "https://api.example.com/"))  # type: ignore[call-overload]
 
 
-def test_telemetry_off_wraps_nothing(upstream: Upstream, telemetry: Collector, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_library_observed_leaves_the_other_alone(upstream: Upstream, telemetry: Collector) -> None:
+    import httpx
+    import httpx2
+
+    one, two = prowl.observe(httpx.Client()), httpx2.Client()
+    assert prowl.is_observed(one) and not prowl.is_observed(two)
+    two.get(upstream.url)
+    one.get(upstream.url)
+    prowl.observe(two)
+    two.get(f"{upstream.url}/status/404")
+    assert prowl.flush(2.0)
+    assert [o["status"] for o in telemetry.observations()] == [200, 404]
+
+
+def test_telemetry_off_wraps_nothing(lib: ModuleType, upstream: Upstream, telemetry: Collector, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROWL_TELEMETRY", "0")
     prowl.configure()
-    client = prowl.observe(httpx.Client())
+    client = prowl.observe(lib.Client())
     assert not prowl.is_observed(client)
     client.get(upstream.url)
     assert prowl.flush(2.0)
     assert telemetry.observations() == []
 
 
-def test_a_body_already_in_memory_is_reported_at_once(telemetry: Collector) -> None:
-    network = httpx.MockTransport(lambda request: httpx.Response(418, content=b"teapot!"))
-    client = prowl.observe(httpx.Client(transport=network))
+def test_a_body_already_in_memory_is_reported_at_once(lib: ModuleType, telemetry: Collector) -> None:
+    network = lib.MockTransport(lambda request: lib.Response(418, content=b"teapot!"))
+    client = prowl.observe(lib.Client(transport=network))
     assert client.get("https://api.example.com/brew").status_code == 418
     obs = _one(telemetry)
     assert (obs["host"], obs["status"], obs["response_bytes"]) == ("api.example.com", 418, 7)

@@ -21,6 +21,30 @@ export interface ObserveOptions {
   unrefTimers?: boolean;
   /** `false` returns `fetch` unchanged. @default PROWL_TELEMETRY !== "0" */
   enabled?: boolean;
+  /**
+   * The Prowl sampling gateway. With `agentKey` too, calls to catalog services this agent is
+   * sampled for go through it (server-side code only: it sends the agent key).
+   * @default PROWL_GATEWAY_URL, off
+   */
+  gatewayUrl?: string;
+}
+
+/** What the gateway router knows (`observedFetch.lowdown.gateway.status()`). */
+export interface GatewayStatus {
+  /** The catalog and a usable salt are in: sampled calls are routed. */
+  ready: boolean;
+  agentId: string | null;
+  saltId: string | null;
+  /** Catalog services it can route. */
+  services: number;
+  counts: { routed: number; direct: number; fetches: number; fetch_failures: number; refused: number };
+}
+
+/** The router behind an observed fetch when a gateway is configured. */
+export interface GatewayRouter {
+  status(): GatewayStatus;
+  /** Fetch the catalog and salt now (in the background); resolves when that fetch ends. */
+  prefetch(): Promise<void> | null;
 }
 
 /** Delivery counters of an observed fetch (`observedFetch.lowdown.stats`). */
@@ -39,6 +63,8 @@ export interface Reporter {
   readonly stats: ObserveStats;
   /** Sends everything queued now; resolves when delivered or abandoned (never rejects). */
   flush(): Promise<void>;
+  /** The sampling-gateway router, or null when routing is off. */
+  readonly gateway: GatewayRouter | null;
 }
 
 /** `fetch` with the same signature and behaviour, reporting each call to Lowdown. */

@@ -352,7 +352,21 @@ on_both!(an_expired_salt_is_accepted_inside_the_overlap_only_and_published_after
 
 async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
     let rig = Rig::start(t, CATALOG, TIMEOUT).await;
-    let (key, _) = rig.agent(None).await;
+    let (key, agent_id) = rig.agent(None).await;
+    let mine = common::call(
+        &rig.app,
+        "GET",
+        "/v1/sampling/salt",
+        &[("x-agent-key", &key)],
+        None,
+    )
+    .await;
+    assert_eq!(
+        mine.json["agent_id"].as_str(),
+        Some(agent_id.as_str()),
+        "the key's agent_id comes with the salt: {}",
+        mine.text
+    );
     assert_eq!(
         common::call(&rig.app, "GET", "/v1/sampling/salt", &[], None)
             .await

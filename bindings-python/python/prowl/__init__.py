@@ -1,7 +1,7 @@
 """Prowl: report what your agent's outbound calls did, on Lowdown's Rust core.
 
-Three lines make an httpx client report (host, method, status, latency and size, never
-paths, queries, headers or bodies) to a Lowdown API::
+Three lines make an httpx (or httpx2) client report (host, method, status, latency and
+size, never paths, queries, headers or bodies) to a Lowdown API::
 
     import httpx, prowl
     client = prowl.observe(httpx.Client())
@@ -49,9 +49,11 @@ def observe(client: None = None) -> None: ...
 def observe(client: Optional[_C] = None) -> Optional[_C]:
     """Report every request ``client`` makes; returns the same client.
 
-    With no argument, every ``httpx.Client`` and ``httpx.AsyncClient`` created afterwards
-    is observed. Idempotent. With ``PROWL_TELEMETRY=0`` nothing is wrapped.
-    Raises ``TypeError`` for anything that is not an httpx client.
+    ``client`` is an ``httpx.Client`` or ``httpx.AsyncClient``, or their ``httpx2`` twins.
+    With no argument, every such client created afterwards is observed. Idempotent. With
+    ``PROWL_TELEMETRY=0`` nothing is wrapped. With ``PROWL_AGENT_KEY`` and
+    ``PROWL_GATEWAY_URL`` set, sampled calls go through the sampling gateway
+    (:mod:`prowl.gateway`). Raises ``TypeError`` for anything else.
     """
     from . import httpx_observe
 
@@ -105,12 +107,14 @@ def configure(
     allow_private: Optional[Union[bool, str]] = None,
     enabled: Optional[bool] = None,
     source: Optional[str] = None,
+    gateway_url: Optional[str] = None,
     from_env: bool = True,
 ) -> _config.Settings:
     """Set what the environment would otherwise set; arguments left ``None`` keep their
     value. With ``from_env=True`` (default) the environment is read again first.
-    ``source`` is ``organic`` (default), ``seeded`` or ``synthetic``. Returns the settings
-    now in force. Raises ``ValueError`` for an unknown ``source``."""
+    ``gateway_url`` is the sampling gateway (``PROWL_GATEWAY_URL``). ``source`` is
+    ``organic`` (default), ``seeded`` or ``synthetic``. Returns the settings now in force.
+    Raises ``ValueError`` for an unknown ``source``."""
     base = _config.Settings.from_env() if from_env else _config.current()
     settings = base.with_overrides(
         api_url=api_url,
@@ -119,6 +123,7 @@ def configure(
         allow_private=allow_private,
         enabled=enabled,
         source=source,
+        gateway_url=gateway_url,
     )
     _config.set_current(settings)
     return settings

@@ -46,11 +46,14 @@ class Settings:
     allow_private: Optional[str]
     source: _core.Source
     policy: _core.HostPolicy
+    #: ``PROWL_GATEWAY_URL``: with an agent key, sampled calls go through it (prowl.gateway).
+    gateway_url: Optional[str] = None
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
         """Read ``PROWL_API_URL`` (then ``LOWDOWN_API_URL``), ``PROWL_AGENT_KEY``,
-        ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST`` and ``PROWL_TELEMETRY_ALLOW_PRIVATE``."""
+        ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST``, ``PROWL_TELEMETRY_ALLOW_PRIVATE``
+        and ``PROWL_GATEWAY_URL``."""
         env = os.environ if env is None else env
         api_url = (
             env.get(_core.PROWL_API_URL_ENV) or env.get(_core.API_URL_ENV) or DEFAULT_API_URL
@@ -66,6 +69,7 @@ class Settings:
             allow_private=allow_private,
             source="organic",
             policy=_core.host_policy(allowlist, allow_private),
+            gateway_url=(env.get("PROWL_GATEWAY_URL") or "").rstrip("/") or None,
         )
 
     def with_overrides(self, **overrides: object) -> "Settings":
@@ -76,8 +80,9 @@ class Settings:
             changes["allow_private"] = "1" if changes["allow_private"] else "0"
         if "source" in changes and changes["source"] not in _SOURCES:
             raise ValueError(f"source must be one of {', '.join(_SOURCES)}, got {changes['source']!r}")
-        if "api_url" in changes:
-            changes["api_url"] = str(changes["api_url"]).rstrip("/")
+        for url in ("api_url", "gateway_url"):
+            if url in changes:
+                changes[url] = str(changes[url]).rstrip("/")
         new = replace(self, **changes)  # type: ignore[arg-type]
         if "allowlist" in changes or "allow_private" in changes:
             new = replace(new, policy=_core.host_policy(new.allowlist, new.allow_private))

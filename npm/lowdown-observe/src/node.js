@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { makeObserve } from './observe.js';
 
 const wasm = createRequire(import.meta.url)('../wasm/nodejs/lowdown.js');
-const core = { ready: () => true, prepareObservation: wasm.prepareObservation, HostPolicy: wasm.HostPolicy, TelemetryBudget: wasm.TelemetryBudget };
+const core = { ready: () => true, prepareObservation: wasm.prepareObservation, HostPolicy: wasm.HostPolicy, TelemetryBudget: wasm.TelemetryBudget, decide: wasm.decide };
 
 /** Wraps `fetch` so each call reports `{host, method, status, latency_ms, response_bytes, source}`. */
 export const observe = makeObserve(core, (name) => process.env[name]);

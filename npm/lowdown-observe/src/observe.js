@@ -1,6 +1,9 @@
 // observe(fetch): the runtime-neutral part. The privacy filter, host extraction and
 // allowlist come from lowdown-core (WebAssembly); this file only times calls and
-// delivers observations without ever making the caller wait.
+// delivers observations without ever making the caller wait. With an agent key and a
+// gateway URL, calls the core samples go through the sampling gateway (route.js).
+
+import { Router, GATEWAY_REASONS, REFUSAL_STATUSES } from './route.js';
 
 /** Default Lowdown API base URL (SPEC §2). */
 export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
@@ -21,7 +24,7 @@ const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
 
 /**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy` and `TelemetryBudget`
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `decide`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  */
 export function makeObserve(core, env = () => undefined) {
@@ -30,6 +33,7 @@ export function makeObserve(core, env = () => undefined) {
     const settings = resolve(options, env);
     if (!settings.enabled) return fetchFn;
     const reporter = new Reporter(fetchFn, settings, core);
+    const router = settings.gatewayUrl && settings.agentKey ? new Router(settings, core, fetchFn) : null;
     let policy = null;
 
     const report = (url, method, status, latencyMs, bytes) => {
@@ -50,7 +54,8 @@ export function makeObserve(core, env = () => undefined) {
       const { url, method } = describe(input, init);
       let pending;
       try {
-        pending = fetchFn(input, init);
+        const route = router && routeOf(router, url);
+        pending = route ? viaGateway(fetchFn, input, init, route, router) : fetchFn(input, init);
       } catch (err) {
         report(url, method, null, performance.now() - started, null);
         throw err;
@@ -66,12 +71,43 @@ export function makeObserve(core, env = () => undefined) {
         },
       );
     };
+    reporter.gateway = router;
     Object.defineProperties(observed, {
       lowdown: { value: reporter },
       length: { value: fetchFn.length },
     });
     return observed;
   };
+}
+
+/** The gateway route of a call, or null; a routing failure sends the call direct. */
+function routeOf(router, url) {
+  try {
+    return router.route(url);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sends a sampled call to the gateway: the same method, headers and body, plus the agent
+ * key and the decision. A refusal by the gateway itself (a rotated salt, a changed catalog)
+ * makes the router start over, and the call goes to the vendor instead when its body can be
+ * sent again.
+ */
+async function viaGateway(fetchFn, input, init, route, router) {
+  const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
+  const replayable = !(isRequest && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
+  const headers = new Headers(init?.headers ?? (isRequest ? input.headers : undefined));
+  for (const [k, v] of route.headers) headers.set(k, v);
+  const res = await fetchFn(isRequest ? new Request(route.url, input) : route.url, { ...init, headers });
+  if (!REFUSAL_STATUSES.has(res.status)) return res;
+  const reason = await res.clone().json().then((b) => b?.reason, () => null);
+  if (!GATEWAY_REASONS.has(reason)) return res;
+  router.refused(reason);
+  if (!replayable) return res;
+  await res.body?.cancel();
+  return fetchFn(input, init);
 }
 
 /** The URL and method of a fetch call, without reading its body. */
@@ -116,6 +152,7 @@ function resolve(options, env) {
     allowlist,
     allowPrivate: options.allowPrivate ?? env('PROWL_TELEMETRY_ALLOW_PRIVATE') === '1',
     agentKey: options.agentKey ?? env('PROWL_AGENT_KEY'),
+    gatewayUrl: (options.gatewayUrl ?? env('PROWL_GATEWAY_URL'))?.replace(/\/+$/, '') || undefined,
     enabled: options.enabled ?? env('PROWL_TELEMETRY') !== '0',
     waitUntil: options.waitUntil,
     unrefTimers: options.unrefTimers ?? false,

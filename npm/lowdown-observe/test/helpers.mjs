@@ -70,8 +70,8 @@ export async function collector(mode = 'ok') {
 }
 
 /** Starts the real lowdown-server (the npm package's shared test helper), closed by closeAll. */
-export async function lowdownServer() {
-  const { url, dir, stop } = await startLowdownServer('lowdown-observe-');
+export async function lowdownServer(more = {}) {
+  const { url, dir, stop } = await startLowdownServer('lowdown-observe-', more);
   const handle = {
     url,
     home: dir,

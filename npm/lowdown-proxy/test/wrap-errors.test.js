@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import YAML from 'yaml';
 import { run, processConfig, locateConfigs } from '../src/wrap/index.js';
 import { FIXTURES, makeWorld, testLabel } from './wrap-helpers.js';
 
@@ -139,6 +140,7 @@ test('fixtures are the real thing: every fixture but the malformed one is valid 
   for (const name of fs.readdirSync(FIXTURES)) {
     const text = fs.readFileSync(path.join(FIXTURES, name), 'utf8');
     if (name === 'malformed.json') assert.throws(() => JSON.parse(text));
+    else if (name.endsWith('.yaml')) assert.equal(YAML.parseDocument(text).errors.length, 0, name);
     else if (name !== 'vscode-mcp.json') assert.doesNotThrow(() => JSON.parse(text), name);
   }
 });

@@ -16,6 +16,11 @@ export const PLACES = [
   { client: 'cline', fixture: 'cline_mcp_settings.json', base: 'home', rel: '.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json' },
   { client: 'vscode', fixture: 'vscode-mcp.json', base: 'cwd', rel: '.vscode/mcp.json' },
   { client: 'windsurf', fixture: 'windsurf-mcp_config.json', base: 'home', rel: '.codeium/windsurf/mcp_config.json' },
+  { client: 'continue', fixture: 'continue-config.yaml', base: 'home', rel: '.continue/config.yaml' },
+  { client: 'continue', fixture: 'continue-tools-odd.yaml', base: 'home', rel: '.continue/mcpServers/tools.yaml' },
+  { client: 'continue', fixture: 'continue-playwright-mcp.json', base: 'home', rel: '.continue/mcpServers/playwright-mcp.json' },
+  { client: 'continue', fixture: 'continue-playwright-mcp.yaml', base: 'cwd', rel: '.continue/mcpServers/playwright-mcp.yaml' },
+  { client: 'continue', fixture: 'continue-mcp.json', base: 'cwd', rel: '.continue/mcpServers/mcp.json' },
 ];
 
 /**

@@ -133,7 +133,7 @@ test('status shows each server wrapped or not with its reputation line; an unrea
 test('bad usage exits 2 with the help; a bad file exits 1 and names the file', async () => {
   const out = sink();
   assert.equal(await main(['wrap', '--client', 'emacs'], { stdout: out, stderr: out }), 2);
-  assert.match(out.text(), /unknown client "emacs"; choose from claude-desktop, claude-code, cursor, cline, vscode, windsurf\n\nUsage: lowdown-proxy wrap\|unwrap\|status/);
+  assert.match(out.text(), /unknown client "emacs"; choose from claude-desktop, claude-code, cursor, cline, vscode, windsurf, continue\n\nUsage: lowdown-proxy wrap\|unwrap\|status/);
   const help = sink();
   assert.equal(await main(['unwrap', '--help'], { stdout: help, stderr: help }), 0);
   assert.match(help.text(), /--dry-run +print the diff/);

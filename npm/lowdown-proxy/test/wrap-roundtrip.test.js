@@ -5,17 +5,28 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import YAML from 'yaml';
 import { run, MARKER_KEY } from '../src/wrap/index.js';
 import { parseJsonc } from '../src/wrap/jsonc.js';
 import { makeWorld, testLabel } from './wrap-helpers.js';
 
 const parse = (text) => parseJsonc(text).value;
 
-// Every server table of a parsed config, as [scope, table] pairs.
+// A file as its client reads it, with Continue's shapes made comparable to the others: a
+// list of blocks becomes an object keyed by name, and a one-server JSON file a table of one.
+function load(file, text) {
+  const doc = /\.ya?ml$/.test(file) ? YAML.parse(text) : parseJsonc(text).value;
+  if (Array.isArray(doc.mcpServers)) doc.mcpServers = Object.fromEntries(doc.mcpServers.map((e, i) => [e.name ?? e.uses ?? `#${i + 1}`, e]));
+  if (typeof doc.command === 'string' && file.includes('.continue')) return { file: { [path.basename(file, '.json')]: doc } };
+  return doc;
+}
+
+// Every server table of a loaded config, as [scope, table] pairs.
 function tables(doc) {
   const out = [];
   if (doc.mcpServers) out.push(['mcpServers', doc.mcpServers]);
   if (doc.servers) out.push(['servers', doc.servers]);
+  if (doc.file) out.push(['file', doc.file]);
   for (const [dir, p] of Object.entries(doc.projects || {})) if (p.mcpServers) out.push([`project ${dir}`, p.mcpServers]);
   return out;
 }
@@ -31,15 +42,15 @@ test('wrap rewrites every stdio server of every client, keeps everything else, a
       assert.ok(r, `${f.client} config at ${f.rel} was found`);
       assert.equal(r.client, f.client);
       assert.equal(r.status, 'written', `${f.fixture}: ${JSON.stringify(r.error)}`);
-      const before = parse(f.original);
+      const before = load(f.file, f.original);
       const afterText = fs.readFileSync(f.file, 'utf8');
-      const after = parse(afterText);
+      const after = load(f.file, afterText);
       assert.equal(fs.readFileSync(`${f.file}.bak`, 'utf8'), f.original, `${f.fixture}: .bak holds the original`);
       assert.equal(fs.statSync(f.file).mode & 0o777, 0o640, `${f.fixture}: file mode kept`);
       assert.equal(afterText.includes('\r\n'), f.original.includes('\r\n'), `${f.fixture}: line endings kept`);
       assert.equal(afterText.endsWith('\n'), f.original.endsWith('\n'), `${f.fixture}: final newline kept`);
       let wrappedCount = 0;
-      const restored = parse(afterText);
+      const restored = load(f.file, afterText);
       for (const [scope, table] of tables(before)) {
         const afterTable = tables(after).find(([s]) => s === scope)[1];
         assert.deepEqual(Object.keys(afterTable), Object.keys(table), `${f.fixture}: server order kept`);
@@ -57,7 +68,9 @@ test('wrap rewrites every stdio server of every client, keeps everything else, a
           assert.deepEqual(got.args, ['-y', 'lowdown-proxy', '--target', label, '--', entry.command, ...(entry.args || [])]);
           const original = { command: entry.command, ...(entry.args ? { args: entry.args } : {}) };
           assert.deepEqual(got[MARKER_KEY], original, `${f.fixture}/${name}: original kept under ${MARKER_KEY}`);
-          assert.deepEqual(Object.keys(got), [...Object.keys(entry), ...(entry.args ? [] : ['args']), MARKER_KEY].filter((k, i, a) => a.indexOf(k) === i), `${f.fixture}/${name}: key order kept`);
+          // An added `args` follows `command`; the marker comes last.
+          const keys = Object.keys(entry).flatMap((k) => (k === 'command' && !entry.args ? [k, 'args'] : [k]));
+          assert.deepEqual(Object.keys(got), [...keys, MARKER_KEY], `${f.fixture}/${name}: key order kept`);
           assert.equal(row.action, 'wrap');
           // Everything but command/args/marker is as before.
           const rest = { ...got };

@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
+import YAML from 'yaml';
 import { makeWorld } from '../../lowdown-proxy/test/wrap-helpers.js';
 
 const EXT = new URL('..', import.meta.url).pathname;
@@ -69,7 +70,7 @@ test('Wrap shows the diff and asks; declining changes nothing; accepting wraps w
     const declined = await createCommands({ lib, ui: no, where: w.where }).wrap();
     assert.equal(declined.applied, false);
     assert.match(no.shown[0], /\+\+\+ .*\(after\)/);
-    assert.match(no.asked[0][0], /^Wrap 16 MCP servers in 7 config files\?/);
+    assert.match(no.asked[0][0], /^Wrap 26 MCP servers in 12 config files\?/);
     assert.deepEqual(no.infos, ['Lowdown: nothing was changed.']);
     for (const f of w.files) assert.equal(fs.readFileSync(f.file, 'utf8'), f.original);
 
@@ -77,14 +78,19 @@ test('Wrap shows the diff and asks; declining changes nothing; accepting wraps w
     const applied = await createCommands({ lib, ui: yes, where: w.where }).wrap();
     assert.equal(applied.applied, true);
     assert.ok(applied.reports.every((r) => r.status === 'written'));
-    assert.match(yes.infos[0], /wrapped 16 MCP servers/);
-    for (const f of w.files) assert.match(fs.readFileSync(f.file, 'utf8'), /"lowdown-proxy"/);
+    assert.match(yes.infos[0], /wrapped 26 MCP servers/);
+    for (const f of w.files) assert.match(fs.readFileSync(f.file, 'utf8'), /\blowdown-proxy\b/);
     // The labels come from the bundled WebAssembly core at once, as the proxy would derive them.
     const desktop = JSON.parse(fs.readFileSync(w.files.find((f) => f.client === 'claude-desktop').file, 'utf8'));
     const args = Object.values(desktop.mcpServers).map((s) => s.args.slice(s.args.indexOf('--target'), s.args.indexOf('--target') + 2));
     assert.deepEqual(args.map(([flag]) => flag), Object.keys(desktop.mcpServers).map(() => '--target'));
     assert.ok(args.some(([, label]) => label.startsWith('npm:')), JSON.stringify(args));
     assert.ok(args.some(([, label]) => label.startsWith('pypi:')), JSON.stringify(args));
+    // Continue's YAML entries get the core's labels too.
+    const tools = YAML.parse(fs.readFileSync(w.files.find((f) => f.fixture === 'continue-tools-odd.yaml').file, 'utf8')).mcpServers;
+    const label = (name) => { const a = tools.find((s) => s.name === name).args; return a[a.indexOf('--target') + 1]; };
+    assert.equal(label('git'), 'pypi:mcp-server-git');
+    assert.equal(label('fetch'), 'pypi:mcp-server-fetch');
 
     const again = scriptedUi(true);
     await createCommands({ lib, ui: again, where: w.where }).wrap();

@@ -56,7 +56,7 @@ pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Ans
     Ok(Json(super::services::view(&state, s, true).await?))
 }
 
-/// `GET /v1/sampling/salt`: today's salt, for registered agents only.
+/// `GET /v1/sampling/salt`: today's salt, for registered agents only, with the key's `agent_id`.
 pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
     let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
     let key = headers
@@ -67,7 +67,7 @@ pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> 
         .ok_or_else(|| {
             unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
         })?;
-    agent(&state, key)
+    let agent = agent(&state, key)
         .await?
         .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))?;
     let now = state.prowl.clock.now();
@@ -76,7 +76,8 @@ pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> 
     let salt = salts::get_or_create(&state.db, &id, now).await?;
     let w = salt_window(epoch);
     Ok(Json(
-        json!({"salt_id": id, "salt": salt, "valid_until": iso(w.valid_until), "accepted_until": iso(w.accepted_until)}),
+        // The agent_id rides along so a client that holds only its key can decide (SPEC §10).
+        json!({"salt_id": id, "salt": salt, "valid_until": iso(w.valid_until), "accepted_until": iso(w.accepted_until), "agent_id": agent.agent_id}),
     ))
 }
 

@@ -42,7 +42,8 @@ fn schemas() -> Value {
         "Salt": {"type": "object", "required": ["salt_id", "salt", "valid_until"], "properties": {
             "salt_id": {"type": "string", "pattern": "^s_[0-9]{8}$"}, "salt": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "valid_until": {"type": "string", "format": "date-time", "description": "The next rotation (00:00 UTC): fetch the new salt from then on."},
-            "accepted_until": {"type": "string", "format": "date-time", "description": "The gateway accepts decisions under this salt until here (60 minutes after rotation)."}}},
+            "accepted_until": {"type": "string", "format": "date-time", "description": "The gateway accepts decisions under this salt until here (60 minutes after rotation)."},
+            "agent_id": {"type": "string", "description": "The agent the key belongs to: the agent_id of every decision made with this key."}}},
         "PublishedSalt": {"type": "object", "properties": {
             "salt_id": {"type": "string"}, "salt": {"type": "string"}, "valid_from": {"type": "string", "format": "date-time"},
             "valid_until": {"type": "string", "format": "date-time"}, "retired_at": {"type": "string", "format": "date-time"}}},

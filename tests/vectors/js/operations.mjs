@@ -74,6 +74,7 @@ export const operations = {
   logdiff,
   node_identity: nodeIdentity,
   settings: (api, i) => JSON.parse(api.settingsFromEnv(JSON.stringify(i.env), i.user_home, i.client)),
+  sample_decide: (api, i) => JSON.parse(api.decide(i.service_id, i.agent_id, i.salt_id, i.salt, number(i.sampling_rate))),
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
@@ -101,7 +102,6 @@ export const NOT_EXPOSED = {
   outcome_class: ['outcomeClass', 'the server counts'],
   redact: ['redact', 'LogDiff redacts what it quotes'],
   salt_epochs: ['saltEpoch', 'the server rotates salts'],
-  sample_decide: ['decide', 'no JavaScript host routes to the gateway yet'],
   sample_verify: ['verify', 'the server verifies'],
   sanitize_server_version: ['sanitizeServerVersion', 'Recorder sanitises what it records'],
   schema_hash: ['hashTools', 'Recorder hashes tools/list itself'],

@@ -3,7 +3,7 @@
 import path from 'node:path';
 
 /** Client ids accepted by `--client`. */
-export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'cline', 'vscode', 'windsurf'];
+export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'cline', 'vscode', 'windsurf', 'continue'];
 
 /** Display names of the clients, by id. */
 export const CLIENT_NAMES = {
@@ -13,6 +13,7 @@ export const CLIENT_NAMES = {
   cline: 'Cline',
   vscode: 'VS Code',
   windsurf: 'Windsurf',
+  continue: 'Continue',
   custom: 'Config file',
 };
 
@@ -52,30 +53,60 @@ export function configLocations({ home, platform, env = {}, cwd }) {
     out.push({ client: 'vscode', path: path.join(data, editor, 'User', 'mcp.json'), scope: 'user' });
   }
   out.push({ client: 'windsurf', path: path.join(home, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user' });
+  // Continue: config.yaml's `mcpServers` list, and every YAML or JSON file in the
+  // mcpServers folders (`folder: true`: the caller lists the folder).
+  const continueHome = env.CONTINUE_GLOBAL_DIR || path.join(home, '.continue');
+  out.push({ client: 'continue', path: path.join(cwd, '.continue', 'mcpServers'), scope: 'project', folder: true });
+  out.push({ client: 'continue', path: path.join(continueHome, 'config.yaml'), scope: 'user' });
+  out.push({ client: 'continue', path: path.join(continueHome, 'mcpServers'), scope: 'user', folder: true });
   // A project directory that is the home directory would list the same file twice.
   const seen = new Set();
   return out.filter((l) => !seen.has(l.path) && seen.add(l.path));
 }
 
+/** The files of a Continue mcpServers folder that Continue reads. */
+export const FOLDER_FILE = /\.(ya?ml|json)$/i;
+
+// The entries of an `mcpServers`/`servers` table: an object keyed by name (JSON clients), or
+// Continue's list of blocks named by their `name` (a Hub block by what it `uses`).
+function entries(node) {
+  if (node.kind === 'object') return node.members.map((m) => ({ name: m.key, node: m.value }));
+  return node.items.map((item, i) => {
+    const v = item.value && typeof item.value === 'object' ? item.value : {};
+    const name = typeof v.name === 'string' ? v.name : typeof v.uses === 'string' ? v.uses : `#${i + 1}`;
+    return { name, node: item };
+  });
+}
+
 /**
- * The server tables in a parsed config: `mcpServers` (Claude, Cursor, Cline, Windsurf),
- * `servers` (VS Code) and Claude Code's per-project `projects[dir].mcpServers`.
- * @param {object} root the parsed file's root node (see jsonc.js)
- * @returns {{scope: string, node: object}[]} each table's object node and a scope label
+ * The server tables in a parsed config: `mcpServers` (Claude, Cursor, Cline, Windsurf; a
+ * list in Continue's YAML), `servers` (VS Code) and Claude Code's per-project
+ * `projects[dir].mcpServers`. A JSON file in a Continue mcpServers folder may also be one
+ * server by itself, named after the file (as Continue reads it).
+ * @param {object} root the parsed file's root node (jsonc.js or yamlsrc.js)
+ * @param {{client?: string, path?: string}} [loc] where the file is
+ * @returns {{scope: string, entries: {name: string, node: object}[]}[]} each table's entries and a scope label
  */
-export function serverTables(root) {
+export function serverTables(root, loc = {}) {
   const tables = [];
   if (root.kind !== 'object') return tables;
+  // Lists of blocks are Continue's YAML shape; no JSON client keeps servers in an array.
+  const lists = loc.client === 'continue' || /\.ya?ml$/i.test(loc.path ?? '');
+  const isTable = (v) => v.kind === 'object' || (v.kind === 'array' && lists);
   for (const m of root.members) {
-    if ((m.key === 'mcpServers' || m.key === 'servers') && m.value.kind === 'object') tables.push({ scope: m.key, node: m.value });
+    if ((m.key === 'mcpServers' || m.key === 'servers') && isTable(m.value)) tables.push({ scope: m.key, entries: entries(m.value) });
     if (m.key === 'projects' && m.value.kind === 'object') {
       for (const p of m.value.members) {
         if (p.value.kind !== 'object') continue;
         for (const pm of p.value.members) {
-          if (pm.key === 'mcpServers' && pm.value.kind === 'object') tables.push({ scope: `project ${p.key}`, node: pm.value });
+          if (pm.key === 'mcpServers' && pm.value.kind === 'object') tables.push({ scope: `project ${p.key}`, entries: entries(pm.value) });
         }
       }
     }
+  }
+  const single = root.value && (typeof root.value.command === 'string' || typeof root.value.url === 'string');
+  if (tables.length === 0 && single && loc.client === 'continue' && /\.json$/i.test(loc.path ?? '')) {
+    tables.push({ scope: 'file', entries: [{ name: path.basename(loc.path).replace(/\.json$/i, ''), node: root }] });
   }
   return tables;
 }
@@ -95,5 +126,6 @@ export function clientOfPath(file) {
   if (base === 'mcp_config.json' && dir === 'windsurf') return 'windsurf';
   if (base === 'mcp.json' && dir === '.cursor') return 'cursor';
   if (base === 'mcp.json' && (dir === '.vscode' || dir === 'User')) return 'vscode';
+  if ((base === 'config.yaml' && dir === '.continue') || (dir === 'mcpServers' && parts.at(-3) === '.continue')) return 'continue';
   return 'custom';
 }

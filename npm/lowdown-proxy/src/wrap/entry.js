@@ -36,6 +36,9 @@ export function inspectEntry(node) {
     return { state: 'wrapped', command: v.command, args, original: { command: orig.command, args: orig.args } };
   }
   if (typeof v.command !== 'string') {
+    if (typeof v.uses === 'string') {
+      return { state: 'remote', reason: `a Continue Hub block (uses: ${v.uses}): its command is defined on the Hub, not in this file` };
+    }
     if (typeof v.url === 'string' || typeof v.serverUrl === 'string' || ['http', 'sse', 'streamable-http', 'streamableHttp'].includes(v.type)) {
       return { state: 'remote', reason: 'remote (url) server: not wrappable, there is no local process to relay' };
     }

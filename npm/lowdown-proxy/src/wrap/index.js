@@ -1,10 +1,12 @@
 // The wrap module: find MCP client configs, and wrap, unwrap or report their servers.
 // The CLI (`lowdown-proxy wrap|unwrap|status`) and the editor extension both call this.
 
+import fs from 'node:fs';
 import os from 'node:os';
-import { parseJsonc, JsoncError } from './jsonc.js';
-import { inspectEntry, innerCommand, wrapEdits, unwrapEdits, applyEdits } from './entry.js';
-import { configLocations, serverTables, clientOfPath, CLIENT_IDS } from './clients.js';
+import path from 'node:path';
+import { innerCommand, wrappedCommand, applyEdits } from './entry.js';
+import { configLocations, serverTables, clientOfPath, CLIENT_IDS, FOLDER_FILE } from './clients.js';
+import { formatOf } from './formats.js';
 import { readConfig, writeConfigAtomic, ConfigError } from './fsio.js';
 import { unifiedDiff } from './diff.js';
 import { targetLabel, labelInArgs } from './label.js';
@@ -41,7 +43,20 @@ export function locateConfigs(opts = {}) {
   const wanted = opts.clients?.length ? new Set(opts.clients) : new Set(CLIENT_IDS);
   return configLocations(where)
     .filter((l) => wanted.has(l.client))
-    .map((l) => ({ ...l, explicit: false }));
+    .flatMap((l) => (l.folder ? folderFiles(l) : [{ ...l, explicit: false }]));
+}
+
+// The config files in a folder location, by name; the folder itself (reported `missing`)
+// when it holds none.
+function folderFiles(loc) {
+  let names = [];
+  try {
+    names = fs.readdirSync(loc.path, { withFileTypes: true }).filter((e) => !e.isDirectory() && FOLDER_FILE.test(e.name)).map((e) => e.name).sort();
+  } catch {
+    // missing or unreadable: nothing in it to wrap
+  }
+  if (names.length === 0) return [{ ...loc, explicit: false }];
+  return names.map((name) => ({ client: loc.client, path: path.join(loc.path, name), scope: loc.scope, explicit: false }));
 }
 
 /**
@@ -59,6 +74,7 @@ export function locateConfigs(opts = {}) {
 export async function processConfig(loc, opts) {
   const report = { client: loc.client, path: loc.path, scope: loc.scope, servers: [] };
   const fail = (e) => ({ ...report, status: 'error', error: { type: e.type || 'error', message: e.message } });
+  if (loc.folder) return { ...report, status: 'missing' };
   let read;
   try {
     read = await readConfig(loc.path);
@@ -66,29 +82,35 @@ export async function processConfig(loc, opts) {
     if (e.type === 'missing' && !loc.explicit) return { ...report, status: 'missing' };
     return fail(e);
   }
+  const format = formatOf(loc.path);
   let root;
   try {
-    root = parseJsonc(read.text);
+    root = format.parse(read.text);
   } catch (e) {
-    if (e instanceof JsoncError) return fail(new ConfigError('malformed_json', loc.path, `is not valid JSON: ${e.message}; nothing was changed`));
+    if (e.type === format.errorType) return fail(new ConfigError(format.errorType, loc.path, `is not valid ${format.name}: ${e.message}; nothing was changed`));
     throw e;
   }
   const labelOf = opts.label ?? targetLabel;
   const edits = [];
-  for (const table of serverTables(root)) {
-    for (const m of table.node.members) {
-      const info = inspectEntry(m.value);
-      const row = { table: table.scope, name: m.key, state: info.state, action: 'none', label: null, reason: info.reason };
+  // What each changed entry must read as afterwards, by table and entry index.
+  const expected = new Map();
+  for (const [t, table] of serverTables(root, loc).entries()) {
+    for (const [e, entry] of table.entries.entries()) {
+      const info = format.inspect(entry.node);
+      const row = { table: table.scope, name: entry.name, state: info.state, action: 'none', label: null, reason: info.reason };
       if (info.state === 'wrapped' || info.state === 'manual') row.label = labelInArgs(info.args);
       if (info.state === 'unwrapped') {
         const inner = innerCommand(info.command, info.args || []);
         row.label = await labelOf(inner.command, inner.args, { cwd: opts.cwd, env: opts.env });
       }
       if (opts.mode === 'wrap' && info.state === 'unwrapped') {
-        edits.push(...wrapEdits(read.text, m.value, { label: row.label, actor: opts.actor }));
+        edits.push(...format.wrapEdits(read.text, entry.node, { label: row.label, actor: opts.actor }));
+        const now = wrappedCommand(info.command, info.args || [], { label: row.label, actor: opts.actor });
+        expected.set(`${t}:${e}`, { state: 'wrapped', ...now, original: { command: info.command, args: info.args } });
         row.action = 'wrap';
       } else if (opts.mode === 'unwrap' && info.state === 'wrapped') {
-        edits.push(...unwrapEdits(read.text, m.value));
+        edits.push(...format.unwrapEdits(read.text, entry.node));
+        expected.set(`${t}:${e}`, { state: 'unwrapped', ...info.original });
         row.action = 'unwrap';
         row.label = labelInArgs(info.args);
       }
@@ -97,12 +119,9 @@ export async function processConfig(loc, opts) {
   }
   if (edits.length === 0) return { ...report, status: 'unchanged' };
   const text = applyEdits(read.text, edits);
-  try {
-    parseJsonc(text);
-  } catch (e) {
-    // Never write a file this tool cannot read back.
-    return fail(new ConfigError('write_failed', loc.path, `rewrite would not be valid JSON (${e.message}); nothing was changed`));
-  }
+  // Never write a file this tool cannot read back, or one that does not say what it meant.
+  const problem = readBackProblem(format, text, loc, expected);
+  if (problem) return fail(new ConfigError('write_failed', loc.path, `${problem}; nothing was changed`));
   const diff = unifiedDiff(read.text, edits, applyEdits, loc.path);
   if (opts.dryRun || opts.mode === 'status') return { ...report, status: 'would_change', diff };
   try {
@@ -112,6 +131,27 @@ export async function processConfig(loc, opts) {
     if (e instanceof ConfigError) return fail(e);
     throw e;
   }
+}
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// Why the rewritten text does not read back as intended, or null when it does.
+function readBackProblem(format, text, loc, expected) {
+  let tables;
+  try {
+    tables = serverTables(format.parse(text), loc);
+  } catch (e) {
+    return `the rewrite would not be valid ${format.name} (${e.message})`;
+  }
+  for (const [at, want] of expected) {
+    const [t, e] = at.split(':').map(Number);
+    const entry = tables[t]?.entries[e];
+    const got = entry ? format.inspect(entry.node) : null;
+    const ok = got && got.state === want.state && got.command === want.command && same(got.args, want.args)
+      && (want.state !== 'wrapped' || (got.original.command === want.original.command && same(got.original.args, want.original.args)));
+    if (!ok) return `the rewrite of "${entry?.name ?? at}" would not read back as intended (the entry may have been edited by hand)`;
+  }
+  return null;
 }
 
 /**
