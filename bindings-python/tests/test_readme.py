@@ -54,5 +54,13 @@ def test_every_documented_variable_is_one_prowl_reads() -> None:
 
     source = "".join(p.read_text() for p in (README.parent / "python" / "prowl").glob("*.py"))
     read = set(re.findall(r'"((?:PROWL|LOWDOWN)_[A-Z_]+)"', source)) | {_core.API_URL_ENV, _core.PROWL_API_URL_ENV}
+    # Read through the core's settings (core/src/settings.rs), as every host reads them.
+    from pathlib import Path
+
+    from prowl import config, identity
+
+    assert config.Settings.from_env({"PROWL_TELEMETRY": "0"}).enabled is False
+    assert identity.lowdown_home({"LOWDOWN_HOME": "/srv/ld"}) == Path("/srv/ld")
+    read |= {"PROWL_TELEMETRY", "LOWDOWN_HOME"}
     assert documented <= read, f"README documents variables prowl never reads: {documented - read}"
     assert {"PROWL_API_URL", "PROWL_AGENT_KEY", "PROWL_TELEMETRY", "PROWL_TELEMETRY_ALLOWLIST", "PROWL_TELEMETRY_ALLOW_PRIVATE"} <= documented

@@ -6,10 +6,11 @@ Read once and cached: the hot path of an observed request only reads an attribut
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
-from . import _core
+from . import _core, _native
 
 #: Default Lowdown API base URL when neither ``PROWL_API_URL`` nor ``LOWDOWN_API_URL`` is set.
 DEFAULT_API_URL = _core.DEFAULT_API_URL
@@ -24,10 +25,6 @@ FLUSH_TIMEOUT_S = 2.0
 EXIT_BUDGET_S = 0.1
 
 _SOURCES = ("organic", "seeded", "synthetic")
-
-
-def _truthy_off(value: Optional[str]) -> bool:
-    return value is not None and value.strip().lower() in ("0", "false", "off", "no")
 
 
 @dataclass(frozen=True)
@@ -55,16 +52,15 @@ class Settings:
         ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST``, ``PROWL_TELEMETRY_ALLOW_PRIVATE``
         and ``PROWL_GATEWAY_URL``."""
         env = os.environ if env is None else env
-        api_url = (
-            env.get(_core.PROWL_API_URL_ENV) or env.get(_core.API_URL_ENV) or DEFAULT_API_URL
-        ).rstrip("/")
+        # The API address and the off switch are the core's settings, as in every host.
+        core = _native.settings_from_env(dict(env), str(Path.home()), "telemetry")
         agent_key = env.get("PROWL_AGENT_KEY") or None
         allowlist = env.get("PROWL_TELEMETRY_ALLOWLIST") or None
         allow_private = env.get("PROWL_TELEMETRY_ALLOW_PRIVATE")
         return cls(
-            api_url=api_url,
+            api_url=core["api_url"],
             agent_key=agent_key,
-            enabled=not _truthy_off(env.get("PROWL_TELEMETRY")),
+            enabled=core["telemetry"],
             allowlist=allowlist,
             allow_private=allow_private,
             source="organic",

@@ -1,9 +1,9 @@
 """The node identity (SPEC §3.5): ``LOWDOWN_HOME/node.json``, shared with the npm proxy.
 
-``{"node_id": "ld_<12 lowercase hex>", "created_at": "<ISO-8601>"}``, created on first use
-(file mode 0600, directory 0700) and replaced when it is unreadable, not JSON or holds a
-malformed id — the same file, format and atomic write as the proxy's ``home.js``, so a
-machine running both has one identity. ``LOWDOWN_HOME`` defaults to ``~/.lowdown``.
+The file's format and the state directory are the core's (``identity``, ``settings``); this
+module does the IO: create it on first use (file mode 0600, directory 0700), replace it when
+the core reads no identity in it, with the same atomic write as the proxy's ``home.js``, so
+a machine running both has one identity.
 
 Loaded lazily, once per process, by the sender thread (:func:`node_id`), never on the
 caller's path; when the home cannot be written, records are sent without ``node_id``.
@@ -12,9 +12,7 @@ caller's path; when the home cannot be written, records are sent without ``node_
 from __future__ import annotations
 
 import errno
-import json
 import os
-import re
 import secrets
 import threading
 from dataclasses import dataclass
@@ -22,14 +20,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Optional, Tuple
 
-from . import _core
+from . import _core, _native
 
 #: Environment variable naming the state directory.
-HOME_ENV = "LOWDOWN_HOME"
+HOME_ENV = _native.HOME_ENV
 #: The identity file's name inside the state directory.
 FILE_NAME = "node.json"
-
-_NODE_ID_RE = re.compile(r"^ld_[0-9a-f]{12}$")
 
 
 @dataclass(frozen=True)
@@ -44,8 +40,7 @@ class NodeIdentity:
 def lowdown_home(env: Optional[Mapping[str, str]] = None) -> Path:
     """The state directory: ``$LOWDOWN_HOME`` (made absolute), else ``~/.lowdown``."""
     env = os.environ if env is None else env
-    home = env.get(HOME_ENV)
-    return Path(home).absolute() if home else Path.home() / ".lowdown"
+    return Path(_native.settings_from_env(dict(env), str(Path.home()), "telemetry")["home"]).absolute()
 
 
 def load_node_identity(home: Path) -> NodeIdentity:
@@ -56,12 +51,13 @@ def load_node_identity(home: Path) -> NodeIdentity:
     if existing is not None:
         return NodeIdentity(existing[0], existing[1], False)
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    identity = NodeIdentity(f"ld_{secrets.token_hex(6)}", now, True)
+    body = _native.new_node_identity(secrets.token_hex(6), now)
+    fresh = _native.parse_node_identity(body)
+    identity = NodeIdentity(fresh["node_id"], fresh["created_at"], True)
     if not home.is_dir():
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(home, 0o700)
     tmp = home / f"{FILE_NAME}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    body = json.dumps({"node_id": identity.node_id, "created_at": identity.created_at}, separators=(",", ":")) + "\n"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         try:
@@ -99,15 +95,8 @@ def _read(file: Path) -> Tuple[Optional[Tuple[str, str]], bool]:
         return None, True
     except (OSError, UnicodeDecodeError):
         return None, False
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None, False
-    if isinstance(data, dict):
-        nid, created_at = data.get("node_id"), data.get("created_at")
-        if isinstance(nid, str) and _NODE_ID_RE.match(nid) and isinstance(created_at, str):
-            return (nid, created_at), False
-    return None, False
+    found = _native.parse_node_identity(text)
+    return ((found["node_id"], found["created_at"]) if found else None), False
 
 
 _lock = threading.Lock()
