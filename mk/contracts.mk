@@ -6,7 +6,7 @@
 TEST_TARGETS += test-contracts
 .PHONY: contracts test-contracts
 
-contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, lowdown-proxy/src/contract.js
+contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, src/contract.js of lowdown-proxy and lowdown-observe
 	cargo run -q -p lowdown-core --example contracts
 
 test-contracts: ## every generated contract copy matches core/src/contract.rs

@@ -17,6 +17,7 @@ fn main() {
             contract::python_module(),
         ),
         ("npm/lowdown-proxy/src/contract.js", contract::js_module()),
+        ("npm/lowdown-observe/src/contract.js", contract::js_module()),
     ];
     let check = std::env::args().any(|a| a == "--check");
     let mut stale = Vec::new();

@@ -4,8 +4,8 @@
 //! Every other copy is made from here, never typed again:
 //! - the server's OpenAPI components and the field table of `llms.txt`, at run time;
 //! - the TypeScript declarations (`bindings-js/contract.d.ts`), the Python stub
-//!   (`prowl/_contract.py`) and the limits `lowdown-mcp`'s tool schemas use
-//!   (`npm/lowdown-proxy/src/contract.js`), written by `make contracts` (the `contracts`
+//!   (`prowl/_contract.py`), and the defaults and limits the npm packages use
+//!   (`src/contract.js` of lowdown-proxy and lowdown-observe), written by `make contracts` (the `contracts`
 //!   example) and checked for drift by `make test`.
 //!
 //! The validators (`record::validate`, `telemetry::validate_observation`) apply the same

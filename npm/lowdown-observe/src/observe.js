@@ -5,8 +5,10 @@
 
 import { Router, GATEWAY_REASONS, REFUSAL_STATUSES } from './route.js';
 
-/** Default Lowdown API base URL (SPEC §2). */
-export const DEFAULT_API_URL = 'http://127.0.0.1:7077';
+import { DEFAULTS } from './contract.js';
+
+/** Default Lowdown API base URL (SPEC §2; the core's, from the generated contract module). */
+export const DEFAULT_API_URL = DEFAULTS.API_URL;
 /** Observations sent per request at most. */
 export const BATCH_MAX = 50;
 /** Observations held at most; past this they are dropped and counted. */
@@ -27,10 +29,10 @@ const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
  * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `decide`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  */
-export function makeObserve(core, env = () => undefined) {
+export function makeObserve(core, env = () => undefined, coreSettings = undefined) {
   return function observe(fetchFn, options = {}) {
     if (typeof fetchFn !== 'function') throw new TypeError('observe(fetch): fetch must be a function');
-    const settings = resolve(options, env);
+    const settings = resolve(options, env, coreSettings);
     if (!settings.enabled) return fetchFn;
     const reporter = new Reporter(fetchFn, settings, core);
     const router = settings.gatewayUrl && settings.agentKey ? new Router(settings, core, fetchFn) : null;
@@ -136,8 +138,13 @@ function contentLength(response) {
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
-function resolve(options, env) {
-  const apiUrl = (options.apiUrl || env('PROWL_API_URL') || env('LOWDOWN_API_URL') || DEFAULT_API_URL).replace(/\/+$/, '');
+/**
+ * The settings of one observed fetch: its options first, then the environment (Node only;
+ * `coreSettings` is the core's reading of it: API address and off switch), then the defaults.
+ */
+function resolve(options, env, coreSettings) {
+  const fromEnv = coreSettings?.() ?? { api_url: DEFAULT_API_URL, telemetry: true };
+  const apiUrl = (options.apiUrl || fromEnv.api_url).replace(/\/+$/, '');
   const source = options.source || 'organic';
   if (!SOURCES.has(source)) throw new TypeError(`observe(fetch): source must be one of ${[...SOURCES].join('|')}`);
   const sampleRate = options.sampleRate ?? 1;
@@ -153,7 +160,7 @@ function resolve(options, env) {
     allowPrivate: options.allowPrivate ?? env('PROWL_TELEMETRY_ALLOW_PRIVATE') === '1',
     agentKey: options.agentKey ?? env('PROWL_AGENT_KEY'),
     gatewayUrl: (options.gatewayUrl ?? env('PROWL_GATEWAY_URL'))?.replace(/\/+$/, '') || undefined,
-    enabled: options.enabled ?? env('PROWL_TELEMETRY') !== '0',
+    enabled: options.enabled ?? fromEnv.telemetry,
     waitUntil: options.waitUntil,
     unrefTimers: options.unrefTimers ?? false,
   };

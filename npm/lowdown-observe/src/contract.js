@@ -1,0 +1,44 @@
+// Generated from lowdown-core's contract (core/src/contract.rs) by `make contracts`: do not edit.
+
+/** The defaults every host shares (SPEC §2). */
+export const DEFAULTS = Object.freeze({
+  API_URL: "http://127.0.0.1:7077",
+  API_URL_ENV: "LOWDOWN_API_URL",
+  PROWL_API_URL_ENV: "PROWL_API_URL",
+  HOME_ENV: "LOWDOWN_HOME",
+  HOME_DIR_NAME: ".lowdown",
+  NODE_ID_HEADER: "x-lowdown-node-id",
+  AGENT_KEY_HEADER: "x-agent-key",
+});
+
+/** One interaction: what was used, what it came to, how long it took. Never arguments, results, error text or log lines. */
+export const InteractionRecord = Object.freeze({
+  record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key: a repeated id is acknowledged, stored once." },
+  actor: { kind: 'text', max: 128, required: false, nullable: true, default: "anonymous", doc: "Who acted." },
+  target: { kind: 'text', max: 256, required: true, nullable: false, default: undefined, doc: "What was used, e.g. npm:@scope/pkg, pypi:pkg, mcp:io.github.x/y, url:host." },
+  target_type: { kind: 'enum', values: ["tool", "agent", "service", "human"], required: true, nullable: false, default: undefined, doc: "What kind of thing the target is." },
+  task_type: { kind: 'text', max: 128, required: true, nullable: false, default: undefined, doc: "The tool name for tools/call, else the method." },
+  outcome: { kind: 'enum', values: ["success", "partial", "failure", "cancelled"], required: true, nullable: false, default: undefined, doc: "What the interaction came to." },
+  failure_type: { kind: 'enum', values: ["invalid_arguments", "timeout", "server_error", "tool_error", "unknown"], required: false, nullable: true, default: undefined, doc: "Why it failed (failure and partial only)." },
+  error_layer: { kind: 'enum', values: ["tool", "request", "server"], required: false, nullable: true, default: undefined, doc: "Where it failed: tool and server failures count in success_rate, request-layer rejections do not." },
+  request_kind: { kind: 'enum', values: ["tool", "protocol"], required: false, nullable: true, default: "tool", doc: "A tool call, or protocol traffic (never rated)." },
+  latency_ms: { kind: 'number', min: 0, max: 86400000, required: false, nullable: true, default: undefined, doc: "Milliseconds from request to response." },
+  source: { kind: 'enum', values: ["organic", "seeded", "synthetic"], required: false, nullable: true, default: "organic", doc: "Where the data came from: organic (real use), seeded, synthetic (tests)." },
+  node_id: { kind: 'text', max: 67, pattern: "^ld_[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "The recording node." },
+  server_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The server's serverInfo.version." },
+  schema_hash: { kind: 'text', max: 64, pattern: "^[0-9a-f]{64}$", required: false, nullable: true, default: undefined, doc: "SPEC §3.3 hash of the tools/list the server gave." },
+  recorder_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The recorder's own version." },
+  protocol_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The negotiated MCP protocol version." },
+  tools_has_more: { kind: 'bool', required: false, nullable: true, default: undefined, doc: "That tools/list had more pages than the one hashed." },
+});
+
+/** One HTTP call a client made: the host only, never a path, query, body or headers. */
+export const Observation = Object.freeze({
+  host: { kind: 'text', max: 253, required: true, nullable: false, default: undefined, doc: "The bare host: no scheme, port, path or query." },
+  method: { kind: 'text', max: 16, required: true, nullable: false, default: undefined, doc: "The HTTP method." },
+  status: { kind: 'integer', min: 100, max: 599, required: true, nullable: true, default: undefined, doc: "The HTTP status; null when no response arrived (a connect error, a timeout)." },
+  latency_ms: { kind: 'number', min: 0, max: 86400000, required: true, nullable: false, default: undefined, doc: "Milliseconds until the end of the response (or the error)." },
+  response_bytes: { kind: 'integer', min: 0, max: 9007199254740991, required: false, nullable: true, default: undefined, doc: "The response body's size, when known." },
+  source: { kind: 'text', max: 64, required: false, nullable: true, default: "organic", doc: "organic, seeded or synthetic, or the reporting wrapper's name (1-64 of A-Za-z0-9._-), kept as reporter of organic data." },
+  record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key." },
+});
