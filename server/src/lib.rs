@@ -15,7 +15,6 @@ pub mod extract;
 pub mod gateway;
 pub mod names;
 pub mod openapi;
-pub mod ratelimit;
 pub mod routes;
 pub mod scanner;
 pub mod state;

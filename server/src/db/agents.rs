@@ -5,8 +5,8 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 
 use super::{random_id, Db};
+use crate::db::ratelimit::Quota;
 use crate::error::AppResult;
-use crate::ratelimit::Quota;
 
 /// What an agent registers with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub async fn register(
     db.write(move |conn| {
         Box::pin(async move {
             if let Some(q) = &quota {
-                let g = crate::ratelimit::grant(conn, q, 1, now).await?;
+                let g = crate::db::ratelimit::grant(conn, q, 1, now).await?;
                 if g.granted == 0 {
                     return Err(q.refusal(&g));
                 }

@@ -22,6 +22,7 @@ pub mod latency;
 pub mod lookup;
 mod meta;
 pub mod nodes;
+pub mod ratelimit;
 pub mod reputation;
 pub mod telemetry;
 pub(crate) mod upsert;

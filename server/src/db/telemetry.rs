@@ -14,9 +14,9 @@ use sqlx::{AnyConnection, Row};
 use super::upsert::{add_counts, insert_new, is_sqlite, placeholders, Binds, Val, MAX_PARAMS};
 use super::{get_u64, random_id, Db};
 use crate::clock;
+use crate::db::ratelimit::{self, Quota};
 use crate::error::AppResult;
 use crate::names::{enum_str, parse_enum};
-use crate::ratelimit::{self, Quota};
 
 /// An observation with what the server decided about it.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ pub struct Stored {
 
 /// Stores observations in one transaction. Repeated `record_id`s are acknowledged as
 /// duplicates. With a `quota`, the new observations take what is left of the caller's
-/// budget in the same transaction ([`crate::ratelimit`]): the first ones up to it are
+/// budget in the same transaction ([`crate::db::ratelimit`]): the first ones up to it are
 /// stored, the rest refused as [`Fate::RateLimited`]. When nothing at all is accepted the
 /// answer is [`crate::error::AppError::RateLimited`] and nothing is written.
 pub async fn store(

@@ -6,9 +6,9 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use crate::db::agents::{register as store, NewAgent};
+use crate::db::ratelimit::Quota;
 use crate::error::{AppError, AppResult};
 use crate::extract::{ClientAddr, JsonBody};
-use crate::ratelimit::Quota;
 use crate::state::AppState;
 
 /// Longest value of each registration field, in characters.

@@ -11,11 +11,11 @@ use lowdown_core::record::validate::Rejection;
 use lowdown_core::telemetry::{check_observations, unlisted_host, WeightTier};
 use serde_json::{json, Value};
 
+use crate::db::ratelimit::Quota;
 use crate::db::telemetry::{store, Fate, Weighed};
 use crate::db::{agents, catalog};
 use crate::error::{AppError, AppResult};
 use crate::extract::{ClientAddr, JsonBody};
-use crate::ratelimit::Quota;
 use crate::state::AppState;
 
 /// Longest agent key header considered (longer is not a key this server issued).
@@ -101,7 +101,7 @@ pub async fn post(
     let now = crate::clock::now_ms();
     // Counted and stored in one transaction: a refused request writes nothing.
     let stored = store(&state.db, items, now, Some(quota.clone())).await?;
-    crate::ratelimit::prune_if_due(&state.db, now).await;
+    crate::db::ratelimit::prune_if_due(&state.db, now).await;
     let (mut accepted, mut limited) = (0, 0);
     for ((index, fate), answer) in positions.into_iter().zip(&stored.fates).zip(weighed) {
         answers[index] = Some(match fate {
