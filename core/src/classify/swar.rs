@@ -1,4 +1,6 @@
-//! Byte searches eight bytes at a time (SWAR: SIMD within a register), in safe code.
+//! Byte searches many bytes at a time, in safe code: string bodies 32 bytes a block with
+//! SSE2 on x86_64 (through `safe_arch`), everything else eight bytes a word (SWAR: SIMD
+//! within a register).
 //!
 //! The classic bit tricks flag a byte by setting its high bit. A borrow can only flag a
 //! byte *above* a truly matching one, so the lowest flagged byte is always a real match.
@@ -23,6 +25,63 @@ pub(super) fn special(x: u64) -> u64 {
     zero_bytes(x ^ (LO * u64::from(b'"')))
         | zero_bytes(x ^ (LO * u64::from(b'\\')))
         | (x.wrapping_sub(LO * 0x20) & !x & HI)
+}
+
+/// One bit per byte of a 32-byte block (bit `k` for byte `k`) that may be `"`, `\\` or a
+/// control byte. Every such byte is flagged. The word-at-a-time fallback may also flag the
+/// byte just above a real one (a borrow), so callers look at the byte.
+#[inline(always)]
+pub(super) fn special_bits(block: &[u8; 32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::special_bits(block)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        special_bits_by_words(block)
+    }
+}
+
+/// [`special_bits`] a word at a time, for targets without SSE2.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn special_bits_by_words(block: &[u8; 32]) -> u32 {
+    let mut bits = 0;
+    for (k, c) in block.chunks_exact(8).enumerate() {
+        // The high bit of each flagged byte, packed into 8 bits.
+        let m = (special(word(c)) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        bits |= (m as u32) << (8 * k);
+    }
+    bits
+}
+
+/// Sixteen bytes per compare, exact.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+
+    #[inline(always)]
+    fn half(c: &[u8; 16]) -> u32 {
+        let x = load_unaligned_m128i(c);
+        let quote = cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'"' as i8));
+        let backslash = cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'\\' as i8));
+        // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
+        let control = cmp_eq_mask_i8_m128i(min_u8_m128i(x, set_splat_i8_m128i(0x1f)), x);
+        move_mask_i8_m128i(bitor_m128i(bitor_m128i(quote, backslash), control)) as u32
+    }
+
+    #[inline(always)]
+    pub(super) fn special_bits(block: &[u8; 32]) -> u32 {
+        let (lo, hi) = block.split_at(16);
+        match (lo.try_into(), hi.try_into()) {
+            (Ok(lo), Ok(hi)) => half(lo) | (half(hi) << 16),
+            // Never taken (two halves of 16); flagging every byte would still be correct.
+            _ => u32::MAX,
+        }
+    }
 }
 
 /// Flags `\n`.
@@ -129,5 +188,30 @@ mod tests {
                 assert_eq!(find_special(&v, 0), pos, "first of two at {pos}");
             }
         }
+    }
+
+    #[test]
+    fn block_bits_flag_every_special_byte() {
+        for byte in 0..=255u8 {
+            let is_special = matches!(byte, b'"' | b'\\' | 0..=0x1f);
+            for pos in 0..32 {
+                let mut block = [b'a'; 32];
+                block[pos] = byte;
+                let by_words = special_bits_by_words(&block);
+                assert_eq!(
+                    special_bits(&block),
+                    u32::from(is_special) << pos,
+                    "{byte:#x} at {pos}"
+                );
+                assert_eq!(by_words & (1 << pos) != 0, is_special, "{byte:#x} at {pos}");
+                // Word at a time, a borrow may flag the byte just above a real one.
+                assert_eq!(by_words & !(0b11 << pos), 0, "{byte:#x} at {pos}");
+            }
+        }
+        let every = [b'"'; 32];
+        assert_eq!(
+            (special_bits(&every), special_bits_by_words(&every)),
+            (u32::MAX, u32::MAX)
+        );
     }
 }
