@@ -24,6 +24,7 @@ mod meta;
 pub mod nodes;
 pub mod reputation;
 pub mod telemetry;
+pub mod top;
 pub(crate) mod upsert;
 
 /// Which database engine a [`Db`] talks to.
@@ -74,6 +75,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         5,
         "gateway",
         include_str!("../../migrations/0005_gateway.sql"),
+    ),
+    (
+        6,
+        "packages",
+        include_str!("../../migrations/0006_packages.sql"),
     ),
 ];
 
