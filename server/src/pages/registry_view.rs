@@ -97,7 +97,7 @@ fn scanner(sc: &Value) -> String {
                 vec!["error type".into(), s(&l["error_type"])],
                 vec!["tools".into(), s(&l["tool_count"])],
                 vec!["server version".into(), s(&l["server_version"])],
-                vec!["initialize latency (ms)".into(), s(&l["latency_ms"])],
+                vec!["initialize latency (ms)".into(), l["latency_ms"].as_f64().map_or("—".into(), |v| format!("{v:.1}"))],
                 vec![
                     "asks for authentication (WWW-Authenticate)".into(),
                     yes(&l["www_authenticate"]),
@@ -124,11 +124,14 @@ fn scanner(sc: &Value) -> String {
         ],
     ));
     let dc = &sc["definition_changes"];
+    let last = match dc["last_change"].as_str() {
+        Some(day) => format!("; last change {day}, after {} stable days", s(&dc["stable_days_before_last_change"])),
+        None => "; no change recorded".to_owned(),
+    };
     out.push_str(&format!(
-        "<h3>Tool definitions</h3><p>Pattern over 30 days: <b>{}</b>; last change {}; stable for {} days before it.</p>",
+        "<h3>Tool definitions</h3><p>Over 30 days, each day compared with the previous observation of the same remote: <b>{}</b>{}.</p>",
         escape(&s(&dc["pattern"]).replace('_', " ")),
-        escape(&s(&dc["last_change"])),
-        escape(&s(&dc["stable_days_before_last_change"]))
+        escape(&last)
     ));
     if let Some(events) = dc["events"].as_array().filter(|e| !e.is_empty()) {
         let rows: Vec<Vec<String>> = events
