@@ -99,7 +99,7 @@ test('get_lowdown reads the Registry, Scanner and package blocks in words and li
   const pypi = await startPypi({ 'fixture-everything': { status: 'archived', versions: ['0.1.0'], latest: '0.1.0' } });
   const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
   try {
-    const summary = await runScan(server.dir, { registry: registry.url, npm: npm.url, pypi: pypi.url });
+    const summary = await runScan(server.db, { registry: registry.url, npm: npm.url, pypi: pypi.url });
     assert.equal(summary.status, 'completed');
     assert.deepEqual(summary.by_level, { 2: 1 });
     assert.deepEqual(summary.packages, { checked: 2, found: 2, not_found: 0, failed: 0 });

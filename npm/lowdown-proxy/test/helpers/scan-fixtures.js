@@ -6,7 +6,6 @@
 // Shared by the lowdown-mcp tests and the browser test (tests/pages).
 import { spawn, execFile } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { createRequire } from 'node:module';
 import { SERVER_BIN, freePort } from './lowdown-server.js';
 
@@ -126,14 +125,14 @@ export async function startEverything() {
 }
 
 /**
- * Runs `lowdown-server scan` on the SQLite database of a server started by
- * startLowdownServer (`dir`), against fixtures on loopback. Resolves with the summary.
- * @param {string} dir the server's directory (its database is dir/x.db)
+ * Runs `lowdown-server scan` on the database of a server started by startLowdownServer
+ * (its `db`), against fixtures on loopback. Resolves with the summary.
+ * @param {string} db the server's database (a SQLite path or a postgres:// URL)
  * @param {{registry: string, npm: string, pypi: string}} urls
  * @param {Record<string, string>} [env] extra environment
  */
-export function runScan(dir, urls, env = {}) {
-  const args = ['scan', '--db', path.join(dir, 'x.db'), '--registry-url', urls.registry, '--unsafe-allow-loopback',
+export function runScan(db, urls, env = {}) {
+  const args = ['scan', '--db', db, '--registry-url', urls.registry, '--unsafe-allow-loopback',
     '--npm-registry-url', urls.npm, '--pypi-url', urls.pypi];
   return new Promise((resolve, reject) => {
     execFile(SERVER_BIN, args, { env: { ...process.env, RUST_LOG: 'off', ...env } }, (err, stdout, stderr) => {
@@ -144,13 +143,13 @@ export function runScan(dir, urls, env = {}) {
 }
 
 /**
- * Runs `lowdown-server export --out DIR` on the database of `dir`.
- * @param {string} dir the server's directory
+ * Runs `lowdown-server export --out DIR` on a server's database.
+ * @param {string} db the server's database (a SQLite path or a postgres:// URL)
  * @param {string} out
  */
-export function runExport(dir, out) {
+export function runExport(db, out) {
   return new Promise((resolve, reject) => {
-    execFile(SERVER_BIN, ['export', '--db', path.join(dir, 'x.db'), '--out', out], { env: { ...process.env, RUST_LOG: 'off' } }, (err, stdout, stderr) => {
+    execFile(SERVER_BIN, ['export', '--db', db, '--out', out], { env: { ...process.env, RUST_LOG: 'off' } }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`lowdown-server export failed: ${err.message}\n${stderr}`));
       return resolve(JSON.parse(stdout));
     });
