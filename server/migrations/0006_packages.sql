@@ -22,6 +22,8 @@ CREATE TABLE registry_packages (
     PRIMARY KEY (package_target, name)
 );
 
--- The daily record counts a day's observations by level, status and error type, and looks
--- for values first observed that day.
+-- The daily record reads one day at a time: its observations (by level, status and error
+-- type; values first observed that day), its skips and its Registry changes.
 CREATE INDEX idx_scanner_observations_day ON scanner_observations (day);
+CREATE INDEX idx_scanner_skips_day ON scanner_skips (day);
+CREATE INDEX idx_registry_changes_day ON registry_changes (day);

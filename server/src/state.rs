@@ -23,6 +23,8 @@ pub struct AppState {
     pub prowl: Arc<Prowl>,
     /// `--public-url`: the base of absolute links in feeds (else the request's `Host`).
     pub public_url: Option<String>,
+    /// Daily records already computed (see [`crate::daily::cache`]).
+    pub daily: Arc<crate::daily::cache::Cache>,
 }
 
 impl AppState {
@@ -36,6 +38,7 @@ impl AppState {
             allow_private_hosts: false,
             prowl: Arc::new(Prowl::default()),
             public_url: None,
+            daily: Arc::default(),
         }
     }
 

@@ -55,7 +55,7 @@ fn html(r: &DailyRecord) -> String {
 const DESCRIPTION: &str = "What the Lowdown Scanner recorded each UTC day: MCP Registry declaration changes, observation counts by level, status and error type with their denominators, tool definition changes and first-observed values. Counts only.";
 
 /// JSON Feed 1.1.
-pub fn json_feed(meta: &FeedMeta, records: &[DailyRecord]) -> Value {
+pub fn json_feed(meta: &FeedMeta, records: &[std::sync::Arc<DailyRecord>]) -> Value {
     let items: Vec<Value> = records
         .iter()
         .map(|r| {
@@ -66,7 +66,7 @@ pub fn json_feed(meta: &FeedMeta, records: &[DailyRecord]) -> Value {
                 "content_text": summary(r).join("\n"),
                 "content_html": html(r),
                 "date_published": r.published_at,
-                "_lowdown": r,
+                "_lowdown": &**r,
             })
         })
         .collect();
@@ -83,7 +83,7 @@ pub fn json_feed(meta: &FeedMeta, records: &[DailyRecord]) -> Value {
 }
 
 /// RSS 2.0.
-pub fn rss(meta: &FeedMeta, records: &[DailyRecord]) -> String {
+pub fn rss(meta: &FeedMeta, records: &[std::sync::Arc<DailyRecord>]) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\">\n<channel>\n");
     out.push_str(&format!(
         "<title>{}</title>\n<link>{}/daily/latest</link>\n<description>{}</description>\n<language>en</language>\n\

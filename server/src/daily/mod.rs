@@ -7,6 +7,7 @@
 //! Rendered as HTML by `crate::pages::daily` and as feeds by [`feed`]; every date in it
 //! comes from the data.
 
+pub mod cache;
 pub mod feed;
 
 use std::collections::{BTreeMap, BTreeSet};

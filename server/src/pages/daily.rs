@@ -1,6 +1,8 @@
 //! `GET /daily/{day}`, `/daily/latest` (HTML), `/daily/feed.xml` (RSS 2.0) and
 //! `/daily/feed.json` (JSON Feed 1.1): the daily record of [`crate::daily`].
 
+use std::sync::Arc;
+
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -226,7 +228,7 @@ fn missing(state: &AppState, status: StatusCode, title: &str, text: &str) -> Res
 }
 
 async fn render(state: &AppState, day: &str) -> AppResult<Response> {
-    let Some(record) = daily::record(&state.db, day).await? else {
+    let Some(record) = state.daily.record(&state.db, day).await? else {
         return Ok(missing(
             state,
             StatusCode::NOT_FOUND,
@@ -279,10 +281,10 @@ pub async fn latest(State(state): State<AppState>) -> AppResult<Response> {
     }
 }
 
-async fn records(state: &AppState) -> AppResult<Vec<DailyRecord>> {
+async fn records(state: &AppState) -> AppResult<Vec<Arc<DailyRecord>>> {
     let mut out = Vec::new();
     for d in daily::days(&state.db, FEED_DAYS).await? {
-        if let Some(r) = daily::record(&state.db, &d).await? {
+        if let Some(r) = state.daily.record(&state.db, &d).await? {
             out.push(r);
         }
     }
