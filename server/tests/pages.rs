@@ -273,7 +273,7 @@ async fn the_home_page_searches_and_lists(t: &TestDb) {
 on_both!(the_home_page_searches_and_lists);
 
 #[tokio::test]
-async fn openapi_lists_the_pages() {
+async fn openapi_and_llms_txt_describe_the_pages_and_blocks() {
     let t = TestDb::new(common::Kind::Sqlite).await.unwrap();
     let doc = common::get(&t.app(), "/openapi.json").await.json;
     for p in [
@@ -285,6 +285,20 @@ async fn openapi_lists_the_pages() {
         "/daily/feed.json",
     ] {
         assert!(doc["paths"][p]["get"].is_object(), "{p}");
+    }
+    let llms = common::get(&t.app(), "/llms.txt").await.text;
+    for said in [
+        "GET /t/{target}",
+        "/daily/{YYYY-MM-DD}",
+        "/daily/feed.xml",
+        "/daily/feed.json",
+        "registry_entries",
+        "`packages`",
+        "latest_deprecated",
+        "latest_yanked",
+        "export --out",
+    ] {
+        assert!(llms.contains(said), "llms.txt does not explain {said}");
     }
     t.cleanup().await;
 }

@@ -97,7 +97,12 @@ fn scanner(sc: &Value) -> String {
                 vec!["error type".into(), s(&l["error_type"])],
                 vec!["tools".into(), s(&l["tool_count"])],
                 vec!["server version".into(), s(&l["server_version"])],
-                vec!["initialize latency (ms)".into(), l["latency_ms"].as_f64().map_or("—".into(), |v| format!("{v:.1}"))],
+                vec![
+                    "initialize latency (ms)".into(),
+                    l["latency_ms"]
+                        .as_f64()
+                        .map_or("—".into(), |v| format!("{v:.1}")),
+                ],
                 vec![
                     "asks for authentication (WWW-Authenticate)".into(),
                     yes(&l["www_authenticate"]),
@@ -125,7 +130,10 @@ fn scanner(sc: &Value) -> String {
     ));
     let dc = &sc["definition_changes"];
     let last = match dc["last_change"].as_str() {
-        Some(day) => format!("; last change {day}, after {} stable days", s(&dc["stable_days_before_last_change"])),
+        Some(day) => format!(
+            "; last change {day}, after {} stable days",
+            s(&dc["stable_days_before_last_change"])
+        ),
         None => "; no change recorded".to_owned(),
     };
     out.push_str(&format!(
