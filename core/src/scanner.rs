@@ -12,6 +12,7 @@
 //! - [`rpc`] and [`sse`]: reading a JSON or SSE answer up to the matching id, under a cap.
 //! - [`tools`]: `tool_count`, `name_hash`, tool names and definitions over every page.
 //! - [`history`] and [`message`]: the `registry` and `scanner` answer blocks from stored rows.
+//! - [`packages`]: what npm and PyPI say about the packages an entry declares.
 //!
 //! Nothing here does IO or reads a clock: times and days come in as parameters.
 
@@ -20,6 +21,7 @@ pub mod cohort;
 pub mod days;
 pub mod history;
 pub mod message;
+pub mod packages;
 pub mod probe;
 pub mod registry;
 pub mod rpc;

@@ -21,6 +21,10 @@ pub struct AppState {
     pub allow_private_hosts: bool,
     /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
     pub prowl: Arc<Prowl>,
+    /// `--public-url`: the base of absolute links in feeds (else the request's `Host`).
+    pub public_url: Option<String>,
+    /// Daily records already computed (see [`crate::daily::cache`]).
+    pub daily: Arc<crate::daily::cache::Cache>,
 }
 
 impl AppState {
@@ -33,7 +37,15 @@ impl AppState {
             trusted_proxies: Arc::default(),
             allow_private_hosts: false,
             prowl: Arc::new(Prowl::default()),
+            public_url: None,
+            daily: Arc::default(),
         }
+    }
+
+    /// The same state, writing absolute links (feeds) under `url`.
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url;
+        self
     }
 
     /// The same state, believing `X-Forwarded-For` from `proxies`.

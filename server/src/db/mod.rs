@@ -25,6 +25,7 @@ pub mod nodes;
 pub mod ratelimit;
 pub mod reputation;
 pub mod telemetry;
+pub mod top;
 pub(crate) mod upsert;
 
 /// Which database engine a [`Db`] talks to.
@@ -75,6 +76,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         5,
         "gateway",
         include_str!("../../migrations/0005_gateway.sql"),
+    ),
+    (
+        6,
+        "packages",
+        include_str!("../../migrations/0006_packages.sql"),
     ),
     (
         8,

@@ -14,8 +14,8 @@ mod detail;
 mod interactions;
 mod meta;
 mod node;
-mod reputation;
-mod source;
+pub(crate) mod reputation;
+pub(crate) mod source;
 mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
@@ -37,6 +37,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/openapi.json"),
     ("get", "/llms.txt"),
     ("get", "/healthz"),
+    ("get", "/"),
+    ("get", "/t/{target}"),
+    ("get", "/daily/{day}"),
+    ("get", "/daily/latest"),
+    ("get", "/daily/feed.xml"),
+    ("get", "/daily/feed.json"),
 ];
 
 /// The Lowdown API router over `state`.
@@ -55,6 +61,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/telemetry/observe", post(telemetry::post))
         .route("/v1/auth/agents/register", post(agents::register))
         .merge(gateway_api())
+        .merge(crate::pages::routes())
         .route("/openapi.json", get(meta::openapi))
         .route("/llms.txt", get(meta::llms))
         .route("/healthz", get(meta::healthz))
