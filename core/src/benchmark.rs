@@ -89,10 +89,9 @@ pub(crate) fn round_to(x: f64, places: i32) -> f64 {
 /// The overall score of `dims` for `kind`: the weighted sum × 10 (0–100), summed in the
 /// order of [`Kind::weights`], rounded to one decimal. A missing dimension counts 0.
 pub fn overall(kind: Kind, dims: &Dimensions) -> f64 {
-    let sum = kind
-        .weights()
-        .iter()
-        .fold(0.0, |acc, (name, w)| acc + w * dims.get(*name).copied().unwrap_or(0.0));
+    let sum = kind.weights().iter().fold(0.0, |acc, (name, w)| {
+        acc + w * dims.get(*name).copied().unwrap_or(0.0)
+    });
     round_to(10.0 * sum, 1)
 }
 

@@ -27,7 +27,10 @@ pub struct AgentVerdict {
 /// Judges `answer` against the directive's `expect.contains`; `latency_ms` is how long the
 /// run took.
 pub fn verdict(answer: &str, contains: &[String], latency_ms: f64) -> AgentVerdict {
-    let found: Vec<bool> = contains.iter().map(|s| answer.contains(s.as_str())).collect();
+    let found: Vec<bool> = contains
+        .iter()
+        .map(|s| answer.contains(s.as_str()))
+        .collect();
     let hits = found.iter().filter(|f| **f).count();
     let share = if contains.is_empty() {
         0.0

@@ -104,8 +104,16 @@ fn dimension_values(p: &ProbeResult, q: &ToolQuality) -> [f64; 6] {
         _ => 0.0,
     };
     let s = &p.server;
-    let guidance = f64::from(6 * u8::from(s.instructions) + 2 * u8::from(s.name) + 2 * u8::from(s.version));
-    [reachability, discovery, documentation, schema, latency, guidance]
+    let guidance =
+        f64::from(6 * u8::from(s.instructions) + 2 * u8::from(s.name) + 2 * u8::from(s.version));
+    [
+        reachability,
+        discovery,
+        documentation,
+        schema,
+        latency,
+        guidance,
+    ]
 }
 
 fn findings(p: &ProbeResult, q: &ToolQuality) -> Vec<Finding> {
@@ -118,7 +126,10 @@ fn findings(p: &ProbeResult, q: &ToolQuality) -> Vec<Finding> {
             "undescribed_properties",
             q.properties - q.described_properties.min(q.properties),
         ),
-        ("tools_left_unread", u64::from(p.reached_level == 2 && has_more)),
+        (
+            "tools_left_unread",
+            u64::from(p.reached_level == 2 && has_more),
+        ),
     ]
     .into_iter()
     .filter(|(_, n)| *n > 0)
@@ -132,7 +143,11 @@ fn findings(p: &ProbeResult, q: &ToolQuality) -> Vec<Finding> {
 fn test_results(p: &ProbeResult, q: &ToolQuality) -> Vec<TestResult> {
     let level = p.reached_level;
     let has_more = p.tools.as_ref().is_some_and(|t| t.tools_has_more);
-    let result = |id: &str, passed: bool, status: Option<u16>, latency: Option<f64>, error: Option<String>| TestResult {
+    let result = |id: &str,
+                  passed: bool,
+                  status: Option<u16>,
+                  latency: Option<f64>,
+                  error: Option<String>| TestResult {
         test_case_id: id.to_owned(),
         passed,
         actual_status: status,
@@ -144,7 +159,11 @@ fn test_results(p: &ProbeResult, q: &ToolQuality) -> Vec<TestResult> {
         result(
             "initialize",
             level >= 1,
-            if level >= 1 { p.initialize_status } else { p.http_status },
+            if level >= 1 {
+                p.initialize_status
+            } else {
+                p.http_status
+            },
             p.latency_ms,
             error_name(p.error_type).or_else(|| Some("no_result".to_owned())),
         ),
@@ -164,14 +183,22 @@ fn test_results(p: &ProbeResult, q: &ToolQuality) -> Vec<TestResult> {
             level == 2 && !has_more,
             None,
             None,
-            if level == 2 { Some("pages_left_unread".to_owned()) } else { not_reached() },
+            if level == 2 {
+                Some("pages_left_unread".to_owned())
+            } else {
+                not_reached()
+            },
         ),
         result(
             "tool_names",
             level == 2 && q.long_names == 0,
             None,
             None,
-            if level == 2 { Some("long_tool_names".to_owned()) } else { not_reached() },
+            if level == 2 {
+                Some("long_tool_names".to_owned())
+            } else {
+                not_reached()
+            },
         ),
     ]
 }
@@ -266,7 +293,11 @@ mod tests {
         assert_eq!(c.dimensions["latency"], 5.5);
         // 10 × (2 + 1.5 + 0.5 + 1.2 + 0.825 + 1) = 70.25 → 70.3
         assert_eq!(c.overall_score, 70.3);
-        let kinds: Vec<_> = c.findings.iter().map(|f| (f.kind.as_str(), f.count)).collect();
+        let kinds: Vec<_> = c
+            .findings
+            .iter()
+            .map(|f| (f.kind.as_str(), f.count))
+            .collect();
         assert_eq!(
             kinds,
             [

@@ -112,7 +112,12 @@ fn invalid(field: &str, message: impl Into<String>) -> DirectiveError {
     }
 }
 
-fn text(m: &Map<String, Value>, key: &str, field: &str, max: usize) -> Result<String, DirectiveError> {
+fn text(
+    m: &Map<String, Value>,
+    key: &str,
+    field: &str,
+    max: usize,
+) -> Result<String, DirectiveError> {
     match m.get(key) {
         None | Some(Value::Null) => Err(invalid(field, "missing")),
         Some(Value::String(s)) if s.trim().is_empty() => Err(invalid(field, "must not be empty")),
@@ -127,34 +132,63 @@ fn text(m: &Map<String, Value>, key: &str, field: &str, max: usize) -> Result<St
 fn url(m: &Map<String, Value>, key: &str, field: &str) -> Result<String, DirectiveError> {
     let u = text(m, key, field, MAX_URL_CHARS)?;
     if u.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(invalid(field, "must be a URL without spaces or control characters"));
+        return Err(invalid(
+            field,
+            "must be a URL without spaces or control characters",
+        ));
     }
     Ok(u)
 }
 
-fn object<'a>(v: Option<&'a Value>, field: &str, keys: &[&str]) -> Result<&'a Map<String, Value>, DirectiveError> {
+fn object<'a>(
+    v: Option<&'a Value>,
+    field: &str,
+    keys: &[&str],
+) -> Result<&'a Map<String, Value>, DirectiveError> {
     let Some(Value::Object(m)) = v else {
-        return Err(invalid(field, format!("must be an object with {}", keys.join(", "))));
+        return Err(invalid(
+            field,
+            format!("must be an object with {}", keys.join(", ")),
+        ));
     };
     if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(invalid(&format!("{field}.{k}"), format!("unknown key (expected {})", keys.join(", "))));
+        return Err(invalid(
+            &format!("{field}.{k}"),
+            format!("unknown key (expected {})", keys.join(", ")),
+        ));
     }
     Ok(m)
 }
 
-fn strings(v: Option<&Value>, field: &str, max_items: usize, max_chars: usize, min_items: usize) -> Result<Vec<String>, DirectiveError> {
+fn strings(
+    v: Option<&Value>,
+    field: &str,
+    max_items: usize,
+    max_chars: usize,
+    min_items: usize,
+) -> Result<Vec<String>, DirectiveError> {
     let Some(Value::Array(items)) = v else {
         return Err(invalid(field, "must be an array of strings"));
     };
     if items.len() < min_items || items.len() > max_items {
-        return Err(invalid(field, format!("must hold {min_items} to {max_items} strings")));
+        return Err(invalid(
+            field,
+            format!("must hold {min_items} to {max_items} strings"),
+        ));
     }
     items
         .iter()
         .enumerate()
         .map(|(i, s)| match s {
-            Value::String(s) if s.chars().count() <= max_chars && (min_items == 0 || !s.is_empty()) => Ok(s.clone()),
-            _ => Err(invalid(&format!("{field}[{i}]"), format!("must be a non-empty string of at most {max_chars} characters"))),
+            Value::String(s)
+                if s.chars().count() <= max_chars && (min_items == 0 || !s.is_empty()) =>
+            {
+                Ok(s.clone())
+            }
+            _ => Err(invalid(
+                &format!("{field}[{i}]"),
+                format!("must be a non-empty string of at most {max_chars} characters"),
+            )),
         })
         .collect()
 }
@@ -164,13 +198,18 @@ fn mcp_server(v: Option<&Value>) -> Result<McpServer, DirectiveError> {
     match v {
         Some(Value::Object(m)) if m.contains_key("url") => {
             let m = object(v, F, &["url"])?;
-            Ok(McpServer::Url { url: url(m, "url", "spec.mcp_server.url")? })
+            Ok(McpServer::Url {
+                url: url(m, "url", "spec.mcp_server.url")?,
+            })
         }
         Some(Value::Object(_)) => {
             let m = object(v, F, &["command", "args"])?;
             let command = text(m, "command", "spec.mcp_server.command", MAX_COMMAND_CHARS)?;
             if command.chars().any(char::is_control) {
-                return Err(invalid("spec.mcp_server.command", "contains a control character"));
+                return Err(invalid(
+                    "spec.mcp_server.command",
+                    "contains a control character",
+                ));
             }
             let args = match m.get("args") {
                 None | Some(Value::Null) => Vec::new(),
@@ -187,36 +226,59 @@ pub fn check_spec(kind: Kind, spec: Option<&Value>) -> Result<Spec, DirectiveErr
     match kind {
         Kind::Protocol => {
             let m = object(spec, "spec", &["remote_url"])?;
-            Ok(Spec::Protocol { remote_url: url(m, "remote_url", "spec.remote_url")? })
+            Ok(Spec::Protocol {
+                remote_url: url(m, "remote_url", "spec.remote_url")?,
+            })
         }
         Kind::Agent => {
             let m = object(spec, "spec", &["prompt", "mcp_server", "expect"])?;
             let prompt = text(m, "prompt", "spec.prompt", MAX_PROMPT_CHARS)?;
             let server = mcp_server(m.get("mcp_server"))?;
             let e = object(m.get("expect"), "spec.expect", &["contains"])?;
-            let contains = strings(e.get("contains"), "spec.expect.contains", MAX_EXPECTED, MAX_EXPECT_CHARS, 1)?;
-            Ok(Spec::Agent { prompt, mcp_server: server, expect: Expect { contains } })
+            let contains = strings(
+                e.get("contains"),
+                "spec.expect.contains",
+                MAX_EXPECTED,
+                MAX_EXPECT_CHARS,
+                1,
+            )?;
+            Ok(Spec::Agent {
+                prompt,
+                mcp_server: server,
+                expect: Expect { contains },
+            })
         }
     }
 }
 
 /// Checks an operator's `POST /v1/benchmark/directives` body.
 pub fn check_new(body: &Value) -> Result<NewDirective, DirectiveError> {
-    let m = object(Some(body), "body", &["service_id", "kind", "spec", "price_credits", "critical"])
-        .map_err(|e| match e {
-            DirectiveError::Invalid { field, message } if field == "body" => {
-                invalid("body", format!("must be a JSON object ({message})"))
-            }
-            other => other,
-        })?;
+    let m = object(
+        Some(body),
+        "body",
+        &["service_id", "kind", "spec", "price_credits", "critical"],
+    )
+    .map_err(|e| match e {
+        DirectiveError::Invalid { field, message } if field == "body" => {
+            invalid("body", format!("must be a JSON object ({message})"))
+        }
+        other => other,
+    })?;
     let service_id = text(m, "service_id", "service_id", MAX_SERVICE_ID_CHARS)?;
     let kind = match m.get("kind") {
-        Some(Value::String(k)) => Kind::parse(k).ok_or_else(|| invalid("kind", "must be protocol or agent"))?,
+        Some(Value::String(k)) => {
+            Kind::parse(k).ok_or_else(|| invalid("kind", "must be protocol or agent"))?
+        }
         _ => return Err(invalid("kind", "must be protocol or agent")),
     };
     let price_credits = match m.get("price_credits").and_then(Value::as_i64) {
         Some(p) if (1..=MAX_PRICE_CREDITS).contains(&p) => p,
-        _ => return Err(invalid("price_credits", format!("must be a whole number of credits from 1 to {MAX_PRICE_CREDITS}"))),
+        _ => {
+            return Err(invalid(
+                "price_credits",
+                format!("must be a whole number of credits from 1 to {MAX_PRICE_CREDITS}"),
+            ))
+        }
     };
     let critical = match m.get("critical") {
         None | Some(Value::Null) => false,
@@ -249,7 +311,13 @@ mod tests {
         let d = check_new(&a).unwrap();
         assert_eq!(serde_json::to_value(&d.spec).unwrap(), a["spec"]);
         let u = json!({"prompt": "p", "mcp_server": {"url": "https://mcp.example.com/mcp"}, "expect": {"contains": ["x"]}});
-        assert!(matches!(check_spec(Kind::Agent, Some(&u)).unwrap(), Spec::Agent { mcp_server: McpServer::Url { .. }, .. }));
+        assert!(matches!(
+            check_spec(Kind::Agent, Some(&u)).unwrap(),
+            Spec::Agent {
+                mcp_server: McpServer::Url { .. },
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -263,18 +331,37 @@ mod tests {
             ("/critical", json!("yes"), "critical"),
             ("/spec/prompt", json!(""), "spec.prompt"),
             ("/spec/expect/contains", json!([]), "spec.expect.contains"),
-            ("/spec/expect/contains", json!(["a", ""]), "spec.expect.contains[1]"),
-            ("/spec/mcp_server", json!({"url": "https://a.example.com/ x"}), "spec.mcp_server.url"),
-            ("/spec/mcp_server", json!({"command": "npx", "env": {}}), "spec.mcp_server.env"),
+            (
+                "/spec/expect/contains",
+                json!(["a", ""]),
+                "spec.expect.contains[1]",
+            ),
+            (
+                "/spec/mcp_server",
+                json!({"url": "https://a.example.com/ x"}),
+                "spec.mcp_server.url",
+            ),
+            (
+                "/spec/mcp_server",
+                json!({"command": "npx", "env": {}}),
+                "spec.mcp_server.env",
+            ),
             ("/spec/extra", json!(1), "spec.extra"),
         ] {
             let mut b = base.clone();
             let (parent, key) = pointer.rsplit_once('/').unwrap();
-            let parent = if parent.is_empty() { &mut b } else { b.pointer_mut(parent).unwrap() };
+            let parent = if parent.is_empty() {
+                &mut b
+            } else {
+                b.pointer_mut(parent).unwrap()
+            };
             parent[key] = value;
             let err = check_new(&b).unwrap_err().to_string();
             assert!(err.starts_with(&format!("{field}:")), "{pointer}: {err}");
         }
-        assert!(check_new(&json!([])).unwrap_err().to_string().starts_with("body:"));
+        assert!(check_new(&json!([]))
+            .unwrap_err()
+            .to_string()
+            .starts_with("body:"));
     }
 }

@@ -141,13 +141,22 @@ mod tests {
             value: 80.0,
             set_at_ms: 0,
         };
-        assert_eq!(decide(None, &[r("a", 40.0, 1)], 1).reason, Some(Reason::First));
-        assert_eq!(decide(Some(&shown), &[r("a", 90.0, 1)], 1).reason, Some(Reason::Higher));
+        assert_eq!(
+            decide(None, &[r("a", 40.0, 1)], 1).reason,
+            Some(Reason::First)
+        );
+        assert_eq!(
+            decide(Some(&shown), &[r("a", 90.0, 1)], 1).reason,
+            Some(Reason::Higher)
+        );
         let lower = decide(Some(&shown), &[r("a", 40.0, 1), r("a", 30.0, 2)], 2);
         assert!(!lower.replace);
         assert_eq!(lower.providers, 1);
         let two = decide(Some(&shown), &[r("a", 40.0, 1), r("b", 55.0, 2)], 2);
-        assert_eq!((two.value, two.reason), (Some(47.5), Some(Reason::Providers)));
+        assert_eq!(
+            (two.value, two.reason),
+            (Some(47.5), Some(Reason::Providers))
+        );
     }
 
     #[test]

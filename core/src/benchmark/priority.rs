@@ -42,7 +42,13 @@ pub fn compare(a: &Reputation, b: &Reputation) -> Ordering {
     let balance = |d: &Dimension| d.value.map_or(f64::INFINITY, f64::abs);
     lower(&a.abuse_flags, &b.abuse_flags, f64::INFINITY)
         .then_with(|| higher(&a.consistency, &b.consistency, f64::NEG_INFINITY))
-        .then_with(|| higher(&a.receipt_cosign_rate, &b.receipt_cosign_rate, f64::NEG_INFINITY))
+        .then_with(|| {
+            higher(
+                &a.receipt_cosign_rate,
+                &b.receipt_cosign_rate,
+                f64::NEG_INFINITY,
+            )
+        })
         .then_with(|| balance(&a.error_report_balance).total_cmp(&balance(&b.error_report_balance)))
         .then_with(|| higher(&a.tenure_days, &b.tenure_days, f64::NEG_INFINITY))
         .then_with(|| higher(&a.diversity, &b.diversity, f64::NEG_INFINITY))
@@ -51,7 +57,9 @@ pub fn compare(a: &Reputation, b: &Reputation) -> Ordering {
 
 /// The rank of `me` among `all` providers (which include it): how many rank strictly ahead.
 pub fn rank(me: &Reputation, all: &[Reputation]) -> usize {
-    all.iter().filter(|o| compare(o, me) == Ordering::Less).count()
+    all.iter()
+        .filter(|o| compare(o, me) == Ordering::Less)
+        .count()
 }
 
 /// Unix ms at which a critical directive posted at `posted_at_ms` opens to the provider at

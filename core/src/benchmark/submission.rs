@@ -76,7 +76,11 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> SubmissionEr
     }
 }
 
-fn id_text(v: Option<&Value>, field: &str, required: bool) -> Result<Option<String>, SubmissionError> {
+fn id_text(
+    v: Option<&Value>,
+    field: &str,
+    required: bool,
+) -> Result<Option<String>, SubmissionError> {
     match v {
         None | Some(Value::Null) if !required => Ok(None),
         None | Some(Value::Null) => Err(invalid(field, "missing")),
@@ -89,7 +93,9 @@ fn id_text(v: Option<&Value>, field: &str, required: bool) -> Result<Option<Stri
         }
         Some(_) => Err(invalid(
             field,
-            format!("must be a string of 1 to {MAX_ID_CHARS} characters without control characters"),
+            format!(
+                "must be a string of 1 to {MAX_ID_CHARS} characters without control characters"
+            ),
         )),
     }
 }
@@ -100,9 +106,15 @@ fn millis(v: Option<&Value>, field: &str, required: bool) -> Result<Option<f64>,
         None | Some(Value::Null) => Err(invalid(field, "missing")),
         Some(Value::Number(n)) => match n.as_f64() {
             Some(x) if (0.0..=MAX_MS).contains(&x) => Ok(Some(x)),
-            _ => Err(invalid(field, "must be a number of milliseconds from 0 to 86400000")),
+            _ => Err(invalid(
+                field,
+                "must be a number of milliseconds from 0 to 86400000",
+            )),
         },
-        Some(_) => Err(invalid(field, "must be a number of milliseconds from 0 to 86400000")),
+        Some(_) => Err(invalid(
+            field,
+            "must be a number of milliseconds from 0 to 86400000",
+        )),
     }
 }
 
@@ -117,7 +129,11 @@ fn dimensions(v: Option<&Value>, kind: Kind) -> Result<Dimensions, SubmissionErr
     if let Some(k) = m.keys().find(|k| !names.contains(&k.as_str())) {
         return Err(invalid(
             format!("dimensions.{k}"),
-            format!("not a dimension of a {} directive ({})", kind.as_str(), names.join(", ")),
+            format!(
+                "not a dimension of a {} directive ({})",
+                kind.as_str(),
+                names.join(", ")
+            ),
         ));
     }
     names
@@ -125,7 +141,10 @@ fn dimensions(v: Option<&Value>, kind: Kind) -> Result<Dimensions, SubmissionErr
         .map(|name| match m.get(*name).and_then(Value::as_f64) {
             Some(x) if (0.0..=10.0).contains(&x) => Ok(((*name).to_owned(), x)),
             None if !m.contains_key(*name) => Err(invalid(format!("dimensions.{name}"), "missing")),
-            _ => Err(invalid(format!("dimensions.{name}"), "must be a number from 0 to 10")),
+            _ => Err(invalid(
+                format!("dimensions.{name}"),
+                "must be a number from 0 to 10",
+            )),
         })
         .collect()
 }
@@ -143,7 +162,12 @@ fn test_result(v: &Value, i: usize) -> Result<TestResult, SubmissionError> {
         None | Some(Value::Null) => None,
         Some(s) => match s.as_u64() {
             Some(code @ 100..=599) => Some(code as u16),
-            _ => return Err(invalid(at("actual_status"), "must be an HTTP status (100-599) or null")),
+            _ => {
+                return Err(invalid(
+                    at("actual_status"),
+                    "must be an HTTP status (100-599) or null",
+                ))
+            }
         },
     };
     let error = match m.get("error") {
@@ -158,7 +182,8 @@ fn test_result(v: &Value, i: usize) -> Result<TestResult, SubmissionError> {
         Some(_) => return Err(invalid(at("error"), "must be a string or null")),
     };
     Ok(TestResult {
-        test_case_id: id_text(m.get("test_case_id"), &at("test_case_id"), true)?.unwrap_or_default(),
+        test_case_id: id_text(m.get("test_case_id"), &at("test_case_id"), true)?
+            .unwrap_or_default(),
         passed,
         actual_status,
         latency_ms: millis(m.get("latency_ms"), &at("latency_ms"), false)?,
@@ -188,7 +213,9 @@ pub fn check(body: &Value, kind: Kind) -> Result<Checked, SubmissionError> {
             if (s - recorded_score).abs() > SCORE_TOLERANCE {
                 return Err(invalid(
                     "overall_score",
-                    format!("{s} is not the weighted sum of the dimensions × 10 ({recorded_score})"),
+                    format!(
+                        "{s} is not the weighted sum of the dimensions × 10 ({recorded_score})"
+                    ),
                 ));
             }
         }
@@ -201,7 +228,10 @@ pub fn check(body: &Value, kind: Kind) -> Result<Checked, SubmissionError> {
             .map(|(i, t)| test_result(t, i))
             .collect::<Result<Vec<_>, _>>()?,
         Some(Value::Array(_)) => {
-            return Err(invalid("test_results", format!("at most {MAX_TEST_RESULTS} items")))
+            return Err(invalid(
+                "test_results",
+                format!("at most {MAX_TEST_RESULTS} items"),
+            ))
         }
         _ => return Err(invalid("test_results", "must be an array")),
     };
@@ -234,7 +264,11 @@ mod tests {
         let c = check(&body(), Kind::Protocol).unwrap();
         assert_eq!(c.recorded_score, 86.0);
         assert_eq!(c.test_results[0].actual_status, Some(401));
-        assert!(!c.test_results[0].error.as_ref().unwrap().contains("abcdefghij"));
+        assert!(!c.test_results[0]
+            .error
+            .as_ref()
+            .unwrap()
+            .contains("abcdefghij"));
     }
 
     #[test]
@@ -243,7 +277,11 @@ mod tests {
             ("/dimensions/speed", json!(1), "dimensions.speed"),
             ("/dimensions/latency", json!(11), "dimensions.latency"),
             ("/overall_score", json!(90), "overall_score"),
-            ("/test_results/0/passed", json!("yes"), "test_results[0].passed"),
+            (
+                "/test_results/0/passed",
+                json!("yes"),
+                "test_results[0].passed",
+            ),
             ("/runner_id", json!(""), "runner_id"),
             ("/execution_time_ms", json!(-1), "execution_time_ms"),
         ];
@@ -260,6 +298,9 @@ mod tests {
             check(&b, Kind::Protocol).unwrap_err().to_string(),
             "dimensions.latency: missing"
         );
-        assert!(check(&body(), Kind::Agent).unwrap_err().to_string().starts_with("dimensions.agent_guidance"));
+        assert!(check(&body(), Kind::Agent)
+            .unwrap_err()
+            .to_string()
+            .starts_with("dimensions.agent_guidance"));
     }
 }

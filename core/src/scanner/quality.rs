@@ -164,12 +164,14 @@ mod tests {
 
     #[test]
     fn long_names_and_server_facts() {
-        let long = format!(r#"[{{"name":"{}"}},{{"name":"{}"}}]"#, "n".repeat(101), "n".repeat(100));
+        let long = format!(
+            r#"[{{"name":"{}"}},{{"name":"{}"}}]"#,
+            "n".repeat(101),
+            "n".repeat(100)
+        );
         assert_eq!(quality(&long).long_names, 1);
-        let init = parse(
-            br#"{"instructions":" use x ","serverInfo":{"name":"s","version":""}}"#,
-        )
-        .unwrap();
+        let init =
+            parse(br#"{"instructions":" use x ","serverInfo":{"name":"s","version":""}}"#).unwrap();
         assert_eq!(
             ServerFacts::of(&init, init.get("serverInfo")),
             ServerFacts {

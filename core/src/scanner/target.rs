@@ -172,8 +172,17 @@ mod tests {
             Ok("127.0.0.1".to_owned())
         );
         assert!(check_url_text("http://127.0.0.1:9/mcp", STRICT).is_err());
-        for bad in ["https://a.example.com/ x", "https://a.example.com/\tx", "", "nothing"] {
-            assert_eq!(check_url_text(bad, STRICT), Err(Refusal::Unparsable), "{bad}");
+        for bad in [
+            "https://a.example.com/ x",
+            "https://a.example.com/\tx",
+            "",
+            "nothing",
+        ] {
+            assert_eq!(
+                check_url_text(bad, STRICT),
+                Err(Refusal::Unparsable),
+                "{bad}"
+            );
         }
         assert!(matches!(
             check_url_text("https://0x7f.1/", LOOPBACK),
