@@ -15,6 +15,7 @@ pub mod extract;
 pub mod gateway;
 pub mod names;
 pub mod openapi;
+pub mod provider;
 pub mod ratelimit;
 pub mod routes;
 pub mod scanner;

@@ -164,6 +164,7 @@ fn with_scanner(mut schemas: Value) -> Value {
 pub fn document() -> Value {
     let mut doc = base_document();
     crate::gateway::openapi::extend(&mut doc);
+    crate::provider::openapi::extend(&mut doc);
     doc
 }
 

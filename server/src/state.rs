@@ -21,6 +21,9 @@ pub struct AppState {
     pub allow_private_hosts: bool,
     /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
     pub prowl: Arc<Prowl>,
+    /// `LOWDOWN_ADMIN_TOKEN`: the operator's bearer token for posting benchmark directives
+    /// (SPEC §11); without one those routes refuse. @default None
+    pub admin_token: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -33,6 +36,7 @@ impl AppState {
             trusted_proxies: Arc::default(),
             allow_private_hosts: false,
             prowl: Arc::new(Prowl::default()),
+            admin_token: None,
         }
     }
 
@@ -45,6 +49,12 @@ impl AppState {
     /// The same state, storing and listing private hosts when `allow` (unsafe).
     pub fn with_private_hosts(mut self, allow: bool) -> Self {
         self.allow_private_hosts = allow;
+        self
+    }
+
+    /// The same state accepting `token` as the operator's bearer token.
+    pub fn with_admin_token(mut self, token: Option<String>) -> Self {
+        self.admin_token = token.map(Arc::from);
         self
     }
 

@@ -75,6 +75,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "gateway",
         include_str!("../../migrations/0005_gateway.sql"),
     ),
+    (
+        7,
+        "provider",
+        include_str!("../../migrations/0007_provider.sql"),
+    ),
 ];
 
 /// Errors opening the database.
