@@ -165,3 +165,61 @@ pub fn uniform(id: &str, each: f64) -> Value {
             "schema_quality": each, "latency": each, "agent_guidance": each},
         "test_results": [{"test_case_id": "initialize", "passed": each > 0.0, "actual_status": 200, "latency_ms": 35.5, "error": null}]})
 }
+
+/// A running `@modelcontextprotocol/server-everything` in its streamable-HTTP mode (from
+/// the workspace's `node_modules`; `npm ci` installs it); killed on drop.
+pub struct Everything {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Everything {
+    pub async fn start() -> Everything {
+        use std::io::{BufRead, BufReader};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let entry = ["node_modules", "npm/node_modules"]
+            .iter()
+            .map(|d| {
+                root.join(d)
+                    .join("@modelcontextprotocol/server-everything/dist/index.js")
+            })
+            .find(|p| p.exists())
+            .expect("server-everything is not installed: run `npm ci` at the repository root");
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let mut child = std::process::Command::new("node")
+            .arg(entry)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        // It announces itself on stderr; the reader keeps draining so the pipe never fills.
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if line.contains("listening on port") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        let ready = rx.recv_timeout(Duration::from_secs(60));
+        assert!(ready.is_ok(), "server-everything did not start");
+        Everything { child, port }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
