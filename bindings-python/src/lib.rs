@@ -15,6 +15,7 @@ mod errors;
 mod functions;
 mod logdiff;
 mod options;
+mod provider;
 mod record;
 mod sample;
 mod spool;
@@ -34,5 +35,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AGENT_KEY_HEADER", defaults::AGENT_KEY_HEADER)?;
     functions::register(m)?;
     spool::register(m)?;
+    provider::register(m)?;
     Ok(())
 }

@@ -154,11 +154,34 @@ def spool(n: Any, i: Dict[str, Any]) -> Any:
     raise AssertionError(f"unknown spool op {op}")
 
 
+def conformance(n: Any, i: Dict[str, Any]) -> Any:
+    """Drives the binding's Probe with the scripted replies, as the provider hook's HTTP
+    driver does, and returns the scored result."""
+    replies = iter(i["replies"])
+    probe = n.Probe("0.1.0")
+    step = probe.start()
+    while "done" not in step:
+        r = next(replies)
+        if "failed" in r:
+            step = probe.on_failed(r["failed"])
+            continue
+        reader = None
+        if step["answer"] is not None and 200 <= r["status"] < 300:
+            rid, cap = step["answer"]
+            reader = n.AnswerReader(r.get("content_type"), rid, cap)
+            reader.feed(r.get("body", "").encode("utf-8", "surrogatepass"))
+        step = probe.on_response(r["status"], r.get("session_id"), False, r.get("elapsed_ms", 0.0), reader)
+    assert next(replies, None) is None, "replies left over: the probe stopped early"
+    return step["done"]
+
+
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
+    "agent_verdict": lambda n, i: n.agent_verdict(i["answer"], i["contains"], number(i["latency_ms"])),
     "append_text_item": append_text_item,
     "build_record": lambda n, i: n.build_record(i["exchange"], i["facts"], i.get("ctx"), i.get("record_id")),
     "canonical_json": lambda n, i: n.canonical_json(as_bytes(i["json"])),
     "classify": classify,
+    "conformance": conformance,
     "compare": lambda n, i: n.compare([(c["target"], n.summarize(c["counts"])) for c in i["candidates"]]),
     "expand_path": lambda n, i: n.expand_path(as_str(i["path"]), i["env"], i.get("home")),
     "host_from_url": lambda n, i: n.host_from_url(as_str(i["url"])),
@@ -208,6 +231,10 @@ NOT_EXPOSED: Dict[str, Any] = {
     "live_score": ("live_score", "the server computes the live score"),
     "receipt": ("parse_statement", "the server verifies receipts"),
     "reputation": ("reputation", "the server computes agent reputation"),
+    "benchmark_displace": ("displace", "the server keeps the displayed benchmark score"),
+    "provider_order": ("provider_rank", "the server orders providers for critical directives"),
+    "benchmark_submission": ("check_submission", "the server checks submissions"),
+    "benchmark_directive": ("check_directive", "the server checks directives"),
 }
 
 
