@@ -13,11 +13,11 @@ worker (so idle Stop events cost one small file read) and again by the worker un
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 import time
-from typing import Any, Dict, Mapping, Optional
+
+# No `typing` or `json` at import: the hook reads its two numbers with `peek` and returns;
+# annotations are never evaluated (postponed), so builtin generics serve every version.
 
 #: Seconds between claims by default (one per hour).
 DEFAULT_MIN_GAP_S = 3600.0
@@ -27,14 +27,14 @@ DEFAULT_POLL_S = 60.0
 FILE_NAME = "provider_state.json"
 
 
-def state_path(env: Optional[Mapping[str, str]] = None) -> str:
+def state_path(env: dict | None = None) -> str:
     """``$XDG_CONFIG_HOME/prowl/provider_state.json``, else ``~/.config/prowl/...``."""
     env = os.environ if env is None else env
     base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "prowl", FILE_NAME)
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+def _seconds(env: dict, name: str, default: float) -> float:
     try:
         v = float(env.get(name, ""))
     except ValueError:
@@ -42,18 +42,20 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return v if v >= 0 else default
 
 
-def min_gap_s(env: Optional[Mapping[str, str]] = None) -> float:
+def min_gap_s(env: dict | None = None) -> float:
     """``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_MIN_GAP_SECONDS", DEFAULT_MIN_GAP_S)
 
 
-def poll_s(env: Optional[Mapping[str, str]] = None) -> float:
+def poll_s(env: dict | None = None) -> float:
     """``PROWL_PROVIDER_POLL_SECONDS`` (default 60)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_POLL_SECONDS", DEFAULT_POLL_S)
 
 
-def read(path: Optional[str] = None) -> Dict[str, Any]:
+def read(path: str | None = None) -> dict:
     """The state, or ``{}`` when the file is missing or unreadable."""
+    import json
+
     try:
         with open(path or state_path(), "rb") as f:
             v = json.loads(f.read(1 << 20))
@@ -62,8 +64,30 @@ def read(path: Optional[str] = None) -> Dict[str, Any]:
         return {}
 
 
-def write(state: Dict[str, Any], path: Optional[str] = None) -> None:
+def peek(path: str | None = None) -> dict:
+    """``last_poll_at`` and ``last_claim_at`` read from the file as :func:`write` writes it,
+    without parsing JSON (the hook's fast path); anything unexpected reads as absent."""
+    try:
+        with open(path or state_path(), "r") as f:
+            text = f.read(1 << 16)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for key in ("last_claim_at", "last_poll_at"):
+        at = text.find(f'"{key}": ')
+        if at < 0:
+            continue
+        digits = text[at + len(key) + 4:].split(",", 1)[0].split("\n", 1)[0].strip()
+        if digits.isdigit():
+            out[key] = int(digits)
+    return out
+
+
+def write(state: dict, path: str | None = None) -> None:
     """Replaces the file atomically (mode 0600)."""
+    import json
+    import tempfile
+
     path = path or state_path()
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".provider_state.", dir=os.path.dirname(path))
@@ -80,7 +104,7 @@ def write(state: Dict[str, Any], path: Optional[str] = None) -> None:
         raise
 
 
-def due(state: Mapping[str, Any], live: bool, env: Optional[Mapping[str, str]] = None, now_s: Optional[float] = None) -> bool:
+def due(state: dict, live: bool, env: dict | None = None, now_s: float | None = None) -> bool:
     """Whether a run may poll now: the poll interval has passed, and in live mode the gap
     since the last claim."""
     now = time.time() if now_s is None else now_s
