@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Dict, Iterator, List
@@ -222,3 +223,27 @@ def test_a_loopback_remote_is_refused_without_the_unsafe_flag(machine: Env, serv
     assert "released" in st["last_error"], st
     assert server.status_of(d)["status"] == "open"
     assert not recorder.posts("/v1/provider/submit")
+
+
+def test_register_makes_the_agent_a_provider_once(tmp_path: Path, server: Server) -> None:
+    _, a = server.call("POST", "/v1/auth/agents/register",
+                       {"name": "laptop", "model_provider": "anthropic", "model_id": "claude", "environment": "dev"})
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LOWDOWN_HOME": str(tmp_path / "l"),
+           "PROWL_API_URL": server.url, "PROWL_AGENT_KEY": a["agent_key"]}
+    first = subprocess.run([hook(), "register"], env=env, capture_output=True, timeout=30)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run([hook(), "register"], env=env, capture_output=True, timeout=30)
+    assert json.loads(first.stdout)["provider_id"] == json.loads(again.stdout)["provider_id"]
+    assert json.loads(first.stdout)["agent_id"] == a["agent_id"]
+    bad = subprocess.run([hook(), "register"], env={**env, "PROWL_AGENT_KEY": "ak_unknown"}, capture_output=True, timeout=30)
+    assert bad.returncode == 1 and b"401" in bad.stderr
+
+
+def test_the_readme_settings_block_is_the_hook_as_documented() -> None:
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    [block] = re.findall(r"^```jsonc\n(.*?)^```", readme.read_text(), flags=re.S | re.M)
+    settings = json.loads(re.sub(r"\s//[^\n]*", "", block))
+    [entry] = settings["hooks"]["Stop"]
+    assert entry["hooks"] == [{"type": "command", "command": "prowl-provider-hook", "timeout": 5, "async": True}]
+    assert Path(hook()).name == "prowl-provider-hook"
+    assert (settings["env"]["PROWL_PROVIDER_MODE"], settings["env"]["PROWL_PROVIDER_LIVE"]) == ("1", "1")

@@ -52,7 +52,7 @@ def test_every_documented_variable_is_one_prowl_reads() -> None:
     documented = set(re.findall(r"`((?:PROWL|LOWDOWN)_[A-Z_]+)", README.read_text()))
     from prowl import _core
 
-    source = "".join(p.read_text() for p in (README.parent / "python" / "prowl").glob("*.py"))
+    source = "".join(p.read_text() for p in (README.parent / "python" / "prowl").rglob("*.py"))
     read = set(re.findall(r'"((?:PROWL|LOWDOWN)_[A-Z_]+)"', source)) | {_core.API_URL_ENV, _core.PROWL_API_URL_ENV}
     assert documented <= read, f"README documents variables prowl never reads: {documented - read}"
     assert {"PROWL_API_URL", "PROWL_AGENT_KEY", "PROWL_TELEMETRY", "PROWL_TELEMETRY_ALLOWLIST", "PROWL_TELEMETRY_ALLOW_PRIVATE"} <= documented

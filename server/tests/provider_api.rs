@@ -346,3 +346,29 @@ async fn critical_directives_reach_higher_reputation_first(t: &TestDb) {
     assert_eq!(b.claim(&flagged, &critical).await.status, 200);
 }
 on_both!(critical_directives_reach_higher_reputation_first);
+
+async fn llms_txt_and_openapi_describe_provider_mode(t: &TestDb) {
+    let app = t.app();
+    let llms = common::get(&app, "/llms.txt").await.text;
+    for route in [
+        "POST /v1/benchmark/directives",
+        "POST /v1/provider/register",
+        "GET /v1/provider/directives",
+        "/claim",
+        "/release",
+        "POST /v1/provider/submit",
+        "GET /v1/provider/earnings",
+    ] {
+        assert!(llms.contains(route), "llms.txt does not explain {route}");
+    }
+    let doc = common::get(&app, "/openapi.json").await.json;
+    assert_eq!(
+        doc["components"]["schemas"]["Service"]["properties"]["benchmark"]["$ref"],
+        "#/components/schemas/Benchmark"
+    );
+    let text = doc.to_string();
+    for reason in ["already_claimed", "lease_expired", "foreign_directive", "not_claimed", "critical_held"] {
+        assert!(text.contains(reason), "openapi.json does not name {reason}");
+    }
+}
+on_both!(llms_txt_and_openapi_describe_provider_mode);
