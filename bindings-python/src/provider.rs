@@ -51,7 +51,11 @@ fn step<'py>(py: Python<'py>, s: Step) -> PyResult<Bound<'py, PyAny>> {
     match s {
         Step::Done(result) => d.set_item("done", to_py(py, &conformance::score(&result))?)?,
         Step::Send(req) => {
-            let method = if req.method == Method::Post { "POST" } else { "DELETE" };
+            let method = if req.method == Method::Post {
+                "POST"
+            } else {
+                "DELETE"
+            };
             d.set_item("method", method)?;
             d.set_item("headers", req.headers)?;
             d.set_item("body", PyBytes::new(py, &req.body))?;
@@ -88,6 +92,10 @@ impl PyProbe {
     /// An HTTP response. ``answer`` is the reader fed with a 2xx body the step asked for
     /// (``None`` otherwise); ``body_error`` the ``error_type`` that broke the body off.
     #[pyo3(signature = (status, session_id, www_authenticate, elapsed_ms, answer=None, body_error=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "mirrors Reply::Http field by field, as Python calls it"
+    )]
     fn on_response<'py>(
         &mut self,
         py: Python<'py>,
@@ -103,7 +111,13 @@ impl PyProbe {
             (None, Some(reader)) => reader.finish().map_err(BodyError::Answer),
             (None, None) => Err(BodyError::NotRead),
         };
-        let reply = Reply::Http { status, session_id, www_authenticate, elapsed_ms, answer };
+        let reply = Reply::Http {
+            status,
+            session_id,
+            www_authenticate,
+            elapsed_ms,
+            answer,
+        };
         step(py, self.inner.on_reply(reply))
     }
 }
@@ -125,7 +139,12 @@ pub fn check_probe_address(ip: std::net::IpAddr, allow_loopback: bool) -> PyResu
 /// The verdict of an ``agent`` run: passes when ``answer`` contains every string of
 /// ``contains``; ``{"passed", "dimensions", "overall_score", "test_results"}``.
 #[pyfunction]
-pub fn agent_verdict<'py>(py: Python<'py>, answer: &str, contains: Vec<String>, latency_ms: f64) -> PyResult<Bound<'py, PyAny>> {
+pub fn agent_verdict<'py>(
+    py: Python<'py>,
+    answer: &str,
+    contains: Vec<String>,
+    latency_ms: f64,
+) -> PyResult<Bound<'py, PyAny>> {
     if !latency_ms.is_finite() {
         return Err(invalid_argument("latency_ms: must be a finite number"));
     }

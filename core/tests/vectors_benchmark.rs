@@ -131,6 +131,10 @@ fn provider_order_vectors() {
 }
 
 /// Errors carry the field they name; the vectors' `error_path` is checked with the kind.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the test reads the vector file; the core itself does no IO"
+)]
 fn check_paths(file: &str, field_of: impl Fn(&Value) -> Option<String>) {
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

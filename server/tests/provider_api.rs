@@ -172,7 +172,11 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
         (404, Some("unknown_directive"))
     );
     let (ids, _) = b.listed(&c).await;
-    assert_eq!(ids, [second.clone()], "a leased directive is not listed");
+    assert_eq!(
+        ids,
+        std::slice::from_ref(&second),
+        "a leased directive is not listed"
+    );
 
     // Released: open to everyone at once.
     assert_eq!(b.release(&a, &first).await.status, 200);
@@ -367,7 +371,13 @@ async fn llms_txt_and_openapi_describe_provider_mode(t: &TestDb) {
         "#/components/schemas/Benchmark"
     );
     let text = doc.to_string();
-    for reason in ["already_claimed", "lease_expired", "foreign_directive", "not_claimed", "critical_held"] {
+    for reason in [
+        "already_claimed",
+        "lease_expired",
+        "foreign_directive",
+        "not_claimed",
+        "critical_held",
+    ] {
         assert!(text.contains(reason), "openapi.json does not name {reason}");
     }
 }
