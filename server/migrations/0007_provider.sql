@@ -14,9 +14,12 @@ CREATE TABLE providers (
 
 -- What an operator posted for a paying vendor. status is open until a submission
 -- completes it (done); holder and lease_expires_at are the current or last lease, and a
--- lease past lease_expires_at is no lease: the directive is back in the queue.
+-- lease past lease_expires_at is no lease: the directive is back in the queue. seq is the
+-- posting order (one more than the largest so far), so the queue is first in, first out
+-- even within one millisecond.
 CREATE TABLE benchmark_directives (
     directive_id TEXT NOT NULL PRIMARY KEY,
+    seq BIGINT NOT NULL,
     service_id TEXT NOT NULL,
     kind TEXT NOT NULL,
     spec TEXT NOT NULL,
@@ -30,7 +33,7 @@ CREATE TABLE benchmark_directives (
     completed_at BIGINT,
     submission_id TEXT
 );
-CREATE INDEX idx_benchmark_directives_status ON benchmark_directives (status, created_at);
+CREATE INDEX idx_benchmark_directives_status ON benchmark_directives (status, seq);
 
 -- Every claim, for the history and for naming misuse precisely (your lease expired, you
 -- never claimed it). ended is released or submitted; NULL while held or once expired.

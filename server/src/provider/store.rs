@@ -166,8 +166,8 @@ pub async fn insert_directive(db: &Db, d: &NewDirective, now: i64) -> AppResult<
     db.write(move |conn| {
         Box::pin(async move {
             sqlx::query(
-                "INSERT INTO benchmark_directives (directive_id, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, claim_id, completed_at, submission_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', NULL, NULL, NULL, NULL, NULL)",
+                "INSERT INTO benchmark_directives (directive_id, seq, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, claim_id, completed_at, submission_id) \
+                 SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5, $6, $7, 'open', NULL, NULL, NULL, NULL, NULL FROM benchmark_directives",
             )
             .bind(row.directive_id)
             .bind(row.service_id)
@@ -204,7 +204,7 @@ pub async fn open_directives(db: &Db, now: i64, limit: i64) -> AppResult<Vec<Dir
     let sql = format!(
         "SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE status = 'open' \
          AND (holder IS NULL OR lease_expires_at <= $1) \
-         ORDER BY critical DESC, created_at, directive_id LIMIT $2"
+         ORDER BY critical DESC, seq, directive_id LIMIT $2"
     );
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(now)
