@@ -109,3 +109,21 @@ pub async fn register(
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_admin_token_is_optional_but_never_short() {
+        assert_eq!(admin_token_from_env(None), Ok(None));
+        assert_eq!(admin_token_from_env(Some("  ".into())), Ok(None));
+        assert!(admin_token_from_env(Some("short".into()))
+            .unwrap_err()
+            .starts_with("LOWDOWN_ADMIN_TOKEN:"));
+        assert_eq!(
+            admin_token_from_env(Some(" 0123456789abcdef ".into())),
+            Ok(Some("0123456789abcdef".into()))
+        );
+    }
+}
