@@ -15,6 +15,7 @@ mod convert;
 mod errors;
 mod host;
 mod observe;
+mod provider;
 mod record;
 mod spool;
 
@@ -32,5 +33,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     record::register(m)?;
     spool::register(m)?;
     host::register(m)?;
+    provider::register(m)?;
     Ok(())
 }

@@ -112,9 +112,32 @@ def node_identity(n: Any, i: Dict[str, Any]) -> Any:
     return n.new_node_identity(i["node_id"][3:], i["created_at"])
 
 
+def conformance(n: Any, i: Dict[str, Any]) -> Any:
+    """Drives the binding's Probe with the scripted replies, as the provider hook's HTTP
+    driver does, and returns the scored result."""
+    replies = iter(i["replies"])
+    probe = n.Probe("0.1.0")
+    step = probe.start()
+    while "done" not in step:
+        r = next(replies)
+        if "failed" in r:
+            step = probe.on_failed(r["failed"])
+            continue
+        reader = None
+        if step["answer"] is not None and 200 <= r["status"] < 300:
+            rid, cap = step["answer"]
+            reader = n.AnswerReader(r.get("content_type"), rid, cap)
+            reader.feed(r.get("body", "").encode("utf-8", "surrogatepass"))
+        step = probe.on_response(r["status"], r.get("session_id"), False, r.get("elapsed_ms", 0.0), reader)
+    assert next(replies, None) is None, "replies left over: the probe stopped early"
+    return step["done"]
+
+
 #: ``operation`` → ``(native module, expanded input) -> result``: every operation the module
 #: exposes, which are those the ``prowl`` package calls.
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
+    "agent_verdict": lambda n, i: n.agent_verdict(i["answer"], i["contains"], number(i["latency_ms"])),
+    "conformance": conformance,
     "node_identity": node_identity,
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
@@ -167,6 +190,10 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "live_score": ("live_score", "the server computes the live score"),
     "receipt": ("parse_statement", "the server verifies receipts"),
     "reputation": ("reputation", "the server computes agent reputation"),
+    "benchmark_displace": ("displace", "the server keeps the displayed benchmark score"),
+    "provider_order": ("provider_rank", "the server orders providers for critical directives"),
+    "benchmark_submission": ("check_submission", "the server checks submissions"),
+    "benchmark_directive": ("check_directive", "the server checks directives"),
 }
 
 

@@ -18,6 +18,7 @@ pub mod gateway;
 pub mod names;
 pub mod openapi;
 pub mod pages;
+pub mod provider;
 pub mod routes;
 pub mod scanner;
 pub mod state;

@@ -152,7 +152,12 @@ async fn serve(
         let cfg = args.scan.config(scanner::progress::Mode::Log);
         tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg))
     });
+    let admin_token = lowdown_server::provider::auth::admin_token_from_env(
+        std::env::var("LOWDOWN_ADMIN_TOKEN").ok(),
+    )
+    .map_err(anyhow::Error::msg)?;
     let state = AppState::new(db, name)
+        .with_admin_token(admin_token)
         .with_prowl(prowl)
         .with_trusted_proxies(trusted)
         .with_private_hosts(allow_private)

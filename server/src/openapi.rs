@@ -147,6 +147,7 @@ pub fn document() -> Value {
     let mut doc = base_document();
     crate::gateway::openapi::extend(&mut doc);
     crate::pages::openapi::extend(&mut doc);
+    crate::provider::openapi::extend(&mut doc);
     doc
 }
 

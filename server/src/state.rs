@@ -25,6 +25,9 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Daily records already computed (see [`crate::daily::cache`]).
     pub daily: Arc<crate::daily::cache::Cache>,
+    /// `LOWDOWN_ADMIN_TOKEN`: the operator's bearer token for posting benchmark directives
+    /// (SPEC §11); without one those routes refuse. @default None
+    pub admin_token: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -39,6 +42,7 @@ impl AppState {
             prowl: Arc::new(Prowl::default()),
             public_url: None,
             daily: Arc::default(),
+            admin_token: None,
         }
     }
 
@@ -57,6 +61,12 @@ impl AppState {
     /// The same state, storing and listing private hosts when `allow` (unsafe).
     pub fn with_private_hosts(mut self, allow: bool) -> Self {
         self.allow_private_hosts = allow;
+        self
+    }
+
+    /// The same state accepting `token` as the operator's bearer token.
+    pub fn with_admin_token(mut self, token: Option<String>) -> Self {
+        self.admin_token = token.map(Arc::from);
         self
     }
 

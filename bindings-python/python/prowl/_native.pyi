@@ -90,3 +90,38 @@ def parse_node_identity(text: str) -> Optional[Json]:
     """The identity a ``node.json`` holds (``{node_id, created_at}``), or ``None``."""
 def new_node_identity(random_hex: str, now_iso: str) -> str:
     """A new node identity's ``node.json`` text, from 12 hex digits of randomness."""
+ProbeStep = Dict[str, Any]
+"""``{"method": "POST" | "DELETE", "headers": [(name, value)], "body": bytes,
+"answer": (id, cap) | None}`` to send, or ``{"done": conformance}``."""
+
+class AnswerReader:
+    """Reads the JSON-RPC answer to one request from body chunks (JSON or SSE), under a cap."""
+
+    def __init__(self, content_type: Optional[str], id: int, cap: int) -> None:
+        """A reader for the answer to request ``id`` given the response's Content-Type."""
+    def feed(self, chunk: bytes) -> bool:
+        """Feeds the next chunk; ``True`` once the answer is complete (stop reading)."""
+
+class Probe:
+    """The Scanner's probe of one MCP remote as a state machine (SPEC §8); its last step is
+    the conformance score of SPEC §11 (dimensions, overall_score, findings, test_results)."""
+
+    def __init__(self, client_version: str, modern: bool = False) -> None:
+        """A probe announcing ``lowdown-scanner/<client_version>``."""
+    def start(self) -> ProbeStep:
+        """The first request."""
+    def on_failed(self, error_type: str) -> ProbeStep:
+        """No HTTP response (``timeout``, ``dns``, ``tls``, ``conn_refused``, ``conn_reset``,
+        ``network_error``, ``blocked_url``)."""
+    def on_response(self, status: int, session_id: Optional[str], www_authenticate: bool,
+                    elapsed_ms: float, answer: Optional[AnswerReader] = None,
+                    body_error: Optional[str] = None) -> ProbeStep:
+        """An HTTP response; ``answer`` is the reader fed with the 2xx body the step asked for."""
+
+def probe_url_host(url: str, allow_loopback: bool) -> str:
+    """The host of ``url`` the Scanner's SSRF rules accept; raises ``LowdownError``
+    (``scheme``, ``userinfo``, ``unparsable``, ``host``) otherwise."""
+def check_probe_address(ip: Union[IPv4Address, IPv6Address], allow_loopback: bool) -> None:
+    """Raises ``LowdownError`` (``address``) for an address the probe may not connect to."""
+def agent_verdict(answer: str, contains: Sequence[str], latency_ms: float) -> Json:
+    """``{"passed", "dimensions", "overall_score", "test_results"}`` of an agent run."""

@@ -83,6 +83,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0006_packages.sql"),
     ),
     (
+        7,
+        "provider",
+        include_str!("../../migrations/0007_provider.sql"),
+    ),
+    (
         8,
         "tools_has_more",
         include_str!("../../migrations/0008_tools_has_more.sql"),
