@@ -83,17 +83,6 @@ def hook_times() -> Dict[str, Any]:
     results["hook, on, due (lock + detached spawn)"] = stats(
         timed_runs([hook()], {**on, "PROWL_PROVIDER_POLL_SECONDS": "0"}, HOOK_RUNS, lambda: wait_idle(tmp)))
     wait_idle(tmp)
-    # What the same entry point costs when `import prowl` is lazy: the package module is
-    # stood in for by an empty one with the same path, so only prowl.provider loads.
-    import prowl
-
-    lazy = [py, "-c", "import sys, types; m = types.ModuleType('prowl'); m.__path__ = [%r]; sys.modules['prowl'] = m; "
-            "from prowl.provider import main; sys.exit(main())" % os.path.dirname(prowl.__file__)]
-    results["same, if prowl/__init__ imported lazily: not due"] = stats(
-        timed_runs(lazy, {**on, "PROWL_PROVIDER_POLL_SECONDS": "3600"}, HOOK_RUNS, not_due))
-    results["same, if prowl/__init__ imported lazily: due"] = stats(
-        timed_runs(lazy, {**on, "PROWL_PROVIDER_POLL_SECONDS": "0"}, HOOK_RUNS, lambda: wait_idle(tmp)))
-    wait_idle(tmp)
     return results
 
 
