@@ -179,7 +179,7 @@ async function hangingApi() {
 }
 
 /** Sessions through the bare relay and through the proxy to a working and a hanging API, alternating. */
-async function sessions(env, tmp) {
+async function wholeSessions(env, tmp) {
   const hanging = await hangingApi();
   const runs = { bare: [], working: [], hanging: [] };
   try {
@@ -232,7 +232,7 @@ async function main() {
   let whole;
   try {
     starts = await startup(env);
-    whole = server ? await sessions(env, tmp) : null;
+    whole = server ? await wholeSessions(env, tmp) : null;
     // All five sessions stay open and take turns in short rounds, so a load spike on the
     // machine hits every path alike instead of whichever one happened to be running.
     const sessions = [
