@@ -13,15 +13,23 @@ Claude Code hook (``prowl-claude-hook``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, TypeVar, Union, overload
-
 # Importing prowl loads almost nothing: the sender, the settings and the native core load on
-# first use, so the hook commands (prowl-claude-hook, prowl-provider-hook) start fast.
+# first use, so the hook commands (prowl-claude-hook, prowl-provider-hook) start fast. Not even
+# `typing` (7 ms): type checkers read the TYPE_CHECKING block, annotations are strings.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Dict, Optional, TypeVar, Union, overload
+
     import httpx
 
     from . import config as _config
     from ._native import LowdownError
+
+    _C = TypeVar("_C", "httpx.Client", "httpx.AsyncClient")
+else:
+
+    def overload(f):  # what typing.overload does at run time, less the import
+        return f
 
 __all__ = ["LowdownError", "observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
 
@@ -46,9 +54,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'prowl' has no attribute {name!r}")
     globals()[name] = value
     return value
-
-_C = TypeVar("_C", "httpx.Client", "httpx.AsyncClient")
-
 
 @overload
 def observe(client: _C) -> _C: ...

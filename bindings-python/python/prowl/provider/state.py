@@ -74,12 +74,19 @@ def peek(path: str | None = None) -> dict:
         return {}
     out = {}
     for key in ("last_claim_at", "last_poll_at"):
-        at = text.find(f'"{key}": ')
+        at = text.find(f'"{key}"')
         if at < 0:
             continue
-        digits = text[at + len(key) + 4:].split(",", 1)[0].split("\n", 1)[0].strip()
-        if digits.isdigit():
-            out[key] = int(digits)
+        rest = text[at + len(key) + 2:].lstrip()
+        if not rest.startswith(":"):
+            continue
+        rest = rest[1:].lstrip()
+        n = 0
+        while n < len(rest) and "0" <= rest[n] <= "9":
+            n += 1
+        # Whole JSON integers only, compact or indented: `123}` and `123,` end the number.
+        if n and (n == len(rest) or rest[n] in ",} \t\r\n"):
+            out[key] = int(rest[:n])
     return out
 
 

@@ -1,0 +1,47 @@
+"""The hook's fast read of ``provider_state.json`` (``state.peek``): it must see the pacing
+times in any JSON layout, or every idle Stop event would start a worker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prowl.provider import state
+
+TIMES = {"last_poll_at": 1764600000123, "last_claim_at": 1764590000456}
+
+
+@pytest.mark.parametrize("dump", [
+    lambda v: json.dumps(v),                                  # compact: `123}` ends the file
+    lambda v: json.dumps(v, indent=1, sort_keys=True),        # as `state.write` writes it
+    lambda v: json.dumps(v, separators=(",", ":")),           # no spaces at all
+    lambda v: json.dumps({"note": "x", **v, "more": [1, 2]}),  # among other keys
+])
+def test_peek_reads_both_times_in_any_layout(tmp_path: Path, dump) -> None:
+    path = tmp_path / "provider_state.json"
+    path.write_text(dump(TIMES))
+    assert state.peek(str(path)) == TIMES
+    assert {k: state.read(str(path))[k] for k in TIMES} == TIMES
+
+
+def test_write_then_peek_round_trips(tmp_path: Path) -> None:
+    path = str(tmp_path / "prowl" / "provider_state.json")
+    state.write({**TIMES, "last_error": "none"}, path)
+    assert state.peek(path) == TIMES
+
+
+@pytest.mark.parametrize("text", ['{"last_poll_at": 12.5}', '{"last_poll_at": "123"}',
+                                  '{"last_poll_at": -5}', '{"last_poll_at": 12a}', "not json", ""])
+def test_anything_else_reads_as_absent_so_the_worker_decides(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "provider_state.json"
+    path.write_text(text)
+    assert "last_poll_at" not in state.peek(str(path))
+
+
+def test_a_recent_poll_is_not_due(tmp_path: Path) -> None:
+    path = tmp_path / "provider_state.json"
+    path.write_text(json.dumps({"last_poll_at": 1_000_000}))
+    assert not state.due(state.peek(str(path)), live=False, env={}, now_s=1_000.5)
+    assert state.due(state.peek(str(path)), live=False, env={}, now_s=1_061)
