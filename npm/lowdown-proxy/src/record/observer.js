@@ -32,6 +32,7 @@ export class RecordingObserver {
    * @param {'client_ended'|'server_ended'} reason who ended the session
    */
   close(reason) {
-    this.recorder.end(this.now(), reason);
+    // Nothing relayed, nothing to end (and no clock read: `performance` loads perf_hooks).
+    if (this.recorder.started) this.recorder.end(this.now(), reason);
   }
 }

@@ -8,7 +8,10 @@
 // If the thread cannot start (or dies), the same pipeline runs on the main thread from the
 // queue's timer, so recording degrades to slower, never to nothing.
 
-import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+
+// worker_threads (and the perf_hooks it pulls in) loads at the first bytes, off the start path.
+const require = createRequire(import.meta.url);
 
 /** How long work is queued before it is handed to the recording thread. */
 export const HANDOFF_MS = 10;
@@ -44,6 +47,7 @@ export class Recorder {
     this.started = true;
     try {
       const { ctx, argv, env, apiUrl, version, debugOn } = this.opts;
+      const { Worker } = require('node:worker_threads');
       this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, env, apiUrl, version, debugOn } });
       this.worker.unref();
       this.worker.on('message', (m) => m.type === 'unavailable' && this.#unavailable(m.message));
