@@ -106,7 +106,9 @@ before(() => {
   for (const f of tarballs) fs.copyFileSync(path.join(DIST, f), path.join(project, f));
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "install-test", "private": true }\n');
   const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`].map((n) => `./${n}-0.1.0.tgz`);
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...ours, '@modelcontextprotocol/server-everything@2026.8.31', '@modelcontextprotocol/sdk@1.32.2'], {
+  // zod 3 at the project's root, as in a project that uses it: lowdown-mcp must still describe
+  // its tools (it builds them with the zod the SDK resolves).
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', ...ours, '@modelcontextprotocol/server-everything@2026.8.31', '@modelcontextprotocol/sdk@1.32.2', 'zod@3.25.76'], {
     cwd: project,
     stdio: ['ignore', 'ignore', 'inherit'],
     timeout: 300_000,
@@ -128,6 +130,38 @@ test('nothing installed points into the repository', () => {
   assert.ok(!lock.includes(ROOT), 'the lockfile names a path in the repository');
   const core = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-core', 'package.json'), 'utf8'));
   assert.deepEqual(Object.keys(core.optionalDependencies).sort(), ['lowdown-core-linux-arm64-gnu', 'lowdown-core-linux-x64-gnu', 'lowdown-core-linux-x64-musl']);
+});
+
+// lowdown-mcp as an agent's client starts it from the installed package.
+const MCP_SESSION = `
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+(async () => {
+  const transport = new StdioClientTransport({ command: 'npx', args: ['--no-install', 'lowdown-mcp'], env: process.env });
+  const client = new Client({ name: 'install-test', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const answer = await client.callTool({ name: 'get_lowdown', arguments: { target: 'npm:never-seen-here' } });
+  await client.close();
+  console.log(JSON.stringify({ tools, answer }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+test('lowdown-mcp from the package describes every tool input to the agent and answers, beside a root zod 3', async (t) => {
+  const api = await startServer(t);
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-mcp-'));
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const root = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'zod', 'package.json'), 'utf8'));
+  assert.equal(root.version, '3.25.76', 'the project hoists zod 3');
+  const env = { ...process.env, LOWDOWN_API_URL: api, LOWDOWN_HOME: home };
+  const { tools, answer } = JSON.parse(execFileSync(process.execPath, ['-e', MCP_SESSION], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  assert.deepEqual(tools.map((x) => x.name).sort(), ['compare_tools', 'get_lowdown', 'get_node_stats', 'record_interaction']);
+  for (const tool of tools) {
+    for (const [k, p] of Object.entries(tool.inputSchema.properties ?? {})) assert.ok(p.description, `${tool.name}.${k} is described`);
+  }
+  assert.equal(tools.find((x) => x.name === 'get_lowdown').inputSchema.properties.target.maxLength, 256);
+  assert.notEqual(answer.isError, true, JSON.stringify(answer));
+  assert.equal(answer.structuredContent.target, 'npm:never-seen-here');
 });
 
 test('native, then WebAssembly: the same session records the same facts; without a core, relaying goes on', async (t) => {

@@ -20,6 +20,9 @@ async function connect(env) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH, ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'lowdown-test', version: '1.0.0' });
   await client.connect(transport);
+  // As real clients do: the listed outputSchemas are then checked against every
+  // structuredContent the tools return (the SDK client refuses a mismatch).
+  await client.listTools();
   return client;
 }
 

@@ -28,6 +28,9 @@ const TARGET = fieldSchema(
   RECORD_FIELDS.target,'The tool, service or agent as Lowdown names it: an npm:/pypi:/mcp: name (e.g. "npm:@modelcontextprotocol/server-filesystem"), a label from a lowdown-proxy --target, or a short name such as "server-filesystem".',
 );
 
+// Output schemas are open objects (passed whole, never as a raw shape, which the SDK would close):
+// a client checks every structuredContent against them, and the API's answers carry more
+// fields than are described here, more with each release.
 const REPUTATION = z
   .looseObject({
     target: z.string().describe('The target as asked.'),
@@ -49,15 +52,15 @@ const RANKED = z.looseObject({
   confidence: z.string().optional(),
 });
 
-const COMPARE = {
+const COMPARE = z.looseObject({
   ranked: z.array(RANKED).describe('The candidates, best organic success rate first; no rated interactions last.'),
-  recommendation: z.object({
+  recommendation: z.looseObject({
     target: z.string().nullable().describe('The recommended candidate, or null when the best has fewer than 5 rated interactions.'),
     reason: z.string(),
   }),
   task_type: z.string().nullable().describe('The task every number was narrowed to, if any.'),
   source: z.looseObject({}).optional().describe('Which deployment answered, and when.'),
-};
+});
 
 const NODE = z.looseObject({
   node_id: z.string(),
@@ -66,11 +69,11 @@ const NODE = z.looseObject({
   network: z.looseObject({}).optional(),
 });
 
-const RECORD = {
+const RECORD = z.looseObject({
   ok: z.boolean(),
   accepted: z.number().describe('Records the API accepted (a repeated record_id is acknowledged, never counted twice).'),
   record: z.looseObject({}).describe('The record as sent.'),
-};
+});
 
 /**
  * Runs a handler, turning any failure into an `isError` tool result with a clear message.
@@ -101,7 +104,7 @@ export function registerTools(server, api, meta) {
       title: 'What has the network seen of this tool?',
       description: 'Look up what Lowdown has recorded about a tool, MCP server, service or agent before you choose or call it: interactions, organic success rate, confidence, and where the numbers came from. Facts, not a score. If the answer lists candidates, call again with one exact name.',
       inputSchema: { target: TARGET },
-      outputSchema: REPUTATION.shape,
+      outputSchema: REPUTATION,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     ({ target }) =>
@@ -169,7 +172,7 @@ export function registerTools(server, api, meta) {
       title: 'Your node\'s contribution',
       description: 'Show what this machine\'s Lowdown node has contributed (interactions, targets, active days, percentile) and the network totals. Contributing nodes get per-task detail in get_lowdown.',
       inputSchema: {},
-      outputSchema: NODE.shape,
+      outputSchema: NODE,
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     () =>
