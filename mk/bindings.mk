@@ -78,7 +78,7 @@ test-js-binding: build-js-binding build-wasm-binding ## the vectors of every exp
 		|| { echo "bindings-js/native.js or native.d.ts differ from what napi generates: commit them" >&2; exit 1; }; \
 	fi
 
-test-python-binding: ## every golden vector and the binding's own tests, in Python against the maturin build
+test-python-binding: ## the vectors of every operation prowl._native exposes and the binding's own tests, against the maturin build
 	$(PY) -m pytest -q -p no:cacheprovider bindings-python/tests/test_vectors.py bindings-python/tests/test_native.py
 
 # --- bench and lint ---------------------------------------------------------------------

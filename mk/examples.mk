@@ -1,18 +1,18 @@
-# The classify-transcript examples (examples/{node,python,wasm,rust}): each host feeds the
-# recorded MCP session examples/transcripts/server-everything.jsonl through `classify` and
+# The classify-transcript examples (examples/{node,wasm,rust}): each host that records MCP
+# sessions feeds examples/transcripts/server-everything.jsonl through the core's Recorder and
 # prints the records. test-examples checks that all hosts print the same records, and the
-# right ones; the Rust leg runs once core/Cargo.toml has `[[example]] classify_transcript`.
+# right ones (validated by the Python build, as prowl validates its records); the Rust leg
+# runs once core/Cargo.toml has `[[example]] classify_transcript`.
 
 TEST_TARGETS += test-examples
 
 .PHONY: test-examples examples
 
-test-examples: build-js-binding build-python-binding build-wasm-binding ## the classify-transcript examples: Node, Python, WASM and Rust print identical records
+test-examples: build-js-binding build-python-binding build-wasm-binding ## the classify-transcript examples: Node, WASM and Rust print identical records
 	PY=$(PY) node --test --test-reporter=spec tests/examples/
 
-examples: build-js-binding build-python-binding build-wasm-binding ## print the records of the recorded MCP session from every host's example
-	@for run in "node examples/node/classify-transcript.mjs" "$(PY) examples/python/classify_transcript.py" \
-		"node examples/wasm/classify-transcript.mjs"; do echo "== $$run"; $$run; done
+examples: build-js-binding build-wasm-binding ## print the records of the recorded MCP session from every host's example
+	@for run in "node examples/node/classify-transcript.mjs" "node examples/wasm/classify-transcript.mjs"; do echo "== $$run"; $$run; done
 	@if grep -q '"classify_transcript"' core/Cargo.toml; then \
 		echo "== cargo run -q -p lowdown-core --example classify_transcript"; \
 		cargo run -q -p lowdown-core --example classify_transcript; fi

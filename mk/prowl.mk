@@ -20,5 +20,6 @@ test-prowl: ## prowl against a real local HTTP server and a real lowdown-server:
 	cargo build -q -p lowdown-server
 	$(PY) -m pytest -q -p no:cacheprovider $(PROWL_TESTS)
 
-bench-prowl: build-python-binding ## added latency and cost per request: plain httpx vs prowl.observe vs OpenTelemetry; LangChain handler per tool run
+bench-prowl: build-python-binding ## added latency and cost per request: plain httpx vs prowl.observe vs OpenTelemetry; LangChain handler per tool run; whole sessions with a working and a hanging API
+	cargo build -q -p lowdown-server
 	$(PY) bench/prowl/bench.py

@@ -19,7 +19,7 @@ pg-start: ## start the test PostgreSQL on 127.0.0.1:55432 (prints its URL)
 pg-stop: ## stop the test PostgreSQL
 	@server/scripts/pg-stop.sh
 
-test-server: setup-proxy ## server tests on SQLite AND a real PostgreSQL (started and stopped here); the Scanner leg uses server-everything from npm/node_modules
+test-server: setup-npm ## server tests on SQLite AND a real PostgreSQL (started and stopped here); the Scanner leg uses server-everything from the workspace node_modules
 	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
 	LOWDOWN_TEST_DATABASE_URL="$$url" cargo test -p lowdown-server
 

@@ -28,11 +28,14 @@ def per_call(f) -> float:
 
 def main() -> None:
     policy = _native.HostPolicy(None, None)
+    record = json.loads(FX["record"])
     out = {
-        # prowl builds observations; it records no MCP sessions, so has no Recorder.
+        # prowl builds observations and validates LangChain records (a dict in, the typed
+        # record out); it records no MCP sessions, so has no Recorder.
         "prepare_observation": per_call(
             lambda: _native.prepare_observation(FX["url"], "GET", 200, 12.5, 512, "organic", policy)
         ),
+        "validate_records": per_call(lambda: _native.validate_records(record)),
     }
     print(json.dumps({"pyo3": out}))
 

@@ -3,6 +3,7 @@
 
 use lowdown_core::classify::Direction;
 use lowdown_core::record::build::RecordContext;
+use lowdown_core::record::validate::validate_records;
 use lowdown_core::record::{Recorder, Source};
 use lowdown_core::telemetry::{prepare_observation, HostPolicy};
 use std::hint::black_box;
@@ -37,6 +38,8 @@ fn main() {
     let url = fx["url"].as_str().expect("url").to_owned();
     let req = format!("{}\n", fx["request"].as_str().expect("request"));
     let resp = format!("{}\n", fx["response"].as_str().expect("response"));
+    let record: serde_json::Value =
+        serde_json::from_str(fx["record"].as_str().expect("record")).expect("record is JSON");
     let policy = HostPolicy::from_env_values(None, None);
     let ctx = RecordContext {
         target: "npm:bench".to_owned(),
@@ -64,6 +67,10 @@ fn main() {
                     &policy,
                 )))
             }),
+        ),
+        (
+            "validate_records",
+            time(|| drop(black_box(validate_records(black_box(&record))))),
         ),
     ];
     let body: Vec<String> = results

@@ -12,7 +12,8 @@ const rows = [['operation (per call)', ...hosts, ...hosts.slice(1).map((h) => `$
 for (const op of ops) {
   const base = results.rust[op];
   const at = (h) => results[h][op];
-  // A host that does not make this call (prowl records no sessions) shows a dash.
+  // A host that does not make this call (prowl records no sessions; only prowl validates
+  // records) shows a dash.
   rows.push([op, ...hosts.map((h) => (at(h) === undefined ? '-' : cell(at(h)))), ...hosts.slice(1).map((h) => (at(h) === undefined ? '-' : cell(at(h) - base)))]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

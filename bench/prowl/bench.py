@@ -10,10 +10,22 @@ Three clients alike but for instrumentation: plain httpx, ``prowl.observe``, and
   turns; each block ends by flushing that variant's background work inside the timing
   (``prowl.flush()``, the span processor's ``force_flush()``), and the block is timed in
   CPU time of the whole process (every thread), so the figure is all the work the
-  instrumentation does per request, sending included, and waiting on the server or on
-  other processes is not. Median over blocks.
+  instrumentation does per request and waiting on the server or on other processes is
+  not. Median over blocks. A client sends at most the server's hourly telemetry budget
+  (60 observations anonymously, SPEC §4), so prowl's cost is measured twice:
+  - *within the budget*: blocks of 50 requests, prowl's budget started afresh before each
+    (outside the timing), every observation prepared by the core and POSTed; the bench
+    checks that each block's 50 were sent;
+  - *past the budget*: blocks of 1,000 once the hour's budget is spent, where a call only
+    queues its measurement (dropped and counted once the queue holds 10,000).
 
 And the LangChain handler's cost per tool run (block method, flush included).
+
+And whole sessions (``session.py``: a new interpreter making 200 httpx requests and 200
+LangChain tool runs, then exiting): plain, and prowl reporting to a real lowdown-server
+that works or to an API that accepts connections and never answers. Each is timed from
+spawn to exit and from the end of its work to exit (what prowl adds at exit is bounded by
+its exit budget: records left are spooled, observations dropped).
 Prowl's observations are really prepared by the core and POSTed (to the local server).
 
 Run: ``make bench-prowl`` (or ``.venv/bin/python bench/prowl/bench.py [--quick]``).
@@ -38,9 +50,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 QUICK = "--quick" in sys.argv
 LATENCY_REQUESTS = 500 if QUICK else 3000  # per variant, interleaved
-BLOCKS = 6 if QUICK else 20  # per variant, cost method
+BLOCKS = 6 if QUICK else 20  # per variant, cost past the budget
 BLOCK_SIZE = 300 if QUICK else 1000
+BUDGET_BLOCKS = 40 if QUICK else 200  # per variant, cost within the budget
+BUDGET_BLOCK_SIZE = 50  # under the anonymous budget of 60 an hour
 WARMUP = 100
+SESSIONS = 5 if QUICK else 15
+SESSION_CALLS = 200
+SERVER_BIN = ROOT / "target" / "debug" / "lowdown-server"
 
 
 class _Body(httpx.SyncByteStream, httpx.AsyncByteStream):
@@ -135,33 +152,53 @@ def latency_async(url: str) -> Dict[str, float]:
     return asyncio.run(run())
 
 
-def _blocks(names: List[str], block: Callable[[str], float]) -> Dict[str, float]:
-    """Median over BLOCKS of the per-item time of each variant's block (order rotating)."""
+def _blocks(names: List[str], block: Callable[[str], float], blocks: int = BLOCKS) -> Dict[str, float]:
+    """Median over ``blocks`` of the per-item time of each variant's block (order rotating)."""
     samples: Dict[str, List[float]] = {k: [] for k in names}
     for name in names:
         block(name)  # warm-up
-    for i in range(BLOCKS):
+    for i in range(blocks):
         k = i % len(names)
         for name in names[k:] + names[:k]:
             samples[name].append(block(name))
     return _median_us(samples)
 
 
-def cost_sync() -> Dict[str, float]:
+def _fresh_budget(name: str) -> None:
+    """Before a within-budget block: prowl starts a new hour (a benchmark hook)."""
+    if name == "prowl":
+        from prowl.sender import SENDER
+
+        SENDER.reset()
+
+
+def _check_sent(name: str, size: int, unsent: List[int]) -> None:
+    if name == "prowl":
+        from prowl.sender import SENDER
+
+        unsent.append(size - SENDER.counts["sent"])
+
+
+def cost_sync(size: int, blocks: int, within_budget: bool, unsent: List[int]) -> Dict[str, float]:
     v = Variants("http://bench.example.com", False, in_memory)
 
     def block(name: str) -> float:
         get, flush = v.clients[name].get, v.flush[name]
+        if within_budget:
+            _fresh_budget(name)
         t0 = time.process_time()
-        for _ in range(BLOCK_SIZE):
+        for _ in range(size):
             get("/x")
         flush()
-        return (time.process_time() - t0) / BLOCK_SIZE
+        spent = time.process_time() - t0
+        if within_budget:
+            _check_sent(name, size, unsent)
+        return spent / size
 
-    return _blocks(list(v.clients), block)
+    return _blocks(list(v.clients), block, blocks)
 
 
-def cost_async() -> Dict[str, float]:
+def cost_async(size: int, blocks: int, within_budget: bool, unsent: List[int]) -> Dict[str, float]:
     async def run() -> Dict[str, float]:
         v = Variants("http://bench.example.com", True, in_memory)
         names = list(v.clients)
@@ -169,15 +206,20 @@ def cost_async() -> Dict[str, float]:
 
         async def block(name: str) -> float:
             get, flush = v.clients[name].get, v.flush[name]
+            if within_budget:
+                _fresh_budget(name)
             t0 = time.process_time()
-            for _ in range(BLOCK_SIZE):
+            for _ in range(size):
                 await get("/x")
             flush()
-            return (time.process_time() - t0) / BLOCK_SIZE
+            spent = time.process_time() - t0
+            if within_budget:
+                _check_sent(name, size, unsent)
+            return spent / size
 
         for name in names:
             await block(name)
-        for i in range(BLOCKS):
+        for i in range(blocks):
             k = i % len(names)
             for name in names[k:] + names[:k]:
                 samples[name].append(await block(name))
@@ -245,6 +287,87 @@ def cost_langchain() -> Dict[str, float]:
     return _blocks(list(runs), block)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_api(home: Path) -> "tuple[subprocess.Popen, str]":
+    """A real lowdown-server (it stores the private test host: its test-only flag)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [str(SERVER_BIN), "serve", "--listen", f"127.0.0.1:{port}", "--db", str(home / "api.db"),
+         "--unsafe-allow-private-hosts"],
+        env={**os.environ, "LOWDOWN_HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if httpx.get(url + "/healthz").status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("lowdown-server did not start")
+
+
+def _hanging_api() -> "tuple[Any, str]":
+    """An API that accepts connections and reads, and never answers."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: List[Any] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            held.append(conn)
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener, f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
+def sessions(target_url: str) -> Dict[str, Dict[str, float]]:
+    """Median ms from spawn to exit and from the end of the work to exit, per variant."""
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="prowl-bench-"))
+    api, api_url = _start_api(tmp)
+    hanging, hanging_url = _hanging_api()
+    runs: Dict[str, List["tuple[float, float]"]] = {"plain": [], "working API": [], "hanging API": []}
+    try:
+        for i in range(SESSIONS):
+            for name, variant, url in (("plain", "plain", api_url), ("working API", "prowl", api_url),
+                                       ("hanging API", "prowl", hanging_url)):
+                env = {**os.environ, "PROWL_API_URL": url, "PROWL_TELEMETRY_ALLOW_PRIVATE": "1",
+                       "LOWDOWN_HOME": str(tmp / f"home-{name}-{i}")}  # no spool from an earlier run
+                t0 = time.monotonic()
+                proc = subprocess.Popen([sys.executable, str(HERE / "session.py"), target_url, str(SESSION_CALLS), variant],
+                                        stdout=subprocess.PIPE, env=env)
+                done = float(proc.stdout.readline())  # type: ignore[union-attr]
+                proc.wait(60)
+                t1 = time.monotonic()
+                runs[name].append(((t1 - t0) * 1000, (t1 - done) * 1000))
+    finally:
+        api.terminate()
+        api.wait(10)
+        hanging.close()
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {k: {"session": statistics.median(t for t, _ in v), "exit": statistics.median(e for _, e in v)}
+            for k, v in runs.items()}
+
+
 def _row(label: str, r: Dict[str, float]) -> str:
     pa, oa = r["prowl"] - r["plain"], r["otel"] - r["plain"]
     r["prowl added"], r["otel added"] = pa, oa
@@ -260,28 +383,38 @@ def main() -> None:
     import prowl
 
     prowl.configure()
+    unsent: List[int] = []
     try:
         results: Dict[str, Any] = {
             "latency sync": latency_sync(url),
             "latency async": latency_async(url),
-            "cost sync": cost_sync(),
-            "cost async": cost_async(),
+            "cost sync, within budget": cost_sync(BUDGET_BLOCK_SIZE, BUDGET_BLOCKS, True, unsent),
+            "cost async, within budget": cost_async(BUDGET_BLOCK_SIZE, BUDGET_BLOCKS, True, unsent),
+            "cost sync, past budget": cost_sync(BLOCK_SIZE, BLOCKS, False, unsent),
+            "cost async, past budget": cost_async(BLOCK_SIZE, BLOCKS, False, unsent),
             "langchain latency": latency_langchain(),
             "langchain cost": cost_langchain(),
         }
         prowl.flush(5.0)
         results["prowl_stats"] = prowl.stats()
+        results["sessions"] = sessions(url)
+        results["within budget, observations not sent"] = sum(unsent)
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(5)
 
     print(f"prowl bench ({sys.implementation.name} {sys.version.split()[0]}; µs per request; "
           f"latency: median of {LATENCY_REQUESTS} interleaved requests to a local server; "
-          f"cost: median of {BLOCKS} blocks of {BLOCK_SIZE} in-memory requests, CPU time of all threads, background work flushed in the block)")
+          f"cost: CPU time of all threads, background work flushed in the block, median of "
+          f"{BUDGET_BLOCKS} blocks of {BUDGET_BLOCK_SIZE} within the hourly budget (each observation sent) "
+          f"and of {BLOCKS} blocks of {BLOCK_SIZE} past it)")
     print("| | plain httpx | prowl.observe | OpenTelemetry | prowl added | OTel added | prowl / OTel |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for key in ("latency sync", "latency async", "cost sync", "cost async"):
+    for key in ("latency sync", "latency async", "cost sync, within budget", "cost async, within budget",
+                "cost sync, past budget", "cost async, past budget"):
         print(_row(key, results[key]))
+    print(f"within budget: {len(unsent)} prowl blocks, {sum(unsent)} observations not sent "
+          "(0 means every measured observation was prepared and POSTed)")
     print("\n| LangChain tool run | no callbacks | no-op handler | prowl handler | prowl added | over a no-op handler |")
     print("|---|---:|---:|---:|---:|---:|")
     for key in ("langchain latency", "langchain cost"):
@@ -291,6 +424,15 @@ def main() -> None:
         print(f"| {key.split()[1]} | {lc['no callbacks']:.1f} | {lc['no-op handler']:.1f} | {lc['prowl handler']:.1f} "
               f"| {lc['prowl added']:.1f} | **{lc['prowl vs no-op handler']:.1f}** |")
     print(f"prowl sender: {results['prowl_stats']}")
+    ss = results["sessions"]
+    print(f"\nWhole sessions ({SESSION_CALLS} httpx requests + {SESSION_CALLS} LangChain tool runs in a new "
+          f"interpreter, median of {SESSIONS}, ms)")
+    print("| | plain | prowl, working API | prowl, hanging API | hanging / working |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| spawn to exit | {ss['plain']['session']:.0f} | {ss['working API']['session']:.0f} "
+          f"| {ss['hanging API']['session']:.0f} | **{ss['hanging API']['session'] / ss['working API']['session']:.2f}×** (aim ≤ 1.2×) |")
+    print(f"| work done to exit | {ss['plain']['exit']:.0f} | {ss['working API']['exit']:.0f} "
+          f"| {ss['hanging API']['exit']:.0f} | **+{ss['hanging API']['exit'] - ss['working API']['exit']:.0f} ms** (aim ≤ 100 ms) |")
     out = ROOT / "target" / "bench-prowl.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2))

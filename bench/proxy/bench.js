@@ -7,6 +7,9 @@
 // off. Prints one table. BENCH_SEQ and BENCH_PIPELINED change the counts. On Linux, the
 // table also shows how long each relay's main thread ran per sequential call: on a busy
 // machine latency swings by tens of µs between runs, that CPU time much less.
+// Then whole sessions (spawn, handshake, BENCH_SESSION_CALLS calls, stdin closed, exit)
+// with the API working and with an API that accepts connections and never answers: the
+// session time and the time from closing stdin to exit, side by side.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +26,8 @@ const SERVER_BIN = path.join(ROOT, 'target', 'debug', 'lowdown-server');
 const SEQ = Number(process.env.BENCH_SEQ ?? 3000);
 const PIPELINED = Number(process.env.BENCH_PIPELINED ?? 20000);
 const STARTS = Number(process.env.BENCH_STARTS ?? 30);
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 15);
+const SESSION_CALLS = Number(process.env.BENCH_SESSION_CALLS ?? 200);
 
 const node = process.execPath;
 const ARG = 'a'.repeat(900); // with the envelope, a ~1 KB request; the reply is ~1 KB too
@@ -141,6 +146,59 @@ async function startup(env) {
   return { bare: median(bare), proxy: median(proxy) };
 }
 
+/** One whole session: ms from spawn to exit, and from closing stdin to exit. */
+async function session(args, env) {
+  const t0 = process.hrtime.bigint();
+  const c = open(node, args, env);
+  await c.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  await c.request('tools/list', {});
+  for (let i = 0; i < SESSION_CALLS; i += 1) await call(c);
+  const t1 = process.hrtime.bigint();
+  await c.close();
+  const t2 = process.hrtime.bigint();
+  return { total: Number(t2 - t0) / 1e6, exit: Number(t2 - t1) / 1e6 };
+}
+
+/** An API that accepts connections and reads requests but never answers. */
+async function hangingApi() {
+  const sockets = new Set();
+  const server = net.createServer((sock) => {
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+    sock.on('error', () => {});
+    sock.resume();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      for (const sock of sockets) sock.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Sessions through the bare relay and through the proxy to a working and a hanging API, alternating. */
+async function sessions(env, tmp) {
+  const hanging = await hangingApi();
+  const runs = { bare: [], working: [], hanging: [] };
+  try {
+    for (let i = 0; i < SESSIONS; i += 1) {
+      // A fresh home each time, so no spool from an earlier run is sent at start.
+      const home = (name) => ({ ...env, LOWDOWN_HOME: path.join(tmp, `sessions-${name}-${i}`) });
+      runs.bare.push(await session([BARE, node, RESPONDER], env));
+      runs.working.push(await session([PROXY, '--', node, RESPONDER], home('working')));
+      runs.hanging.push(await session([PROXY, '--', node, RESPONDER], { ...home('hanging'), LOWDOWN_API_URL: hanging.url }));
+    }
+  } finally {
+    hanging.close();
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const summary = {};
+  for (const [k, xs] of Object.entries(runs)) summary[k] = { total: median(xs.map((x) => x.total)), exit: median(xs.map((x) => x.exit)) };
+  return summary;
+}
+
 async function freePort() {
   return new Promise((r) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -171,8 +229,10 @@ async function main() {
   fs.writeFileSync(logFile, '');
   const rows = [];
   let starts;
+  let whole;
   try {
     starts = await startup(env);
+    whole = server ? await sessions(env, tmp) : null;
     // All five sessions stay open and take turns in short rounds, so a load spike on the
     // machine hits every path alike instead of whichever one happened to be running.
     const sessions = [
@@ -217,6 +277,12 @@ async function main() {
   console.log(`recording on vs LOWDOWN_RECORD=0, per call: p50 ${(proxy.p50 - rows[4].p50).toFixed(0)} µs`);
   console.log(`watch-log on vs off, per call: p50 ${(rows[3].p50 - proxy.p50).toFixed(0)} µs (aim ≤ 50 µs)`);
   console.log(`start to exit, \`-- /bin/true\`, median of ${STARTS}: bare relay ${starts.bare.toFixed(1)} ms, lowdown-proxy (recording on) ${starts.proxy.toFixed(1)} ms: ${(starts.proxy / starts.bare).toFixed(2)}× (aim ≤ 1.2×)`);
+  if (whole) {
+    const { bare: b, working: w, hanging: h } = whole;
+    console.log(`\nwhole sessions (handshake + ${SESSION_CALLS} calls, stdin closed), median of ${SESSIONS}, ms:`);
+    console.log(`  session: bare relay ${b.total.toFixed(0)}, proxy + working API ${w.total.toFixed(0)}, proxy + hanging API ${h.total.toFixed(0)}: hanging / working ${(h.total / w.total).toFixed(2)}× (aim ≤ 1.2×)`);
+    console.log(`  stdin closed to exit: bare relay ${b.exit.toFixed(0)}, working API ${w.exit.toFixed(0)}, hanging API ${h.exit.toFixed(0)}: +${(h.exit - w.exit).toFixed(0)} ms with the API hanging (aim ≤ 100 ms)`);
+  }
   if (proxy.cpuUs !== null) {
     console.log(`relay-thread CPU per call, watch-log on vs off: ${(rows[3].cpuUs - proxy.cpuUs).toFixed(1)} µs`);
     console.log('(CPU µs/call: time the relay process\'s main thread ran per sequential call, from /proc schedstat; the load-independent part of the latency)');

@@ -26,7 +26,7 @@ bench() {
   PIDS+=($!)
   for _ in $(seq 100); do url="$(head -1 "$DIR/url.$targets.$engine" 2>/dev/null || true)"; [ -n "$url" ] && break; sleep 0.1; done
   [ -n "$url" ] || { echo "bench-scanner: the fixtures did not start" >&2; exit 1; }
-  if ! "$TIME" -f '%e %M' -o "$DIR/time" "$SCAN" scan --db "$db" --registry-url "$url" --unsafe-allow-loopback \
+  if ! "$TIME" -f '%e %M' -o "$DIR/time" "$SCAN" scan --db "$db" --registry-url "$url" --unsafe-allow-loopback --skip-packages \
     >"$DIR/summary.json" 2>"$DIR/progress.txt"; then
     echo "bench-scanner: the scan failed:" >&2; cat "$DIR/progress.txt" "$DIR/summary.json" >&2; exit 1
   fi

@@ -55,9 +55,9 @@ pub fn spool_dropped(previous: Option<&str>, records: u64, now_iso: &str) -> Str
     spool::dropped(previous, records, now_iso)
 }
 
-/// Adds the spool functions and sizes to the module.
+/// Adds the spool functions and the two sizes prowl reads to the module (`spool_over_bound`
+/// applies the bound on files).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("SPOOL_MAX_FILES", spool::MAX_FILES)?;
     m.add("SPOOL_MAX_RECORDS_PER_FILE", spool::MAX_RECORDS_PER_FILE)?;
     m.add("SPOOL_STALE_CLAIM_MS", spool::STALE_CLAIM_MS)?;
     m.add_function(wrap_pyfunction!(spool_file_name, m)?)?;

@@ -52,7 +52,7 @@ def test_every_documented_variable_is_one_prowl_reads() -> None:
     documented = set(re.findall(r"`((?:PROWL|LOWDOWN)_[A-Z_]+)", README.read_text()))
     from prowl import _core
 
-    source = "".join(p.read_text() for p in (README.parent / "python" / "prowl").glob("*.py"))
+    source = "".join(p.read_text() for p in (README.parent / "python" / "prowl").rglob("*.py"))
     read = set(re.findall(r'"((?:PROWL|LOWDOWN)_[A-Z_]+)"', source)) | {_core.API_URL_ENV, _core.PROWL_API_URL_ENV}
     # Read through the core's settings (core/src/settings.rs), as every host reads them.
     from pathlib import Path

@@ -1,19 +1,20 @@
-"""Every golden vector in tests/vectors/*.json, run against the pyo3 build (``prowl._native``).
+"""The golden vectors (tests/vectors/*.json) of every operation the pyo3 build
+(``prowl._native``) exposes, run against it; Rust runs all of them.
 
 One test per case (id ``<file>::<case name>``). A case listed under ``python`` in xfail.json is
 marked ``xfail(strict=True)``, so it is reported and fails the run once it passes; a vector file
 whose ``operation`` is in neither :data:`OPERATIONS` nor :data:`NOT_EXPOSED` (with a reason)
-fails, so a new operation cannot be skipped silently.
+fails, so a new operation cannot be skipped silently, and an operation in NOT_EXPOSED must
+really be absent from the module (one test per file says so, naming the reason).
 The expansion of ``$repeat``/``$concat``/``$seq``/``$bytes_hex``/``$bytes`` mirrors
 core/tests/common/mod.rs.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -60,67 +61,13 @@ def expand(v: Any) -> Any:
     return v
 
 
-DIRECTIONS = {"c2s": "client_to_server", "s2c": "server_to_client"}
-
-
 def number(v: Any) -> float:
     """Vector numbers may be written as the strings NaN, Infinity and -Infinity."""
     return float(v) if isinstance(v, str) else v
 
 
-def policy(n: Any, i: Dict[str, Any]) -> Any:
-    return n.HostPolicy(i.get("allowlist"), i.get("allow_private"))
-
-
-def classify(n: Any, i: Dict[str, Any]) -> Any:
-    """Events fed in order to one Classifier; every exchange, then the facts."""
-    c = n.Classifier()
-    exchanges: List[Any] = []
-    for e in i["events"]:
-        if e.get("close") is True:
-            exchanges += c.close(e["at_ms"], e["reason"])
-        else:
-            exchanges += c.feed(DIRECTIONS.get(e["dir"], e["dir"]), as_bytes(e["data"]), e["at_ms"])
-    return {"exchanges": exchanges, "facts": c.facts()}
-
-
-def logdiff(n: Any, i: Dict[str, Any]) -> Any:
-    """Scripted steps against one LogDiff; the results of ``offset`` and ``take``."""
-    ld = n.LogDiff(**i["options"])
-    out: List[Any] = []
-    for s in i["steps"]:
-        if "watch" in s:
-            ld.watch(s["watch"], s.get("size"))
-        elif "feed" in s:
-            ld.feed(s["feed"], s["size"], as_bytes(s["data"]))
-        elif "restart" in s:
-            ld.restart(s["restart"])
-        elif "offset" in s:
-            out.append(ld.offset(s["offset"]))
-        elif "take" in s:
-            out.append(ld.take_block(s["take"]))
-        else:
-            raise ValueError(f"unknown logdiff step {s}")
-    return out
-
-
-def summarize_telemetry(n: Any, i: Dict[str, Any]) -> Any:
-    """Observations added to one rollup, then its summary (also through its stored form)."""
-    r = n.TelemetryRollup()
-    for o in i["observations"]:
-        r.add(o.get("status"), o["latency_ms"], n.weight_tier(o["valid_agent_key"], o["known_host"]))
-    summary = r.summary()
-    assert n.summarize_telemetry(n.TelemetryRollup(r.to_dict()).to_dict()) == summary
-    return summary
-
-
-def append_text_item(n: Any, i: Dict[str, Any]) -> Any:
-    out = n.append_text_item(as_bytes(i["message"]), as_str(i["text"]))
-    return None if out is None else out.decode("utf-8")
-
-
-#: ``operation`` → ``(native module, expanded input) -> result``.
 def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
+    """Scripted steps against one TelemetryBudget; the results of ``take`` and ``wait``."""
     b = n.TelemetryBudget(i["with_agent_key"])
     out: List[Any] = []
     for s in i["steps"]:
@@ -134,6 +81,7 @@ def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
 
 
 def spool(n: Any, i: Dict[str, Any]) -> Any:
+    """One call of the spool format's functions, named by ``op``."""
     op = i["op"]
     if op == "file_name":
         return n.spool_file_name(i["now_ms"], i["seq"], i["pid"], i["token"])
@@ -155,6 +103,7 @@ def spool(n: Any, i: Dict[str, Any]) -> Any:
 
 
 def node_identity(n: Any, i: Dict[str, Any]) -> Any:
+    """node.json parsed, written or made anew (``format`` through ``new`` only)."""
     if i["op"] == "parse":
         return n.parse_node_identity(i["text"])
     if i["op"] == "new":
@@ -163,55 +112,77 @@ def node_identity(n: Any, i: Dict[str, Any]) -> Any:
     return n.new_node_identity(i["node_id"][3:], i["created_at"])
 
 
+def conformance(n: Any, i: Dict[str, Any]) -> Any:
+    """Drives the binding's Probe with the scripted replies, as the provider hook's HTTP
+    driver does, and returns the scored result."""
+    replies = iter(i["replies"])
+    probe = n.Probe("0.1.0")
+    step = probe.start()
+    while "done" not in step:
+        r = next(replies)
+        if "failed" in r:
+            step = probe.on_failed(r["failed"])
+            continue
+        reader = None
+        if step["answer"] is not None and 200 <= r["status"] < 300:
+            rid, cap = step["answer"]
+            reader = n.AnswerReader(r.get("content_type"), rid, cap)
+            reader.feed(r.get("body", "").encode("utf-8", "surrogatepass"))
+        step = probe.on_response(r["status"], r.get("session_id"), False, r.get("elapsed_ms", 0.0), reader)
+    assert next(replies, None) is None, "replies left over: the probe stopped early"
+    return step["done"]
+
+
+#: ``operation`` → ``(native module, expanded input) -> result``: every operation the module
+#: exposes, which are those the ``prowl`` package calls.
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
-    "append_text_item": append_text_item,
-    "build_record": lambda n, i: n.build_record(i["exchange"], i["facts"], i.get("ctx"), i.get("record_id")),
-    "canonical_json": lambda n, i: n.canonical_json(as_bytes(i["json"])),
-    "classify": classify,
-    "compare": lambda n, i: n.compare([(c["target"], n.summarize(c["counts"])) for c in i["candidates"]]),
-    "expand_path": lambda n, i: n.expand_path(as_str(i["path"]), i["env"], i.get("home")),
-    "host_from_url": lambda n, i: n.host_from_url(as_str(i["url"])),
-    "host_policy": lambda n, i: policy(n, i).to_dict(),
-    "latency_bucket": lambda n, i: n.latency_bucket(number(i["latency_ms"])),
-    "host_verdict": lambda n, i: n.host_verdict(as_str(i["host"]), policy(n, i)),
-    "is_blocked_ip": lambda n, i: n.is_blocked_ip(ipaddress.ip_address(i["ip"])),
-    "is_private_name": lambda n, i: n.is_private_name(as_str(i["host"])),
-    "logdiff": logdiff,
-    "message": lambda n, i: n.message(as_str(i["target"]), n.summarize(i["counts"])),
-    "outcome_class": lambda n, i: n.outcome_class(i["request_kind"], i["outcome"], i.get("error_layer")),
+    "agent_verdict": lambda n, i: n.agent_verdict(i["answer"], i["contains"], number(i["latency_ms"])),
+    "conformance": conformance,
+    "node_identity": node_identity,
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
-        i.get("response_bytes"), i["source"], policy(n, i)),
-    "redact": lambda n, i: n.redact(as_str(i["text"])),
-    "salt_epochs": lambda n, i: {"epoch": n.salt_epoch(i["now_ms"]), "accepted": n.accepted_epochs(i["now_ms"])},
-    "spool": spool,
-    "node_identity": node_identity,
-    "settings": lambda n, i: n.settings_from_env(i["env"], i["user_home"], i["client"]),
-    "telemetry_budget": telemetry_budget,
+        i.get("response_bytes"), i["source"], n.HostPolicy(i.get("allowlist"), i.get("allow_private"))),
     "sample_decide": lambda n, i: n.decide(i["service_id"], i["agent_id"], i["salt_id"], i["salt"], number(i["sampling_rate"])),
-    "sample_verify": lambda n, i: n.verify(i["service_id"], i["agent_id"], i["salt_id"], i["salt"],
-                                           number(i["sampling_rate"]), i["claimed_roll"], i["claimed_sampled"]),
-    "sanitize_server_version": lambda n, i: n.sanitize_server_version(as_str(i["raw"])),
-    "schema_hash": lambda n, i: (
-        n.hash_tools(as_bytes(i["tools_json"]))
-        if "tools_json" in i
-        else n.hash_tools_result(as_bytes(i["result_json"]))
-    ),
-    "status_class": lambda n, i: n.status_class(i.get("status")),
-    "summarize": lambda n, i: n.summarize(i["counts"]),
-    "summarize_telemetry": summarize_telemetry,
-    "target_label": lambda n, i: n.target_label([as_str(a) for a in i["argv"]], i.get("facts")),
+    "settings": lambda n, i: n.settings_from_env(i["env"], i["user_home"], i["client"]),
+    "spool": spool,
+    "telemetry_budget": telemetry_budget,
     "validate_node_id": lambda n, i: n.validate_node_id(as_str(i["node_id"])),
-    "validate_observations": lambda n, i: n.validate_observations(i["body"]),
     "validate_records": lambda n, i: n.validate_records(i["body"]),
-    "weight": lambda n, i: n.weight(i["valid_agent_key"], i["known_host"]),
 }
 
 
-# Operations the Python binding does not export: `operation` → (the name it would have, why
-# no host needs it). Their vectors run in Rust; once one is exported the test below fails
-# until its entry moves into OPERATIONS.
-NOT_EXPOSED: Dict[str, Any] = {
+#: Operations the module does not expose: ``operation`` → (the name it would have, why prowl
+#: does not need it). A dotted name is a method of an exposed class. Their vectors run in
+#: Rust (and in JavaScript where its hosts use them); the test checks the name really is
+#: absent, so an operation cannot be exposed without its vectors running here.
+NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
+    "append_text_item": ("append_text_item", "the proxy answers with log lines; prowl relays no MCP session"),
+    "build_record": ("build_record", "prowl records no MCP sessions; the proxy's Recorder does"),
+    "canonical_json": ("canonical_json", "the hash rules run inside the core: Recorder, Scanner"),
+    "classify": ("Classifier", "prowl records no MCP sessions; the proxy's Recorder does"),
+    "compare": ("compare", "the server ranks"),
+    "expand_path": ("expand_path", "--watch-log is the proxy's"),
+    "host_from_url": ("host_from_url", "prepare_observation keeps only the host itself"),
+    "host_policy": ("HostPolicy.to_dict", "HostPolicy is opaque to prowl; prepare_observation's vectors apply it"),
+    "host_verdict": ("host_verdict", "prepare_observation applies the verdict itself"),
+    "is_blocked_ip": ("is_blocked_ip", "prepare_observation applies the host rules itself"),
+    "is_private_name": ("is_private_name", "prepare_observation applies the host rules itself"),
+    "latency_bucket": ("latency_bucket", "the server keeps latency histograms"),
+    "logdiff": ("LogDiff", "--watch-log is the proxy's"),
+    "message": ("message", "the server writes answers"),
+    "outcome_class": ("outcome_class", "the server counts"),
+    "redact": ("redact", "LogDiff redacts what it quotes; prowl quotes nothing"),
+    "salt_epochs": ("salt_epoch", "the server rotates salts"),
+    "sample_verify": ("verify", "the server verifies"),
+    "sanitize_server_version": ("sanitize_server_version", "Recorder sanitises what it records"),
+    "schema_hash": ("hash_tools", "Recorder hashes tools/list itself; prowl sees no tools/list"),
+    "status_class": ("status_class", "the server counts"),
+    "summarize": ("summarize", "the server writes answers"),
+    "summarize_telemetry": ("TelemetryRollup", "the server writes answers"),
+    "target_label": ("target_label", "the proxy and wrap label the servers they launch"),
+    "validate_observations": ("validate_observations", "prepare_observation builds only valid observations; the server validates"),
+    "weight": ("weight", "the server weighs"),
+    # The sampling gateway's rules run in the server; clients only compute `decide`.
     "salt_days": ("salt_state", "the gateway checks salt days; clients follow valid_until"),
     "decision_check": ("check_decision", "the gateway checks decisions"),
     "audit": ("audit", "the server audits services"),
@@ -219,7 +190,21 @@ NOT_EXPOSED: Dict[str, Any] = {
     "live_score": ("live_score", "the server computes the live score"),
     "receipt": ("parse_statement", "the server verifies receipts"),
     "reputation": ("reputation", "the server computes agent reputation"),
+    "benchmark_displace": ("displace", "the server keeps the displayed benchmark score"),
+    "provider_order": ("provider_rank", "the server orders providers for critical directives"),
+    "benchmark_submission": ("check_submission", "the server checks submissions"),
+    "benchmark_directive": ("check_directive", "the server checks directives"),
 }
+
+
+def exported(dotted: str) -> bool:
+    """Whether the module has ``dotted`` (``name`` or ``Class.method``)."""
+    obj: Any = _native
+    for part in dotted.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
 
 
 def same(got: Any, want: Any) -> bool:
@@ -235,32 +220,40 @@ def same(got: Any, want: Any) -> bool:
     return type(got) is type(want) and got == want
 
 
+def _files() -> List[Tuple[str, Dict[str, Any]]]:
+    return [(p.name, json.loads(p.read_text(encoding="utf-8")))
+            for p in sorted(VECTORS.glob("*.json")) if p.name != "xfail.json"]
+
+
 def _params() -> List[Any]:
+    """One param per case of every file whose operation is not in NOT_EXPOSED."""
     xfail = json.loads((VECTORS / "xfail.json").read_text()).get("python", {})
     params: List[Any] = []
-    for path in sorted(VECTORS.glob("*.json")):
-        if path.name == "xfail.json":
+    for file, doc in _files():
+        if doc["operation"] in NOT_EXPOSED and doc["operation"] not in OPERATIONS:
             continue
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        known = xfail.get(path.name, {})
+        known = xfail.get(file, {})
         known = dict.fromkeys(known, "listed in xfail.json") if isinstance(known, list) else known
         names = {c["name"] for c in doc["cases"]}
         for name in known:
-            params.append(pytest.param(path.name, doc["operation"], {"name": name, "stale_xfail": name not in names},
-                                       id=f"{path.name}::xfail entry {name}"))
+            params.append(pytest.param(file, doc["operation"], {"name": name, "stale_xfail": name not in names},
+                                       id=f"{file}::xfail entry {name}"))
         for case in doc["cases"]:
             marks = [pytest.mark.xfail(strict=True, reason=known[case["name"]])] if case["name"] in known else []
-            params.append(pytest.param(path.name, doc["operation"], case, marks=marks, id=f"{path.name}::{case['name']}"))
+            params.append(pytest.param(file, doc["operation"], case, marks=marks, id=f"{file}::{case['name']}"))
     return params
+
+
+def _not_exposed() -> List[Any]:
+    """One param per file whose operation is in NOT_EXPOSED, named with the reason."""
+    return [pytest.param(file, doc["operation"],
+                         id=f"{file}::not exposed ({NOT_EXPOSED[doc['operation']][1]}): {len(doc['cases'])} cases run in Rust")
+            for file, doc in _files() if doc["operation"] in NOT_EXPOSED and doc["operation"] not in OPERATIONS]
 
 
 @pytest.mark.parametrize(("file", "operation", "case"), _params())
 def test_vector(file: str, operation: str, case: Dict[str, Any]) -> None:
-    if operation in NOT_EXPOSED and operation not in OPERATIONS:
-        name, _why = NOT_EXPOSED[operation]
-        assert not hasattr(_native, name), f"{name} is exported: move {operation!r} into OPERATIONS"
-        return
-    assert operation in OPERATIONS, f"{file}: operation {operation!r} has no entry in OPERATIONS"
+    assert operation in OPERATIONS, f"{file}: operation {operation!r} is in neither OPERATIONS nor NOT_EXPOSED"
     if "stale_xfail" in case:
         assert not case["stale_xfail"], f"xfail.json names no case {case['name']!r} in {file}"
         return
@@ -279,5 +272,20 @@ def test_vector(file: str, operation: str, case: Dict[str, Any]) -> None:
         assert same(got, case["expected"]), f"got {json.dumps(got)[:2000]}"
 
 
+@pytest.mark.parametrize(("file", "operation"), _not_exposed())
+def test_not_exposed(file: str, operation: str) -> None:
+    name, _why = NOT_EXPOSED[operation]
+    assert not exported(name), f"{name} is exported: move {operation!r} into OPERATIONS so its vectors run"
+    stale = json.loads((VECTORS / "xfail.json").read_text()).get("python", {}).get(file)
+    assert not stale, f"xfail.json lists cases of {file}, whose operation Python does not run"
+
+
+def test_the_tables_name_each_operation_once_and_only_real_ones() -> None:
+    operations = {doc["operation"] for _, doc in _files()}
+    assert set(OPERATIONS) & set(NOT_EXPOSED) == set(), "an operation is both exposed and not"
+    assert set(OPERATIONS) - operations == set(), "OPERATIONS names an operation with no vector file"
+    assert set(NOT_EXPOSED) - operations == set(), "NOT_EXPOSED names an operation with no vector file"
+
+
 def test_there_are_vectors() -> None:
-    assert len(_params()) > 0
+    assert len(_params()) > 0 and len(_not_exposed()) > 0

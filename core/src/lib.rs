@@ -5,6 +5,7 @@
 //! the WASM build, the server). Each operation lives in its own module.
 
 pub mod aggregate;
+pub mod benchmark;
 pub mod classify;
 pub mod contract;
 pub mod defaults;

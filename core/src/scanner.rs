@@ -11,7 +11,9 @@
 //!   next and turns the answers into an [`Observation`].
 //! - [`rpc`] and [`sse`]: reading a JSON or SSE answer up to the matching id, under a cap.
 //! - [`tools`]: `tool_count`, `name_hash`, tool names and definitions over every page.
+//! - [`quality`]: the counts conformance scoring needs (SPEC §11), never the text.
 //! - [`history`] and [`message`]: the `registry` and `scanner` answer blocks from stored rows.
+//! - [`packages`]: what npm and PyPI say about the packages an entry declares.
 //!
 //! Nothing here does IO or reads a clock: times and days come in as parameters.
 
@@ -20,7 +22,9 @@ pub mod cohort;
 pub mod days;
 pub mod history;
 pub mod message;
+pub mod packages;
 pub mod probe;
+pub mod quality;
 pub mod registry;
 pub mod rpc;
 pub mod sse;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lowdown end to end: build, start lowdown-server on SQLite in a temp LOWDOWN_HOME, run an
 # MCP session through lowdown-proxy against @modelcontextprotocol/server-everything, print
-# the reputation answer for it, stop the server.
+# the reputation answer for it, and end with the URL of its page (on a terminal the server
+# stays up until Enter, so the page can be opened; otherwise it stops with the demo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -42,3 +43,15 @@ node -e '
     .then((j) => console.log(JSON.stringify(j, null, 2)));
 ' "$LOWDOWN_API_URL/api/reputation/$(node -p 'encodeURIComponent(process.argv[1])' "$TARGET")" \
   "$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).node_id' "$LOWDOWN_HOME/node.json")"
+
+PAGE_URL="$LOWDOWN_API_URL/t/$TARGET"
+echo "== the page for $TARGET (charts of the answer above; no JavaScript needed)"
+node -e 'fetch(process.argv[1]).then((r) => { if (r.status !== 200) { console.error(`the page answered ${r.status}`); process.exit(1); } })' "$PAGE_URL"
+if [ -t 0 ] && [ -t 1 ]; then
+  echo "lowdown-server stays up until you press Enter (the demo's data is removed then). Open:"
+  echo "$PAGE_URL"
+  read -r _ || true
+else
+  echo "(not on a terminal: the server stops with the demo; run \`make demo\` in a terminal to keep it up while you look)"
+  echo "$PAGE_URL"
+fi

@@ -46,6 +46,10 @@ pub struct Cli {
     /// names), which the server otherwise refuses whatever a client sent.
     #[arg(long = "unsafe-allow-private-hosts", global = true)]
     pub unsafe_allow_private_hosts: bool,
+    /// The public base URL of this server (e.g. `https://lowdown.example.org`), for the
+    /// absolute links of the daily feeds. Default: `http://` and the request's Host.
+    #[arg(long, value_name = "URL", global = true)]
+    pub public_url: Option<String>,
     /// `serve` options for the bare command, which is `serve`.
     #[command(flatten)]
     pub serve: crate::scanner::cli::ServeArgs,
@@ -66,6 +70,14 @@ pub enum Command {
     /// The service catalog, services.toml.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Write the open dataset: every Scanner observation as monthly CSV
+    /// (DIR/scanner_observations/YYYY-MM.csv) and DIR/REPORT.md. The same database gives
+    /// the same bytes.
+    Export {
+        /// The directory to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 /// `lowdown-server catalog ...`.

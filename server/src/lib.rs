@@ -9,12 +9,16 @@
 
 pub mod caller;
 pub mod clock;
+pub mod daily;
 pub mod db;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod gateway;
 pub mod names;
 pub mod openapi;
+pub mod pages;
+pub mod provider;
 pub mod routes;
 pub mod scanner;
 pub mod state;

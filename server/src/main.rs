@@ -1,6 +1,6 @@
 //! The `lowdown-server` binary: `lowdown-server [serve] [--listen ADDR] [--db URL|PATH]
 //! [--catalog FILE] [--gateway-listen ADDR] [--scan-at HH:MM]`, `lowdown-server scan [...]`,
-//! or `lowdown-server catalog add|list`.
+//! `lowdown-server catalog add|list`, or `lowdown-server export --out DIR`.
 
 // Ingest allocates many small strings per record on several threads; mimalloc spends
 // far less time in them than the system allocator (a third of ingest CPU in profiles).
@@ -46,8 +46,13 @@ async fn main() -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| home.join(services_toml::FILE_NAME));
     let explicit = cli.catalog.is_some();
+    let mut export_to = None;
     let (serve_args, scan) = match cli.command {
         Some(Command::Catalog(cmd)) => return catalog_command(cmd, &catalog_path, explicit),
+        Some(Command::Export { out }) => {
+            export_to = Some(out);
+            (cli.serve.clone(), None)
+        }
         Some(Command::Serve(args)) => (args, None),
         Some(Command::Scan(args)) => (cli.serve.clone(), Some(args)),
         None => (cli.serve.clone(), None),
@@ -68,6 +73,13 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("cannot create {}", home.display()))?;
     }
     let db = Db::open(&url, 16).await?;
+    if let Some(out) = export_to {
+        let done = lowdown_server::export::export(&db, &out, &cli.name).await;
+        db.close().await;
+        let done = done.with_context(|| format!("export to {}", out.display()))?;
+        println!("{}", serde_json::to_string_pretty(&done)?);
+        return Ok(());
+    }
     if !services.is_empty() {
         catalog::upsert(
             &db,
@@ -93,6 +105,7 @@ async fn main() -> anyhow::Result<()> {
         name: cli.name,
         trusted,
         allow_private: cli.unsafe_allow_private_hosts,
+        public_url: cli.public_url,
     };
     serve(db, served, services, serve_args).await
 }
@@ -103,6 +116,7 @@ struct Served {
     name: String,
     trusted: lowdown_server::caller::TrustedProxies,
     allow_private: bool,
+    public_url: Option<String>,
 }
 
 async fn serve(
@@ -116,6 +130,7 @@ async fn serve(
         name,
         trusted,
         allow_private,
+        public_url,
     } = served;
     let config = gateway::GatewayConfig {
         timeout: std::time::Duration::from_secs(args.gateway.gateway_timeout.max(1)),
@@ -137,10 +152,16 @@ async fn serve(
         let cfg = args.scan.config(scanner::progress::Mode::Log);
         tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg))
     });
+    let admin_token = lowdown_server::provider::auth::admin_token_from_env(
+        std::env::var("LOWDOWN_ADMIN_TOKEN").ok(),
+    )
+    .map_err(anyhow::Error::msg)?;
     let state = AppState::new(db, name)
+        .with_admin_token(admin_token)
         .with_prowl(prowl)
         .with_trusted_proxies(trusted)
-        .with_private_hosts(allow_private);
+        .with_private_hosts(allow_private)
+        .with_public_url(public_url);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let until_stopped = move || {
         let mut rx = stopped.clone();

@@ -77,6 +77,8 @@ fn schemas() -> Value {
             "telemetry": r("Telemetry"),
             "registry": r("RegistryBlock"),
             "scanner": r("ScannerBlock"),
+            "packages": {"type": "array", "items": r("PackageItem"), "description": "An MCP Registry entry: every package it declares, npm and PyPI ones checked daily with the scan, others listed as unchecked. An npm:/pypi: name: that package's facts, when Lowdown checked it."},
+            "registry_entries": {"type": "array", "items": {"type": "string"}, "description": "An npm:/pypi: name with records of its own: the MCP Registry entries (mcp:<name>) declaring that package. Without records of its own the name resolves to the one declaring entry, or lists several as candidates."},
             "task_breakdown": {"type": "object", "description": "Contributors only; organic; tasks with an organic tool interaction.", "additionalProperties": {"type": "object", "properties": {
                 "success": count.clone(), "partial": count.clone(), "failure": count.clone(), "rejected": count.clone(), "cancelled": count.clone(),
                 "failure_types": r("FailureCounts"), "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone()}}},
@@ -144,6 +146,8 @@ fn with_scanner(mut schemas: Value) -> Value {
 pub fn document() -> Value {
     let mut doc = base_document();
     crate::gateway::openapi::extend(&mut doc);
+    crate::pages::openapi::extend(&mut doc);
+    crate::provider::openapi::extend(&mut doc);
     doc
 }
 

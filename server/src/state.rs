@@ -21,6 +21,13 @@ pub struct AppState {
     pub allow_private_hosts: bool,
     /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
     pub prowl: Arc<Prowl>,
+    /// `--public-url`: the base of absolute links in feeds (else the request's `Host`).
+    pub public_url: Option<String>,
+    /// Daily records already computed (see [`crate::daily::cache`]).
+    pub daily: Arc<crate::daily::cache::Cache>,
+    /// `LOWDOWN_ADMIN_TOKEN`: the operator's bearer token for posting benchmark directives
+    /// (SPEC §11); without one those routes refuse. @default None
+    pub admin_token: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -33,7 +40,16 @@ impl AppState {
             trusted_proxies: Arc::default(),
             allow_private_hosts: false,
             prowl: Arc::new(Prowl::default()),
+            public_url: None,
+            daily: Arc::default(),
+            admin_token: None,
         }
+    }
+
+    /// The same state, writing absolute links (feeds) under `url`.
+    pub fn with_public_url(mut self, url: Option<String>) -> Self {
+        self.public_url = url;
+        self
     }
 
     /// The same state, believing `X-Forwarded-For` from `proxies`.
@@ -45,6 +61,12 @@ impl AppState {
     /// The same state, storing and listing private hosts when `allow` (unsafe).
     pub fn with_private_hosts(mut self, allow: bool) -> Self {
         self.allow_private_hosts = allow;
+        self
+    }
+
+    /// The same state accepting `token` as the operator's bearer token.
+    pub fn with_admin_token(mut self, token: Option<String>) -> Self {
+        self.admin_token = token.map(Arc::from);
         self
     }
 

@@ -221,10 +221,12 @@ async fn openapi_documents_what_the_answers_carry(t: &TestDb) {
     );
     let mut seen = keys(&full.json);
     seen.extend(keys(&candidates.json));
-    // `registry` and `scanner` are only in answers about MCP Registry entries; the Scanner's
-    // tests (scanner_runs.rs) hold those blocks to openapi.json.
+    // `registry`, `scanner` and `packages` are only in answers about MCP Registry entries
+    // and `registry_entries` in answers about declared packages; the Scanner's tests
+    // (scanner_runs.rs, packages.rs) hold those to openapi.json.
     let mut documented = props(schema("Reputation"));
-    documented.retain(|k| k != "registry" && k != "scanner");
+    documented
+        .retain(|k| !["registry", "scanner", "packages", "registry_entries"].contains(&k.as_str()));
     assert_eq!(seen, documented, "answers and openapi.json disagree");
     assert_eq!(keys(&full.json["source"]), props(schema("Source")));
     assert_eq!(keys(&full.json["latency_ms"]), props(schema("Latency")));

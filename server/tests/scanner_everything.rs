@@ -2,8 +2,8 @@
 //! streamable-HTTP mode (level 2, session ended with DELETE) and in its legacy SSE mode
 //! (level 0, with the status it really answers), on SQLite and PostgreSQL.
 //!
-//! The server comes from `npm/node_modules` (`cd npm && npm ci`, which `make setup` runs);
-//! this test installs nothing and fails when it is missing.
+//! The server comes from the npm workspace's `node_modules` (`npm ci` at the root, which
+//! `make setup` runs); this test installs nothing and fails when it is missing.
 
 mod common;
 mod scanner_fixtures;
@@ -35,10 +35,10 @@ impl Drop for Everything {
 
 fn entry_point() -> PathBuf {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        .join("../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
         p.exists(),
-        "{} is missing: run `cd npm && npm ci` (make setup does)",
+        "{} is missing: run `npm ci` at the root (make setup does)",
         p.display()
     );
     p

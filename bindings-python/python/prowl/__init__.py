@@ -13,14 +13,15 @@ Claude Code hook (``prowl-claude-hook``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Optional, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Dict, Optional, TypeVar, Union, overload
 
-from . import config as _config
-from ._native import LowdownError
-from .sender import SENDER as _SENDER
-
-if TYPE_CHECKING:  # httpx is imported on first use, so the hook command starts fast
+# Importing prowl loads almost nothing: the sender, the settings and the native core load on
+# first use, so the hook commands (prowl-claude-hook, prowl-provider-hook) start fast.
+if TYPE_CHECKING:
     import httpx
+
+    from . import config as _config
+    from ._native import LowdownError
 
 __all__ = ["LowdownError", "observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
 
@@ -34,8 +35,17 @@ def _version() -> str:
         return "0.0.0"
 
 
-#: The installed package version (sent as ``recorder_version`` on interaction records).
-__version__: str = _version()
+def __getattr__(name: str) -> Any:
+    """``__version__`` (the installed package version, sent as ``recorder_version`` on
+    interaction records) and ``LowdownError``, loaded on first use (PEP 562)."""
+    if name == "__version__":
+        value: Any = _version()
+    elif name == "LowdownError":
+        from ._native import LowdownError as value
+    else:
+        raise AttributeError(f"module 'prowl' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 _C = TypeVar("_C", "httpx.Client", "httpx.AsyncClient")
 
@@ -81,10 +91,14 @@ def is_observed(client: Union["httpx.Client", "httpx.AsyncClient"]) -> bool:
     return httpx_observe.is_observed(client)
 
 
-def flush(timeout: float = _config.FLUSH_TIMEOUT_S) -> bool:
-    """Send everything queued now, waiting at most ``timeout`` seconds; True when the
-    queue is empty. Never raises for network trouble. Called for you at exit."""
-    return _SENDER.flush(timeout)
+def flush(timeout: Optional[float] = None) -> bool:
+    """Send everything queued now, waiting at most ``timeout`` seconds (default
+    :data:`prowl.config.FLUSH_TIMEOUT_S`); True when the queue is empty. Never raises for
+    network trouble. Called for you at exit."""
+    from . import config
+    from .sender import SENDER
+
+    return SENDER.flush(config.FLUSH_TIMEOUT_S if timeout is None else timeout)
 
 
 def stats() -> Dict[str, int]:
@@ -94,8 +108,10 @@ def stats() -> Dict[str, int]:
     filter or the allowlist), ``invalid`` (record refused by the core's validation),
     ``no_node_id`` (record sent without a node id: ``LOWDOWN_HOME`` could not be written),
     and ``pending`` (still queued)."""
-    out = dict(_SENDER.counts)
-    out["pending"] = _SENDER.pending()
+    from .sender import SENDER
+
+    out = dict(SENDER.counts)
+    out["pending"] = SENDER.pending()
     return out
 
 
@@ -115,6 +131,8 @@ def configure(
     ``gateway_url`` is the sampling gateway (``PROWL_GATEWAY_URL``). ``source`` is
     ``organic`` (default), ``seeded`` or ``synthetic``. Returns the settings now in force.
     Raises ``ValueError`` for an unknown ``source``."""
+    from . import config as _config
+
     base = _config.Settings.from_env() if from_env else _config.current()
     settings = base.with_overrides(
         api_url=api_url,

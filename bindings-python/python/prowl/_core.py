@@ -17,6 +17,8 @@ DEFAULT_API_URL: str = _native.API_URL
 API_URL_ENV: str = _native.API_URL_ENV
 #: Environment variable the Python clients read first (``PROWL_API_URL``).
 PROWL_API_URL_ENV: str = _native.PROWL_API_URL_ENV
+#: Header carrying the agent key (``PROWL_AGENT_KEY``) to the API and the gateway.
+AGENT_KEY_HEADER: str = _native.AGENT_KEY_HEADER
 
 #: Where data came from (SPEC §3.2).
 Source = Literal["organic", "seeded", "synthetic"]
@@ -48,15 +50,11 @@ def prepare_observation(
     return _native.prepare_observation(url, method, status, latency_ms, response_bytes, source, policy)
 
 
-def host_from_url(url: str) -> Optional[str]:
-    """The normalised host of ``url`` as the core sees it (``None`` when it has none)."""
-    return _native.host_from_url(url)
-
-
 def validate_record(record: Dict[str, Any]) -> Dict[str, Any]:
     """The interaction record as the API will accept it; raises :data:`CoreError` naming
-    the offending field otherwise."""
-    return _native.validate_record(record)
+    the offending field otherwise. (The core's batch check, given one record: it answers
+    about that record alone, with the field's bare name as the error path.)"""
+    return _native.validate_records(record)[0]
 
 
 def validate_node_id(node_id: str) -> None:

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import _native
+from . import _core, _native
 
 #: Seconds between catalog refreshes.
 CATALOG_TTL_S = 3600.0
@@ -118,7 +118,7 @@ def _get_json(api_url: str, path: str, agent_key: Optional[str]) -> Any:
     try:
         headers = {"Accept": "application/json"}
         if agent_key:
-            headers["X-Agent-Key"] = agent_key
+            headers[_core.AGENT_KEY_HEADER] = agent_key
         conn.request("GET", parts.path.rstrip("/") + path, headers=headers)
         resp = conn.getresponse()
         body = resp.read()
@@ -170,7 +170,7 @@ class Router:
                 return None
             rest = path[len(svc.base):] or "/"
             url = f"{gateway}/{svc.slug}{rest}" + (f"?{query}" if query else "")
-            headers = (("X-Agent-Key", settings.agent_key), ("X-Prowl-Salt-Id", state.salt_id),
+            headers = ((_core.AGENT_KEY_HEADER, settings.agent_key), ("X-Prowl-Salt-Id", state.salt_id),
                        ("X-Prowl-Sample-Decision", sampled))
             o = svc.origin
             default = _DEFAULT_PORT.get(o[0]) == o[2]

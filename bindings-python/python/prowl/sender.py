@@ -78,7 +78,7 @@ def _post(
     body = payload if isinstance(payload, bytes) else json.dumps(payload, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
     if agent_key:
-        headers["X-Agent-Key"] = agent_key
+        headers[_core.AGENT_KEY_HEADER] = agent_key
     base = urlsplit(api_url).path.rstrip("/")
     conn.request("POST", base + path, body=body, headers=headers)
     resp = conn.getresponse()

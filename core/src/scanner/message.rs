@@ -4,7 +4,9 @@
 //! follow, as their own sentence, or `no agent-reported interactions` when there are none:
 //! `MCP Registry declaration recorded; observed daily by Lowdown Scanner since
 //! 2026-10-06; no agent-reported interactions.` An entry that is no longer listed, or not
-//! active, says so in the first clause (room for the packages facts that join it later).
+//! active, says so in the first clause. Package findings (a deprecated or yanked latest
+//! version, an archived, quarantined or deprecated project, a 404: see
+//! [`super::packages::findings`]) lead the first sentence.
 
 /// What the first sentence states.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +19,8 @@ pub struct MessageFacts {
     pub in_sample: bool,
     /// UTC day of the first observation, when observed.
     pub observed_since: Option<String>,
+    /// Package findings, in block order.
+    pub packages: Vec<String>,
 }
 
 /// The message; `interactions` is the interaction message when any interaction was
@@ -34,9 +38,20 @@ pub fn message(f: &MessageFacts, interactions: Option<&str>) -> String {
         (None, true) => "in the Lowdown Scanner sample, not observed yet".to_owned(),
         (None, false) => "not in the Lowdown Scanner sample".to_owned(),
     };
+    let lead: String = f.packages.iter().map(|p| format!("{p}; ")).collect();
     match interactions {
-        None => format!("{registry}; {scanner}; no agent-reported interactions."),
-        Some(m) => format!("{registry}; {scanner}. {m}"),
+        None => format!("{lead}{registry}; {scanner}; no agent-reported interactions."),
+        Some(m) => format!("{lead}{registry}; {scanner}. {m}"),
+    }
+}
+
+/// `message` with package findings as its first sentence (an answer for an `npm:` or
+/// `pypi:` name that is not a Registry entry); unchanged without findings.
+pub fn lead(findings: &[String], message: &str) -> String {
+    if findings.is_empty() {
+        message.to_owned()
+    } else {
+        format!("{}. {message}", findings.join("; "))
     }
 }
 
@@ -50,6 +65,7 @@ mod tests {
             status: status.into(),
             in_sample,
             observed_since: since.map(str::to_owned),
+            packages: Vec::new(),
         }
     }
 
@@ -71,5 +87,23 @@ mod tests {
             message(&facts(false, "active", true, Some("2026-10-06")), None)
                 .starts_with("MCP Registry declaration recorded (no longer listed); observed")
         );
+    }
+
+    #[test]
+    fn package_findings_lead_the_first_sentence() {
+        let mut f = facts(true, "active", true, Some("2026-10-06"));
+        f.packages = vec![
+            "npm:a 2.0.0 is deprecated on npm".into(),
+            "pypi:b is archived on PyPI".into(),
+        ];
+        assert_eq!(
+            message(&f, None),
+            "npm:a 2.0.0 is deprecated on npm; pypi:b is archived on PyPI; MCP Registry declaration recorded; observed daily by Lowdown Scanner since 2026-10-06; no agent-reported interactions."
+        );
+        assert_eq!(
+            lead(&f.packages[..1], "npm:a: 3 organic tool calls rated, 100.0% succeeded."),
+            "npm:a 2.0.0 is deprecated on npm. npm:a: 3 organic tool calls rated, 100.0% succeeded."
+        );
+        assert_eq!(lead(&[], "x."), "x.");
     }
 }

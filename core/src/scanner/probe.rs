@@ -23,6 +23,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::quality::ServerFacts;
 use super::rpc::{self, AnswerError, RpcMessage};
 use super::tools::{ToolDefinition, ToolsAccumulator, ToolsSummary};
 use super::{
@@ -114,6 +115,12 @@ pub struct ProbeResult {
     pub www_authenticate: bool,
     /// Tools over every page, when a page was a tool list.
     pub tools: Option<ToolsSummary>,
+    /// Status of the `initialize` (or `server/discover`) that succeeded (level ≥ 1).
+    #[serde(default)]
+    pub initialize_status: Option<u16>,
+    /// What the server said about itself (level ≥ 1): presence flags only.
+    #[serde(default)]
+    pub server: ServerFacts,
 }
 
 impl ProbeResult {
@@ -399,6 +406,8 @@ impl Probe {
                         .as_deref()
                         .and_then(sanitize_server_version),
                     protocol_version: Some(MODERN_PROTOCOL_VERSION.to_owned()),
+                    initialize_status: Some(*status),
+                    server: result.map(|r| ServerFacts::of(r, info)).unwrap_or_default(),
                     ..ProbeResult::default()
                 };
                 return self.tools_page(None);
@@ -424,7 +433,9 @@ impl Probe {
         match m.result() {
             Some(r @ Value::Object(_)) => {
                 self.result.reached_level = 1;
+                self.result.initialize_status = self.result.http_status;
                 let info = r.get("serverInfo");
+                self.result.server = ServerFacts::of(r, info);
                 self.result.server_version = text_at(info, "version")
                     .as_deref()
                     .and_then(sanitize_server_version);

@@ -15,7 +15,9 @@ use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::telemetry::{address_block_reason, host_verdict, BlockReason, HostPolicy, HostVerdict};
+use crate::telemetry::{
+    address_block_reason, host_from_url, host_verdict, BlockReason, HostPolicy, HostVerdict,
+};
 
 /// What the Scanner may reach.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +79,30 @@ pub fn url_verdict(
     }
 }
 
+/// Judges a URL given as text, for hosts without a WHATWG URL parser of their own (the
+/// Python provider hook): the host is read as [`host_from_url`] reads it, and the URL is
+/// refused outright when it holds whitespace or control characters (which parsers disagree
+/// on). Returns the host the rules judged; the host must connect to that host and no other.
+pub fn check_url_text(url: &str, policy: Policy) -> Result<String, Refusal> {
+    if url.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(Refusal::Unparsable);
+    }
+    let (scheme, rest) = url.split_once(':').ok_or(Refusal::Unparsable)?;
+    let host = host_from_url(url).ok_or(Refusal::Unparsable)?;
+    let authority = rest
+        .trim_start_matches(['/', '\\'])
+        .split(['/', '\\', '?', '#'])
+        .next()
+        .unwrap_or("");
+    url_verdict(
+        &scheme.to_ascii_lowercase(),
+        authority.contains('@'),
+        &host,
+        policy,
+    )?;
+    Ok(host)
+}
+
 /// Judges one resolved address, at connect time.
 pub fn address_verdict(addr: IpAddr, policy: Policy) -> Result<(), Refusal> {
     match address_block_reason(addr) {
@@ -129,6 +155,43 @@ mod tests {
                 "{host}"
             );
         }
+    }
+
+    #[test]
+    fn urls_as_text_are_judged_by_the_host_they_name() {
+        assert_eq!(
+            check_url_text("https://MCP.Example.com:8443/mcp?x=1", STRICT),
+            Ok("mcp.example.com".to_owned())
+        );
+        assert_eq!(
+            check_url_text("https://u:p@mcp.example.com/", STRICT),
+            Err(Refusal::Userinfo)
+        );
+        assert_eq!(
+            check_url_text("http://127.0.0.1:9/mcp", LOOPBACK),
+            Ok("127.0.0.1".to_owned())
+        );
+        assert!(check_url_text("http://127.0.0.1:9/mcp", STRICT).is_err());
+        for bad in [
+            "https://a.example.com/ x",
+            "https://a.example.com/\tx",
+            "",
+            "nothing",
+        ] {
+            assert_eq!(
+                check_url_text(bad, STRICT),
+                Err(Refusal::Unparsable),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            check_url_text("https://0x7f.1/", LOOPBACK),
+            Ok(h) if h == "127.0.0.1"
+        ));
+        assert!(matches!(
+            check_url_text("https://169.254.169.254/", LOOPBACK),
+            Err(Refusal::Host { .. })
+        ));
     }
 
     #[test]

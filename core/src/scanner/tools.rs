@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::quality::ToolQuality;
 use super::rpc::RpcMessage;
 use crate::schema_hash::parser::{cmp_utf16, into_string, write_string, write_value, Value};
 use crate::schema_hash::{hash_tools_value, ToolHashes};
@@ -64,6 +65,9 @@ pub struct ToolsSummary {
     pub tool_names: Vec<String>,
     /// Private definitions, distinct, sorted by hash.
     pub definitions: Vec<ToolDefinition>,
+    /// Conformance counts over every tool of every page (counts only, public).
+    #[serde(default)]
+    pub quality: ToolQuality,
 }
 
 /// Accumulates pages of one remote's `tools/list`.
@@ -76,6 +80,7 @@ pub struct ToolsAccumulator {
     definitions: BTreeMap<String, String>,
     definition_bytes: usize,
     has_more: bool,
+    quality: ToolQuality,
 }
 
 /// Control characters removed, cut to [`MAX_TOOL_NAME_CHARS`], `(empty)` when nothing is left.
@@ -129,6 +134,7 @@ impl ToolsAccumulator {
             .and_then(|r| r.get("nextCursor"))
             .is_some_and(|c| *c != Value::Null);
         for tool in tools {
+            self.quality.add(tool);
             if !matches!(tool, Value::Object(_)) {
                 continue;
             }
@@ -181,6 +187,7 @@ impl ToolsAccumulator {
                 .into_iter()
                 .map(|(hash, canonical)| ToolDefinition { hash, canonical })
                 .collect(),
+            quality: self.quality,
         })
     }
 }

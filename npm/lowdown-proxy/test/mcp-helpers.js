@@ -8,13 +8,14 @@ export { freePort } from './helpers/lowdown-server.js';
 /**
  * Starts the real lowdown-server (see helpers/lowdown-server.js), with a `post` that seeds
  * records through its API.
- * @returns {Promise<{url: string, dir: string, post: (body: unknown) => Promise<object>, stop: () => Promise<void>}>}
+ * @returns {Promise<{url: string, dir: string, db: string, post: (body: unknown) => Promise<object>, stop: () => Promise<void>}>}
  */
 export async function startServer() {
-  const { url, dir, stop } = await startLowdownServer('lowdown-srv-');
+  const { url, dir, db, stop } = await startLowdownServer('lowdown-srv-');
   return {
     url,
     dir,
+    db,
     async post(body) {
       const res = await fetch(`${url}/api/interactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const json = await res.json();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startServer, records, silentServer, freePort } from './mcp-helpers.js';
+import { EVERYTHING_VERSION, registryEntry, runScan, startEverything, startNpm, startPypi, startRegistry } from './helpers/scan-fixtures.js';
 
 const BIN = new URL('../bin/lowdown-mcp.js', import.meta.url).pathname;
 const OTHER_NODE = 'ld_0123456789ab';
@@ -87,6 +88,61 @@ test('get_lowdown answers with the facts, readable and structured; node.json is 
     assert.equal(fs.statSync(path.join(home, 'node.json')).mode & 0o777, 0o600);
   } finally {
     await c.close();
+  }
+});
+
+test('get_lowdown reads the Registry, Scanner and package blocks in words and links the page', async () => {
+  const everything = await startEverything();
+  const registry = await startRegistry([
+    registryEntry({
+      name: 'io.github.modelcontextprotocol/server-everything',
+      version: EVERYTHING_VERSION,
+      remotes: [{ type: 'streamable-http', url: `${everything.url}/mcp` }],
+      packages: [['npm', '@modelcontextprotocol/server-everything', EVERYTHING_VERSION], ['pypi', 'Fixture_Everything', '0.1.0'], ['oci', 'ghcr.io/fixture/everything', '1']],
+    }),
+  ]);
+  const npm = await startNpm({ '@modelcontextprotocol/server-everything': ['2099.1.1', { [EVERYTHING_VERSION]: '', '2099.1.1': 'CANARY_deprecation_text' }] });
+  const pypi = await startPypi({ 'fixture-everything': { status: 'archived', versions: ['0.1.0'], latest: '0.1.0' } });
+  const c = await connect({ LOWDOWN_API_URL: server.url, LOWDOWN_HOME: home });
+  try {
+    const summary = await runScan(server.db, { registry: registry.url, npm: npm.url, pypi: pypi.url });
+    assert.equal(summary.status, 'completed');
+    assert.deepEqual(summary.by_level, { 2: 1 });
+    assert.deepEqual(summary.packages, { checked: 2, found: 2, not_found: 0, failed: 0 });
+    const today = new Date().toISOString().slice(0, 10);
+    // No records of its own: the npm name answers with the one Registry entry declaring it.
+    const r = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:@modelcontextprotocol/server-everything' } });
+    assert.ok(!r.isError, text(r));
+    const t = text(r);
+    const entry = 'mcp:io.github.modelcontextprotocol/server-everything';
+    assert.equal(r.structuredContent.resolved_target, entry);
+    const lines = t.split('\n');
+    assert.equal(lines[0], `Lowdown for ${entry} (asked as "npm:@modelcontextprotocol/server-everything")`);
+    assert.equal(lines[1], `npm:@modelcontextprotocol/server-everything 2099.1.1 is deprecated on npm; pypi:fixture-everything is archived on PyPI; MCP Registry declaration recorded; observed daily by Lowdown Scanner since ${today}; no agent-reported interactions.`);
+    assert.equal(lines[2], `Page with charts: ${server.url}/t/${entry}`);
+    assert.ok(lines.includes(`MCP Registry: listed, status active; declared version ${EVERYTHING_VERSION}; remote hosts 127.0.0.1.`), t);
+    assert.match(t, new RegExp(`Lowdown Scanner \\(what it observed when it connected, once a day; tools are never called; never part of the success rate\\): observed since ${today}; latest ${today}T[0-9:.]+Z: level 2 \\(initialize and tools/list\\), HTTP 200, \\d+ tools, server version [0-9A-Za-z.+_-]+, initialize \\d+ ms\\.`));
+    assert.ok(lines.includes('Last 30 days: 1 observed day (level 2: 1), 1 observation; no day without an observation.'), t);
+    assert.match(t, /Declared version \S+, observed server version \S+; declared hosts 127\.0\.0\.1, hosts that answered 127\.0\.0\.1\./);
+    assert.ok(lines.includes('Tool definitions over 30 days: not enough observations.'), t);
+    assert.match(t, /Tools \(\d+\): .*echo/);
+    assert.match(t, new RegExp(`  npm @modelcontextprotocol/server-everything: latest 2099\\.1\\.1; declared ${EVERYTHING_VERSION.replace(/\./g, '\\.')}, not the latest; the latest version is deprecated; checked ${today}T`));
+    assert.match(t, /  pypi Fixture_Everything: latest 0\.1\.0; declared 0\.1\.0; project archived \(PEP 792\); checked /);
+    assert.ok(lines.includes('  oci ghcr.io/fixture/everything: not checked (Lowdown checks npm and PyPI packages)'), t);
+    assert.ok(!t.includes('CANARY'), 'maintainers\' deprecation text is never read out');
+    // The page it links to is there.
+    const page = await fetch(`${server.url}/t/${entry}`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), new RegExp(`<h1>${entry}</h1>`));
+    // With records of its own, the npm name answers for itself and names its Registry entry.
+    await server.post(records('npm:@modelcontextprotocol/server-everything', 2));
+    const own = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:@modelcontextprotocol/server-everything' } });
+    assert.equal(own.structuredContent.resolved_target, 'npm:@modelcontextprotocol/server-everything');
+    assert.match(text(own), new RegExp(`Declared by MCP Registry entries: ${entry}\\.`));
+    assert.match(text(own), /^npm:@modelcontextprotocol\/server-everything 2099\.1\.1 is deprecated on npm\. npm:@modelcontextprotocol\/server-everything: 2 organic tool calls rated/m);
+  } finally {
+    await c.close();
+    await Promise.all([everything.close(), registry.close(), npm.close(), pypi.close()]);
   }
 });
 

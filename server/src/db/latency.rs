@@ -58,6 +58,18 @@ pub async fn summary(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<Option<LatencySummary>> {
+    let (histogram, sum_ms) = read(db, target, task).await?;
+    Ok(latency_summary(&histogram, sum_ms))
+}
+
+/// The histogram behind [`summary`]: each bucket's upper bound (ms) and the rated organic
+/// calls in it; the sum of the counts is the sample of `latency_ms`.
+pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> AppResult<Vec<(f64, u64)>> {
+    let (histogram, _) = read(db, target, task).await?;
+    Ok(LATENCY_BUCKETS_MS.iter().copied().zip(histogram).collect())
+}
+
+async fn read(db: &Db, target: &str, task: Option<&str>) -> AppResult<(Vec<u64>, f64)> {
     let mut sql = "SELECT bucket, CAST(SUM(n) AS BIGINT), SUM(sum_ms) FROM rollup_latency \
                    WHERE target = $1"
         .to_owned();
@@ -81,5 +93,5 @@ pub async fn summary(
             sum_ms += row.try_get::<f64, _>(2)?;
         }
     }
-    Ok(latency_summary(&histogram, sum_ms))
+    Ok((histogram, sum_ms))
 }

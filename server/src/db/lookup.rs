@@ -4,11 +4,13 @@
 //! 2. Its lookup form (`pypi:` by PEP 503, `npm:` lower case; the core's `lookup_form`),
 //!    matched against the lookup form of every stored target; one match resolves, several
 //!    are candidates.
-//! 3. A namespaced name (anything with `:`: `npm:`, `pypi:`, `mcp:`, `url:`, …) stops
+//! 3. An `npm:`/`pypi:` name without records of its own resolves to the one Registry
+//!    entry declaring that package (`mcp:<name>`); several declaring entries are
+//!    `candidates`, never chosen between.
+//! 4. A namespaced name (anything with `:`: `npm:`, `pypi:`, `mcp:`, `url:`, …) stops
 //!    here: stored names of the same namespace containing it are returned as `candidates`,
-//!    even when there is only one, and the caller chooses. (When the Scanner records which
-//!    Registry entries declare an `npm:`/`pypi:` package, they belong before this step.)
-//! 4. A short name (no `:`) resolves when exactly one target matches it: first by last
+//!    even when there is only one, and the caller chooses.
+//! 5. A short name (no `:`) resolves when exactly one target matches it: first by last
 //!    segment (`server-brave-search` for `npm:@modelcontextprotocol/server-brave-search`,
 //!    case-insensitive), then by substring; several matches are candidates.
 //!
@@ -52,6 +54,10 @@ pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Reso
     }
     let form = lookup_form(name);
     if let Some(r) = pick(targets(db, "lookup_key = $1", form.clone()).await?, listed) {
+        return Ok(r);
+    }
+    let declaring = crate::scanner::packages::store::declaring_entries(db, name).await?;
+    if let Some(r) = pick(declaring, listed) {
         return Ok(r);
     }
     if let Some((namespace, rest)) = form.split_once(':') {

@@ -28,6 +28,7 @@ pub mod nodes;
 pub mod ratelimit;
 pub mod reputation;
 pub mod telemetry;
+pub mod top;
 pub(crate) mod upsert;
 
 /// Which database engine a [`Db`] talks to.
@@ -80,6 +81,16 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         5,
         "gateway",
         include_str!("../../migrations/0005_gateway.sql"),
+    ),
+    (
+        6,
+        "packages",
+        include_str!("../../migrations/0006_packages.sql"),
+    ),
+    (
+        7,
+        "provider",
+        include_str!("../../migrations/0007_provider.sql"),
     ),
     (
         8,

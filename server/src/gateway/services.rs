@@ -47,6 +47,7 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
         }
     };
     v["probe_health"] = json!(health);
+    v["benchmark"] = crate::provider::scores::block(state, &s.service_id, health.cap).await?;
     if with_score {
         let mut samples = recent;
         samples

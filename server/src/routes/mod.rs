@@ -14,8 +14,8 @@ mod detail;
 mod interactions;
 mod meta;
 mod node;
-mod reputation;
-mod source;
+pub(crate) mod reputation;
+pub(crate) mod source;
 mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
@@ -34,9 +34,23 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/services/{slug}"),
     ("post", "/v1/receipts/submit"),
     ("get", "/v1/agents/{agent_id}/reputation"),
+    ("post", "/v1/benchmark/directives"),
+    ("get", "/v1/benchmark/directives/{directive_id}"),
+    ("post", "/v1/provider/register"),
+    ("get", "/v1/provider/directives"),
+    ("post", "/v1/provider/directives/{directive_id}/claim"),
+    ("post", "/v1/provider/directives/{directive_id}/release"),
+    ("post", "/v1/provider/submit"),
+    ("get", "/v1/provider/earnings"),
     ("get", "/openapi.json"),
     ("get", "/llms.txt"),
     ("get", "/healthz"),
+    ("get", "/"),
+    ("get", "/t/{target}"),
+    ("get", "/daily/{day}"),
+    ("get", "/daily/latest"),
+    ("get", "/daily/feed.xml"),
+    ("get", "/daily/feed.json"),
 ];
 
 /// The Lowdown API router over `state`.
@@ -55,6 +69,8 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/telemetry/observe", post(telemetry::post))
         .route("/v1/auth/agents/register", post(agents::register))
         .merge(gateway_api())
+        .merge(crate::pages::routes())
+        .merge(crate::provider::routes())
         .route("/openapi.json", get(meta::openapi))
         .route("/llms.txt", get(meta::llms))
         .route("/healthz", get(meta::healthz))

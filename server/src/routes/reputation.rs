@@ -36,7 +36,7 @@ struct BySource {
 
 /// The answer for a name that matches several targets (or, namespaced, none exactly).
 #[derive(Serialize)]
-struct Candidates {
+pub(crate) struct Candidates {
     target: String,
     resolved_target: Option<String>,
     candidates: Vec<String>,
@@ -46,7 +46,7 @@ struct Candidates {
 
 /// The answer, serialised in this field order (`source` last, SPEC §5).
 #[derive(Serialize)]
-struct Answer {
+pub(crate) struct Answer {
     target: String,
     resolved_target: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,9 +66,12 @@ struct Answer {
     telemetry: Option<Value>,
     #[serde(flatten)]
     contributor: Option<Contributor>,
-    /// `registry` and `scanner`, for an MCP Registry entry.
+    /// `registry`, `scanner` and `packages`, for an MCP Registry entry.
     #[serde(flatten)]
     registry: Option<crate::scanner::answer::Blocks>,
+    /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
+    #[serde(flatten)]
+    package: Option<crate::scanner::answer::PackageBlocks>,
     source: super::source::Source,
 }
 
@@ -119,6 +122,32 @@ pub async fn get(
     let task = task_param(params)?;
     let contributor_ok = is_contributor(&state, &headers).await?;
     let now = clock::now_ms();
+    // Serialised straight from the struct, so fields keep the documented order.
+    Ok(
+        match reply(&state, target, task, contributor_ok, now).await? {
+            Reply::Answer(a) => Json(a).into_response(),
+            Reply::Candidates(c) => Json(c).into_response(),
+        },
+    )
+}
+
+/// What a reputation request answers.
+pub(crate) enum Reply {
+    /// The answer for one target (resolved or not).
+    Answer(Box<Answer>),
+    /// Several targets may be meant.
+    Candidates(Candidates),
+}
+
+/// The answer for `target` at `now`, with the contributor detail when `detail`: what
+/// `GET /api/reputation/{target}` serialises, and what the pages render.
+pub(crate) async fn reply(
+    state: &AppState,
+    target: String,
+    task: Option<String>,
+    detail: bool,
+    now: i64,
+) -> AppResult<Reply> {
     let resolved = match resolve(&state.db, &target, state.allow_private_hosts).await? {
         Resolution::Found(t) => Some(t),
         Resolution::Candidates(c) => {
@@ -130,14 +159,13 @@ pub async fn get(
                     c.len()
                 )
             };
-            return Ok(Json(Candidates {
+            return Ok(Reply::Candidates(Candidates {
                 resolved_target: None,
                 candidates: c,
                 message,
-                source: super::source::block(&state, now, &target),
+                source: super::source::block(state, now, &target),
                 target,
-            })
-            .into_response());
+            }));
         }
         Resolution::Nothing => None,
     };
@@ -152,14 +180,20 @@ pub async fn get(
         None => Default::default(),
     };
     let s = aggregate::summarize(&counts);
-    let contributor = match (&resolved, contributor_ok) {
-        (Some(t), true) => Some(contributor(&state, t, task.as_deref(), now).await?),
+    let contributor = match (&resolved, detail) {
+        (Some(t), true) => Some(contributor(state, t, task.as_deref(), now).await?),
         _ => None,
     };
     let registry = crate::scanner::answer::blocks(&state.db, &name, now).await?;
-    let answer = Answer {
-        message: crate::scanner::answer::answer_message(registry.as_ref(), &name, &s),
-        source: super::source::block(&state, now, &name),
+    let package = crate::scanner::answer::package_blocks(&state.db, &name).await?;
+    Ok(Reply::Answer(Box::new(Answer {
+        message: crate::scanner::answer::answer_message(
+            registry.as_ref(),
+            package.as_ref(),
+            &name,
+            &s,
+        ),
+        source: super::source::block(state, now, &name),
         target,
         resolved_target: resolved,
         task_type: task,
@@ -176,9 +210,8 @@ pub async fn get(
         telemetry,
         contributor,
         registry,
-    };
-    // Serialised straight from the struct, so fields keep the documented order.
-    Ok(Json(answer).into_response())
+        package,
+    })))
 }
 
 /// The summary of `name` for compare: resolved like a reputation request; an ambiguous

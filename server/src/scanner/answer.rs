@@ -1,5 +1,7 @@
-//! The `registry` and `scanner` blocks of `GET /api/reputation/mcp:<name>`: the reads
-//! behind them. What the rows mean is decided in `lowdown_core::scanner::history`.
+//! The `registry`, `scanner` and `packages` blocks of `GET /api/reputation/mcp:<name>`,
+//! and the `registry_entries` and `packages` of an `npm:`/`pypi:` answer: the reads behind
+//! them. What the rows mean is decided in `lowdown_core::scanner::history` and
+//! `lowdown_core::scanner::packages`.
 //!
 //! Scanner data is reported beside the interaction numbers and never changes them:
 //! `success_rate`, `confidence` and the compare ranking come from interactions only.
@@ -10,8 +12,9 @@ use lowdown_core::scanner::history::{
     registry_block, scanner_block, RegistryBlock, RegistryFacts, ScannerBlock, ScannerFacts,
     StoredObservation,
 };
-use lowdown_core::scanner::message::{message, MessageFacts};
-use lowdown_core::scanner::registry::{Change, Declaration};
+use lowdown_core::scanner::message::{lead, message, MessageFacts};
+use lowdown_core::scanner::packages::{findings, item, PackageItem, PackageKey};
+use lowdown_core::scanner::registry::{Change, Declaration, Package};
 use lowdown_core::scanner::{MissingReason, WINDOW_DAYS};
 use serde::Serialize;
 use sqlx::any::AnyRow;
@@ -21,15 +24,28 @@ use crate::db::Db;
 use crate::error::AppResult;
 use crate::names::parse_enum;
 
-/// The blocks added to the answer for a Registry entry (room for `packages` beside them).
+/// The blocks added to the answer for a Registry entry.
 #[derive(Debug, Clone, Serialize)]
 pub struct Blocks {
     /// What the Registry declares.
     pub registry: RegistryBlock,
     /// What the Scanner observed.
     pub scanner: ScannerBlock,
+    /// What npm and PyPI say about the declared packages (others listed as unchecked).
+    pub packages: Vec<PackageItem>,
     #[serde(skip)]
     facts: MessageFacts,
+}
+
+/// What an answer for an `npm:`/`pypi:` name adds: the Registry entries declaring the
+/// package, and the package's own facts when it was checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackageBlocks {
+    /// `mcp:<name>` of every Registry entry declaring this package, sorted.
+    pub registry_entries: Vec<String>,
+    /// The package's facts (one item), when Lowdown checked it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<PackageItem>,
 }
 
 impl Blocks {
@@ -42,19 +58,52 @@ impl Blocks {
 }
 
 /// The message for `target`: [`Blocks::message`] when it is a Registry entry, otherwise
-/// the interaction message.
-pub fn answer_message(blocks: Option<&Blocks>, target: &str, s: &Summary) -> String {
-    match blocks {
-        Some(b) => b.message(target, s),
-        None => aggregate::message(target, s),
+/// the interaction message, led by the package's findings for an `npm:`/`pypi:` name.
+pub fn answer_message(
+    blocks: Option<&Blocks>,
+    package: Option<&PackageBlocks>,
+    target: &str,
+    s: &Summary,
+) -> String {
+    match (blocks, package) {
+        (Some(b), _) => b.message(target, s),
+        (None, Some(p)) => lead(&findings(&p.packages), &aggregate::message(target, s)),
+        (None, None) => aggregate::message(target, s),
     }
 }
 
-const OBS_COLS: &str = "day, observed_at, remote_url, reached_level, http_status, error_type, \
+/// The [`PackageBlocks`] of `target` when it names an `npm:`/`pypi:` package that a
+/// Registry entry declares or that Lowdown checked.
+pub async fn package_blocks(db: &Db, target: &str) -> AppResult<Option<PackageBlocks>> {
+    let Some(key) = PackageKey::of_target(target) else {
+        return Ok(None);
+    };
+    let registry_entries = super::packages::store::declaring_entries(db, target).await?;
+    let state = super::packages::store::state(db, &key).await?;
+    if registry_entries.is_empty() && state.is_none() {
+        return Ok(None);
+    }
+    let asked = Package {
+        registry_type: key.ecosystem.as_str().to_owned(),
+        identifier: target[key.ecosystem.as_str().len() + 1..].to_owned(),
+        version: None,
+    };
+    Ok(Some(PackageBlocks {
+        registry_entries,
+        packages: state
+            .map(|s| vec![item(&asked, Some(&s))])
+            .unwrap_or_default(),
+    }))
+}
+
+/// The columns [`observation`] reads, in order.
+pub(crate) const OBS_COLS: &str =
+    "day, observed_at, remote_url, reached_level, http_status, error_type, \
     latency_ms, server_version, tool_count, schema_hash, desc_hash, name_hash, tool_names, \
     www_authenticate";
 
-fn observation(r: &AnyRow) -> Result<StoredObservation, sqlx::Error> {
+/// One stored observation from a row selected with [`OBS_COLS`] first.
+pub(crate) fn observation(r: &AnyRow) -> Result<StoredObservation, sqlx::Error> {
     let names: String = r.try_get(12)?;
     Ok(StoredObservation {
         day: r.try_get(0)?,
@@ -87,7 +136,7 @@ pub async fn blocks(db: &Db, target: &str, now: i64) -> AppResult<Option<Blocks>
         return Ok(None);
     };
     let Some(row) = sqlx::query(
-        "SELECT version, status, remote_hosts, listed, first_seen_day FROM registry_entries WHERE name = $1",
+        "SELECT version, status, remote_hosts, listed, first_seen_day, packages FROM registry_entries WHERE name = $1",
     )
     .bind(name.to_owned())
     .fetch_optional(&db.pool)
@@ -131,6 +180,9 @@ pub async fn blocks(db: &Db, target: &str, now: i64) -> AppResult<Option<Blocks>
         baseline_day: min_day(db, "SELECT MIN(day) FROM scan_runs WHERE registry_ok = 1").await?,
         changes,
     });
+    let declared: Vec<Package> =
+        serde_json::from_str(&row.try_get::<String, _>(5)?).unwrap_or_default();
+    let packages = super::packages::store::items(db, &declared).await?;
     let facts = scanner_facts(db, target, today, &since, declaration).await?;
     let scanner = scanner_block(&facts);
     let message_facts = MessageFacts {
@@ -138,10 +190,12 @@ pub async fn blocks(db: &Db, target: &str, now: i64) -> AppResult<Option<Blocks>
         status: registry.status.clone(),
         in_sample: scanner.in_sample,
         observed_since: facts.first_observed_at_ms.map(day_of),
+        packages: findings(&packages),
     };
     Ok(Some(Blocks {
         registry,
         scanner,
+        packages,
         facts: message_facts,
     }))
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use clap::Args;
+use lowdown_core::scanner::packages::{DEFAULT_NPM_REGISTRY_URL, DEFAULT_PYPI_URL};
 use lowdown_core::scanner::registry::DEFAULT_REGISTRY_URL;
 use lowdown_core::scanner::target::Policy;
 
@@ -37,6 +38,16 @@ pub struct ScanArgs {
     /// metadata, ...) stays blocked. Never use it on a deployment.
     #[arg(long)]
     pub unsafe_allow_loopback: bool,
+    /// The npm registry the declared npm packages are checked at (`GET <URL>/<name>`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_NPM_REGISTRY_URL)]
+    pub npm_registry_url: String,
+    /// The Python Package Index the declared PyPI packages are checked at (Index API
+    /// `<URL>/simple/<name>/`, JSON API `<URL>/pypi/<name>/json`).
+    #[arg(long, value_name = "URL", default_value = DEFAULT_PYPI_URL)]
+    pub pypi_url: String,
+    /// Do not check the declared npm and PyPI packages.
+    #[arg(long)]
+    pub skip_packages: bool,
 }
 
 fn concurrency(s: &str) -> Result<usize, String> {
@@ -60,6 +71,10 @@ impl ScanArgs {
             lookup: Arc::new(super::net::SystemLookup),
             clock: Arc::new(crate::clock::now_ms),
             progress,
+            packages: (!self.skip_packages).then(|| super::packages::PackageSources {
+                npm_registry_url: self.npm_registry_url.clone(),
+                pypi_url: self.pypi_url.clone(),
+            }),
         }
     }
 }
@@ -91,6 +106,9 @@ impl ServeArgs {
             || s.modern
             || s.concurrency != lowdown_core::scanner::DEFAULT_CONCURRENCY
             || s.unsafe_allow_loopback
+            || s.npm_registry_url != DEFAULT_NPM_REGISTRY_URL
+            || s.pypi_url != DEFAULT_PYPI_URL
+            || s.skip_packages
             || self.gateway.any_given()
     }
 }

@@ -5,8 +5,9 @@
 //! A run: take the `scan` lease → record the run → read every Registry page → store the
 //! declarations and their changes → grow the cohort if asked → record members that
 //! cannot be probed (`not_listed`, `no_probeable_remote`) → probe the rest, `concurrency`
-//! at a time, writing observations in small batches as they finish → record the summary
-//! → give the lease back. The rules behind each step are in `lowdown_core::scanner`.
+//! at a time, writing observations in small batches as they finish → check the npm and
+//! PyPI packages the kept entries declare ([`packages`]) → record the summary → give the
+//! lease back. The rules behind each step are in `lowdown_core::scanner`.
 
 pub mod answer;
 pub mod cli;
@@ -14,6 +15,7 @@ pub mod http;
 pub mod lease;
 pub mod net;
 pub mod openapi;
+pub mod packages;
 pub mod progress;
 pub mod registry;
 pub mod schedule;

@@ -1,5 +1,5 @@
-//! OpenAPI components of the `registry` and `scanner` answer blocks (merged into
-//! `/openapi.json` by [`crate::openapi`]).
+//! OpenAPI components of the `registry`, `scanner` and `packages` answer blocks (merged
+//! into `/openapi.json` by [`crate::openapi`]).
 
 use serde_json::{json, Map, Value};
 
@@ -15,7 +15,27 @@ pub fn schemas() -> Map<String, Value> {
         "description": "Why the level stopped: a transport kind when no response arrived, invalid_response for a 2xx that is not the JSON-RPC answer, blocked_url for a URL the SSRF rules refuse (nothing was sent)."});
     let version = json!({"type": ["string", "null"], "pattern": "^[0-9A-Za-z.+_-]{1,32}$"});
     let hosts = json!({"type": "array", "items": {"type": "string"}});
+    let maybe_bool = json!({"type": ["boolean", "null"]});
     let schemas = json!({
+        "PackageItem": {"type": "object", "required": ["registry_type", "identifier", "declared_version", "checked"],
+            "description": "One declared package. npm: from its public metadata (GET {registry}/{name}); PyPI: from the Index API (PEP 691, PEP 792 status) and the JSON API; checked daily with the scan. Versions follow the server-version rule; deprecation messages and yank reasons are never published.",
+            "properties": {
+            "registry_type": {"type": "string", "description": "As declared: npm, pypi, oci, nuget, mcpb, ..."},
+            "identifier": {"type": "string", "description": "The package name as declared."},
+            "name": {"type": "string", "description": "The name asked for: npm lower case, PyPI by PEP 503. Checked packages only."},
+            "declared_version": version.clone(),
+            "checked": {"type": "boolean", "description": "npm and PyPI packages with a valid name are checked; others are listed as declared."},
+            "unchecked_reason": {"type": "string", "enum": ["registry_type", "invalid_name"]},
+            "latest": {"type": ["string", "null"], "description": "npm dist-tags.latest; PyPI info.version."},
+            "latest_deprecated": {"type": "boolean", "description": "npm: the latest version (only it) carries a deprecation. Absent before the first answer and after a 404."},
+            "latest_yanked": {"type": "boolean", "description": "PyPI: the latest version is yanked (PyPI shows one only when every release is)."},
+            "project_status": {"type": ["string", "null"], "enum": ["active", "archived", "quarantined", "deprecated", null], "description": "PyPI: the PEP 792 project status (active when the index states none)."},
+            "declared_is_latest": maybe_bool,
+            "not_found": {"type": "boolean", "description": "The last successful check was a real 404 (never set by a timeout or a 5xx)."},
+            "not_found_kind": {"type": ["string", "null"], "enum": ["no_project", "no_releases", null], "description": "PyPI, from the Index API."},
+            "not_found_since": {"type": ["string", "null"], "format": "date", "description": "First day of the current run of 404s."},
+            "checked_at": {"type": ["string", "null"], "format": "date-time", "description": "The last successful check; null before the first."},
+            "last_check_failed": {"type": "boolean", "description": "The latest check got no usable answer; the facts are from checked_at."}}},
         "RegistryBlock": {"type": "object", "description": "What the MCP Registry declares about this server, recorded by this deployment at every scan (CC BY 4.0 when republished).",
             "required": ["listed", "declared_version", "status", "remote_hosts", "recorded_since_baseline", "changes_30d"], "properties": {
             "listed": {"type": "boolean", "description": "In the latest successful Registry read (any status)."},

@@ -18,6 +18,7 @@ use tokio::task::JoinSet;
 
 use super::lease::{self, SCAN_LEASE};
 use super::net::{Lookup, Net, SystemLookup};
+use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
 use super::{http, registry, store};
 use crate::db::{random_id, Db};
@@ -49,11 +50,14 @@ pub struct ScanConfig {
     pub clock: Clock,
     /// How progress is shown.
     pub progress: progress::Mode,
+    /// Where declared npm and PyPI packages are checked; `None` skips the check.
+    pub packages: Option<PackageSources>,
 }
 
 impl ScanConfig {
     /// The defaults: the official Registry, the stored cohort size, 16 probes at a time,
-    /// the system resolver and clock, strict SSRF rules, progress on stderr.
+    /// the system resolver and clock, strict SSRF rules, progress on stderr, packages
+    /// checked at the public npm registry and PyPI.
     pub fn new() -> Self {
         ScanConfig {
             registry_url: DEFAULT_REGISTRY_URL.to_owned(),
@@ -64,6 +68,7 @@ impl ScanConfig {
             lookup: Arc::new(SystemLookup),
             clock: Arc::new(crate::clock::now_ms),
             progress: progress::Mode::for_stderr(),
+            packages: Some(PackageSources::default()),
         }
     }
 }
@@ -146,6 +151,8 @@ pub struct Summary {
     pub by_level: BTreeMap<String, u64>,
     /// Observations per error type.
     pub by_error_type: BTreeMap<String, u64>,
+    /// The npm and PyPI package check (zeros when skipped).
+    pub packages: packages::Tally,
     /// Wall time of the run.
     pub duration_ms: i64,
     /// What went wrong, when the run did not complete.
@@ -244,6 +251,11 @@ async fn run_locked(
         (summary.active_latest, summary.probeable) = (counts.active_latest, counts.probeable);
         summary.registry_changes =
             store::save_registry(db, &run_id, &day, (cfg.clock)(), &entries).await?;
+        packages::store::rebuild_declarations(db).await?;
+        let package_keys = match cfg.packages {
+            Some(_) => packages::declared(&entries),
+            None => Vec::new(),
+        };
         let (jobs, skips) = plan_cohort(db, cfg, &run_id, &day, &entries, cohort, &mut summary).await?;
         // Probing holds only its queue: the Registry read is not needed past this point.
         drop(entries);
@@ -259,6 +271,10 @@ async fn run_locked(
         summary.remotes = jobs.len();
         progress.start_probing(jobs.len());
         probe_all(db, cfg, net, &run_id, &day, jobs, &progress, lost, &mut summary).await?;
+        if let (Some(sources), false) = (&cfg.packages, lost.load(Ordering::Relaxed)) {
+            progress.note(&format!("scan: checking {} npm and PyPI packages", package_keys.len()));
+            summary.packages = packages::check_all(db, net, sources, package_keys, &cfg.clock).await?;
+        }
         summary.status = if lost.load(Ordering::Relaxed) {
             summary.error = Some("the scan lease was lost; stopped probing".into());
             "failed".into()

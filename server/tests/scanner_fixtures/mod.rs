@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each user takes a different part
 
 pub mod mcp;
+pub mod packages;
 pub mod registry;
 
 use std::collections::BTreeMap;
@@ -106,7 +107,9 @@ impl Lookup for MapLookup {
     }
 }
 
-/// A run against fixtures: loopback allowed, quiet, resolving through `lookup`.
+/// A run against fixtures: loopback allowed, quiet, resolving through `lookup`; the
+/// declared packages are not checked (the public registries are never asked from a test;
+/// `tests/packages.rs` points the check at `packages::Packages`).
 pub fn config(registry_url: &str, lookup: MapLookup) -> ScanConfig {
     ScanConfig {
         registry_url: registry_url.to_owned(),
@@ -115,6 +118,7 @@ pub fn config(registry_url: &str, lookup: MapLookup) -> ScanConfig {
         },
         lookup: Arc::new(lookup),
         progress: Mode::Quiet,
+        packages: None,
         ..ScanConfig::new()
     }
 }

@@ -62,6 +62,15 @@ pub fn entry(
     })
 }
 
+/// `entry` declaring `packages` (`(registryType, identifier, version)`) instead of its own.
+pub fn with_packages(mut entry: Value, packages: &[(&str, &str, &str)]) -> Value {
+    entry["server"]["packages"] = packages
+        .iter()
+        .map(|(kind, id, v)| json!({"registryType": kind, "identifier": id, "version": v, "transport": {"type": "stdio"}}))
+        .collect();
+    entry
+}
+
 /// An active, latest entry with one streamable-HTTP remote.
 pub fn streamable(name: &str, url: &str) -> Value {
     entry(name, "1.0.0", "active", true, &[("streamable-http", url)])

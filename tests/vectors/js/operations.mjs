@@ -120,4 +120,11 @@ export const NOT_EXPOSED = {
   live_score: ['liveScore', 'the server computes the live score'],
   receipt: ['parseStatement', 'the server verifies receipts'],
   reputation: ['reputation', 'the server computes agent reputation'],
+  // Provider mode's rules run in the server and in the Python provider hook.
+  conformance: ['conformanceScore', 'the Python provider hook scores protocol directives'],
+  agent_verdict: ['agentVerdict', 'the Python provider hook judges agent directives'],
+  benchmark_displace: ['displace', 'the server keeps the displayed benchmark score'],
+  provider_order: ['providerRank', 'the server orders providers for critical directives'],
+  benchmark_submission: ['checkSubmission', 'the server checks submissions'],
+  benchmark_directive: ['checkDirective', 'the server checks directives'],
 };

@@ -74,6 +74,11 @@ fn a_full_probe_pages_tools_and_ends_the_session() {
     let r = expect_done(p.on_reply(status_only(405, false)));
     assert_eq!(r.reached_level, 2);
     assert_eq!(r.http_status, Some(200), "the DELETE does not count");
+    assert_eq!(r.initialize_status, Some(200));
+    assert_eq!(
+        (r.server.instructions, r.server.name, r.server.version),
+        (false, true, true)
+    );
     assert_eq!(r.server_version.as_deref(), Some("1.2.3"));
     assert_eq!(r.latency_ms, Some(12.5));
     let tools = r.tools.unwrap();
@@ -198,6 +203,7 @@ fn modern_discover_replaces_initialize_or_falls_back() {
     let r = expect_done(p.on_reply(http(200, 2, &result(2, r#"{"tools":[]}"#))));
     assert_eq!(r.reached_level, 2);
     assert_eq!(r.server_version.as_deref(), Some("9.9.9"));
+    assert!(r.server.name && r.server.version);
     assert_eq!(r.protocol_version.as_deref(), Some(MODERN_PROTOCOL_VERSION));
 
     let mut p = Probe::new(true, "0.1.0");

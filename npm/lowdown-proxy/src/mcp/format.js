@@ -1,6 +1,8 @@
 // Readable text for API answers. Facts only: every number says what it counts and where
 // it came from; nothing here scores or ranks (the ranking comes from the API/core).
 
+import { apiBase } from '../api.js';
+
 function pct(rate) {
   return typeof rate === 'number' ? `${(rate * 100).toFixed(1)}%` : 'n/a';
 }
@@ -35,20 +37,134 @@ export function reputationLine(rep) {
 }
 
 /**
- * The full readable reputation answer for `get_lowdown`.
- * @param {string} asked the target as the agent asked for it
- * @param {object} rep the API's reputation answer
+ * The page of a target on the server: `{base}/t/{target}`, the name kept readable (only
+ * characters outside `[A-Za-z0-9-._~:@/]` are percent-encoded), as the server links it.
+ * @param {string} base the API base URL
+ * @param {string} target
  * @returns {string}
  */
-export function reputationText(asked, rep) {
+export function pageUrl(base, target) {
+  const path = Array.from(new TextEncoder().encode(target))
+    .map((b) => (/[A-Za-z0-9\-._~:@/]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
+  return `${base.replace(/\/+$/, '')}/t/${path}`;
+}
+
+const LEVELS = { 0: 'level 0 (initialize did not complete)', 1: 'level 1 (initialize only)', 2: 'level 2 (initialize and tools/list)' };
+
+function list(items, max = 20) {
+  if (!Array.isArray(items) || !items.length) return 'none';
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+function tally(values) {
+  const counts = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(', ');
+}
+
+/**
+ * The `registry` block in words.
+ * @param {object} reg
+ * @returns {string[]}
+ */
+export function registryLines(reg) {
+  if (!reg || typeof reg !== 'object') return [];
+  const state = reg.listed ? `listed, status ${reg.status}` : `no longer listed (last status ${reg.status})`;
+  const lines = [`MCP Registry: ${state}; declared version ${reg.declared_version ?? 'none'}; remote hosts ${list(reg.remote_hosts)}.`];
+  const changes = Array.isArray(reg.changes_30d) ? reg.changes_30d : [];
+  const since = reg.recorded_since_baseline ? '' : ' (recorded since this entry was first read, not since the first read of the Registry)';
+  lines.push(changes.length
+    ? `Declaration changes in 30 days${since}: ${changes.map((c) => `${c.day} ${c.field} ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}`).join('; ')}.`
+    : `No declaration change in 30 days${since}.`);
+  return lines;
+}
+
+/**
+ * The `scanner` block in words.
+ * @param {object} sc
+ * @returns {string[]}
+ */
+export function scannerLines(sc) {
+  if (!sc || typeof sc !== 'object') return [];
+  if (!sc.in_sample) return [`Lowdown Scanner: ${sc.note ?? 'not in the sample: this says nothing about the server'}.`];
+  const head = 'Lowdown Scanner (what it observed when it connected, once a day; tools are never called; never part of the success rate):';
+  if (!sc.latest) return [`${head} in the sample, not observed yet.`];
+  const l = sc.latest;
+  const status = l.http_status == null ? `no HTTP response${l.error_type ? ` (${l.error_type})` : ''}` : `HTTP ${l.http_status}${l.error_type ? ` (${l.error_type})` : ''}`;
+  const bits = [LEVELS[l.reached_level] ?? `level ${l.reached_level}`, status];
+  if (l.tool_count != null) bits.push(plural(l.tool_count, 'tool'));
+  if (l.server_version) bits.push(`server version ${l.server_version}`);
+  if (l.latency_ms != null) bits.push(`initialize ${Math.round(l.latency_ms)} ms`);
+  if (l.www_authenticate) bits.push('asks for authentication (WWW-Authenticate)');
+  const lines = [`${head} observed since ${String(sc.first_observed_at ?? '').slice(0, 10)}; latest ${l.observed_at}: ${bits.join(', ')}.`];
+  const days = Array.isArray(sc.daily_30d) ? sc.daily_30d : [];
+  const missing = Array.isArray(sc.missing_days) ? sc.missing_days : [];
+  const levels = tally(days.map((d) => `level ${d.reached_level}`));
+  lines.push(`Last 30 days: ${plural(days.length, 'observed day')}${levels ? ` (${levels})` : ''}, ${plural(sc.observations_30d ?? 0, 'observation')}; ${missing.length ? `${plural(missing.length, 'day')} without an observation (${tally(missing.map((m) => m.reason))})` : 'no day without an observation'}.`);
+  const dv = sc.declared_vs_observed;
+  if (dv) lines.push(`Declared version ${dv.declared_version ?? 'none'}, observed server version ${dv.observed_server_version ?? 'none'}; declared hosts ${list(dv.declared_hosts)}, hosts that answered ${list(dv.observed_hosts)}.`);
+  const dc = sc.definition_changes;
+  if (dc) {
+    const last = dc.last_change ? `, last change ${dc.last_change} after ${plural(dc.stable_days_before_last_change ?? 0, 'stable day')}` : '';
+    lines.push(`Tool definitions over 30 days: ${String(dc.pattern).replace(/_/g, ' ')}${last}.`);
+  }
+  if (Array.isArray(sc.tool_names) && sc.tool_names.length) lines.push(`Tools (${sc.tool_names.length}): ${list(sc.tool_names)}.`);
+  return lines;
+}
+
+function packageLine(p) {
+  const name = `${p.registry_type} ${p.identifier}`;
+  if (!p.checked) {
+    return p.unchecked_reason === 'invalid_name' ? `${name}: not checked (not a valid ${p.registry_type} name)` : `${name}: not checked (Lowdown checks npm and PyPI packages)`;
+  }
+  if (!p.checked_at) return `${name}: not checked yet${p.last_check_failed ? ' (the check failed)' : ''}`;
+  const failed = p.last_check_failed ? `; the latest check failed, these facts are from ${p.checked_at}` : `; checked ${p.checked_at}`;
+  if (p.not_found) {
+    const kind = p.not_found_kind === 'no_releases' ? 'the project has no releases' : `not found (404${p.not_found_kind === 'no_project' ? ', no such project' : ''})`;
+    return `${name}: ${kind} since ${p.not_found_since}${failed}`;
+  }
+  const bits = [`latest ${p.latest ?? 'unknown'}`];
+  if (p.declared_version) bits.push(`declared ${p.declared_version}${p.declared_is_latest === false ? ', not the latest' : p.declared_is_latest ? ', the latest' : ''}`);
+  if (p.latest_deprecated) bits.push('the latest version is deprecated');
+  if (p.latest_yanked) bits.push('the latest version is yanked');
+  if (p.project_status && p.project_status !== 'active') bits.push(`project ${p.project_status} (PEP 792)`);
+  return `${name}: ${bits.join('; ')}${failed}`;
+}
+
+/**
+ * The `packages` block (and `registry_entries`) in words.
+ * @param {object} rep the reputation answer
+ * @returns {string[]}
+ */
+export function packageLines(rep) {
+  const lines = [];
+  if (Array.isArray(rep.registry_entries) && rep.registry_entries.length) lines.push(`Declared by MCP Registry entries: ${list(rep.registry_entries)}.`);
+  if (Array.isArray(rep.packages) && rep.packages.length) {
+    lines.push('Packages (from npm and PyPI, checked daily):', ...rep.packages.map((p) => `  ${packageLine(p)}`));
+  }
+  return lines;
+}
+
+/**
+ * The full readable reputation answer for `get_lowdown`, with a link to the target's page.
+ * @param {string} asked the target as the agent asked for it
+ * @param {object} rep the API's reputation answer
+ * @param {string} [base] the API base URL the page is under (default `$LOWDOWN_API_URL`)
+ * @returns {string}
+ */
+export function reputationText(asked, rep, base = apiBase()) {
   if (Array.isArray(rep.candidates)) {
     return [
       `"${asked}" matches more than one target; ask again with one of these exact names:`,
       ...rep.candidates.map((c) => `  - ${typeof c === 'string' ? c : c.target ?? JSON.stringify(c)}`),
     ].join('\n');
   }
-  const lines = [`Lowdown for ${rep.resolved_target || rep.target}${rep.resolved_target && rep.resolved_target !== asked ? ` (asked as "${asked}")` : ''}`];
+  const name = rep.resolved_target || rep.target || asked;
+  const lines = [`Lowdown for ${name}${rep.resolved_target && rep.resolved_target !== asked ? ` (asked as "${asked}")` : ''}`];
   if (rep.message) lines.push(rep.message);
+  lines.push(`Page with charts: ${pageUrl(base, name)}`);
   lines.push(reputationLine(rep));
   const bs = rep.by_source;
   if (bs) lines.push(`By source: ${['organic', 'seeded', 'synthetic'].map((k) => `${k} ${sourceCounts(bs[k])}`).join('; ')} (only organic counts in the success rate)`);
@@ -65,6 +181,7 @@ export function reputationText(asked, rep) {
   }
   lines.push(...breakdown('By server version:', rep.by_server_version), ...breakdown('By tool schema hash:', rep.by_schema_hash));
   if (rep.telemetry) lines.push(`Telemetry (reported apart, never mixed into the above): ${JSON.stringify(rep.telemetry)}`);
+  lines.push(...registryLines(rep.registry), ...scannerLines(rep.scanner), ...packageLines(rep));
   if (rep.source) lines.push(`Source: ${typeof rep.source === 'object' ? Object.entries(rep.source).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : rep.source}`);
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 // The four lowdown-mcp tools (SPEC §6): schemas an agent can act on, and handlers that turn
 // every API failure into an `isError` result instead of an exception.
 
-import * as z from 'zod';
+import { z } from './zod.js';
 import { ApiError } from '../api.js';
 import { reputationText, compareText, nodeText } from './format.js';
 import { compareTargets } from './compare.js';

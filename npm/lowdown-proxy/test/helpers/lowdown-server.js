@@ -29,18 +29,20 @@ export function freePort() {
  * Starts lowdown-server on a fresh temp dir (its database and LOWDOWN_HOME) and waits for
  * /healthz. `stop()` ends it and removes the dir; it is safe to call twice.
  * @param {string} [prefix] the temp dir's name prefix
- * @param {{args?: string[], env?: Record<string, string>}} [more] extra `serve` options
- *   (e.g. `--gateway-listen`) and environment
- * @returns {Promise<{url: string, port: number, dir: string, stop: () => Promise<void>}>}
+ * @param {{args?: string[], env?: Record<string, string>, db?: string}} [more] extra `serve`
+ *   options (e.g. `--gateway-listen`), environment, and `db`: another database (a
+ *   `postgres://` URL) instead of the SQLite file in the dir
+ * @returns {Promise<{url: string, port: number, dir: string, db: string, stop: () => Promise<void>}>}
  */
 export async function startLowdownServer(prefix = 'lowdown-server-test-', more = {}) {
   if (!fs.existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: run \`cargo build -p lowdown-server\``);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const db = more.db ?? path.join(dir, 'x.db');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // The hosts the observe tests call are on loopback, which a real server refuses to store:
   // these tests lift that block (SPEC §4's test-only flag).
-  const child = spawn(SERVER_BIN, ['serve', '--listen', `127.0.0.1:${port}`, '--db', path.join(dir, 'x.db'), '--unsafe-allow-private-hosts', ...(more.args ?? [])], {
+  const child = spawn(SERVER_BIN, ['serve', '--listen', `127.0.0.1:${port}`, '--db', db, '--unsafe-allow-private-hosts', ...(more.args ?? [])], {
     env: { ...process.env, LOWDOWN_HOME: dir, ...more.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -66,5 +68,5 @@ export async function startLowdownServer(prefix = 'lowdown-server-test-', more =
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, port, dir, stop };
+  return { url, port, dir, db, stop };
 }

@@ -1,0 +1,111 @@
+"""``prowl-provider-hook``: provider mode in a developer's idle time (SPEC §11).
+
+Registered as a Claude Code ``Stop`` hook (``timeout: 5, async: true``), it returns at
+once and does its work in a fully detached process:
+
+- nothing at all unless ``PROWL_PROVIDER_MODE=1``;
+- *scout* (``PROWL_PROVIDER_MODE=1``): lists open directives and writes what it would have
+  claimed to ``provider_state.json``; never claims, runs or sends anything else;
+- *live* (``PROWL_PROVIDER_MODE=1`` and ``PROWL_PROVIDER_LIVE=1``): also claims one, runs it
+  (``protocol`` in-process, ``agent`` through ``claude --print``) and submits it.
+
+The hook process only takes the single-flight lock (``prowl-provider.lock`` in the temp
+directory) without waiting and hands it to the worker it starts in a new session with
+stdio on ``/dev/null`` (``os.posix_spawn(setsid=True)``; ``subprocess.Popen`` with the
+detaching flags on Windows): a burst of Stop events starts one worker, and Claude never
+waits on it. ``prowl-provider-hook register`` makes ``PROWL_AGENT_KEY``'s agent a
+provider, once, by hand.
+
+This module imports nothing heavy (no ``subprocess``, no ``tempfile``): the hook's own time
+is Python's start-up, one small file read and, when due, one spawn.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# No `typing` at import (it costs the hook milliseconds): annotations are postponed strings.
+
+#: The lock file's name in the temp directory.
+LOCK_NAME = "prowl-provider.lock"
+
+
+def _on(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def temp_dir() -> str:
+    """The temp directory: ``TMPDIR``, ``TEMP`` or ``TMP``, else the platform's default."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        v = os.environ.get(name)
+        if v and os.path.isdir(v):
+            return v
+    if os.name == "posix":
+        return "/tmp"
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
+def lock_path() -> str:
+    """``prowl-provider.lock`` in the temp directory."""
+    return os.path.join(temp_dir(), LOCK_NAME)
+
+
+def _take_lock() -> int | None:
+    """The lock file's descriptor, locked, or ``None`` when a worker holds it."""
+    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+    except ImportError:  # no flock (Windows): the worker locks the file itself
+        return fd
+    except OSError:
+        os.close(fd)
+        return None
+
+
+def spawn_worker() -> bool:
+    """Starts the detached worker holding the lock; ``False`` when one already runs."""
+    fd = _take_lock()
+    if fd is None:
+        return False
+    argv = [sys.executable, "-m", "prowl.provider.worker", str(fd)]
+    try:
+        if hasattr(os, "posix_spawn"):
+            # Only the lock is inherited (Python opens everything else close-on-exec).
+            os.set_inheritable(fd, True)
+            null = [(os.POSIX_SPAWN_OPEN, n, os.devnull, os.O_RDWR, 0) for n in (0, 1, 2)]
+            os.posix_spawn(sys.executable, argv, os.environ, file_actions=null, setsid=True)
+        else:
+            import subprocess
+
+            subprocess.Popen(argv[:-1], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, close_fds=True,
+                             creationflags=0x00000008 | 0x00000200)  # DETACHED_PROCESS | NEW_PROCESS_GROUP
+    finally:
+        os.close(fd)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The console script. As a hook: start the worker when provider mode is on, exit 0.
+    ``register``: make this agent a provider and print the registration."""
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["register"]:
+        from .worker import register_command
+
+        return register_command()
+    if not _on("PROWL_PROVIDER_MODE"):
+        return 0
+    try:
+        from . import state
+
+        if state.due(state.peek(), live=_on("PROWL_PROVIDER_LIVE")):
+            spawn_worker()
+    except Exception:  # a hook never fails the session it runs in
+        pass
+    return 0

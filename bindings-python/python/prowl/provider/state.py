@@ -1,0 +1,118 @@
+"""``provider_state.json`` and the pacing rules read from it (SPEC §11).
+
+The file lives in ``$XDG_CONFIG_HOME/prowl/`` (``~/.config/prowl/`` by default), is written
+atomically with mode 0600, and holds what the hook did last: when it polled, what it would
+have claimed (scout) or claimed (live), the last result or error. Never the agent key, a
+prompt, an answer or a tool definition.
+
+Pacing: a run polls at most once per ``PROWL_PROVIDER_POLL_SECONDS`` (default 60), and live
+mode claims at most once per ``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600), counted from
+the last claim whatever became of it. Both are checked by the hook before it spawns a
+worker (so idle Stop events cost one small file read) and again by the worker under the lock.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+# No `typing` or `json` at import: the hook reads its two numbers with `peek` and returns;
+# annotations are never evaluated (postponed), so builtin generics serve every version.
+
+#: Seconds between claims by default (one per hour).
+DEFAULT_MIN_GAP_S = 3600.0
+#: Seconds between polls of the directive list by default.
+DEFAULT_POLL_S = 60.0
+#: The file's name.
+FILE_NAME = "provider_state.json"
+
+
+def state_path(env: dict | None = None) -> str:
+    """``$XDG_CONFIG_HOME/prowl/provider_state.json``, else ``~/.config/prowl/...``."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "prowl", FILE_NAME)
+
+
+def _seconds(env: dict, name: str, default: float) -> float:
+    try:
+        v = float(env.get(name, ""))
+    except ValueError:
+        return default
+    return v if v >= 0 else default
+
+
+def min_gap_s(env: dict | None = None) -> float:
+    """``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600)."""
+    return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_MIN_GAP_SECONDS", DEFAULT_MIN_GAP_S)
+
+
+def poll_s(env: dict | None = None) -> float:
+    """``PROWL_PROVIDER_POLL_SECONDS`` (default 60)."""
+    return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_POLL_SECONDS", DEFAULT_POLL_S)
+
+
+def read(path: str | None = None) -> dict:
+    """The state, or ``{}`` when the file is missing or unreadable."""
+    import json
+
+    try:
+        with open(path or state_path(), "rb") as f:
+            v = json.loads(f.read(1 << 20))
+        return v if isinstance(v, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def peek(path: str | None = None) -> dict:
+    """``last_poll_at`` and ``last_claim_at`` read from the file as :func:`write` writes it,
+    without parsing JSON (the hook's fast path); anything unexpected reads as absent."""
+    try:
+        with open(path or state_path(), "r") as f:
+            text = f.read(1 << 16)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for key in ("last_claim_at", "last_poll_at"):
+        at = text.find(f'"{key}": ')
+        if at < 0:
+            continue
+        digits = text[at + len(key) + 4:].split(",", 1)[0].split("\n", 1)[0].strip()
+        if digits.isdigit():
+            out[key] = int(digits)
+    return out
+
+
+def write(state: dict, path: str | None = None) -> None:
+    """Replaces the file atomically (mode 0600)."""
+    import json
+    import tempfile
+
+    path = path or state_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".provider_state.", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(state, f, indent=1, sort_keys=True)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def due(state: dict, live: bool, env: dict | None = None, now_s: float | None = None) -> bool:
+    """Whether a run may poll now: the poll interval has passed, and in live mode the gap
+    since the last claim."""
+    now = time.time() if now_s is None else now_s
+
+    def since(key: str) -> float:
+        v = state.get(key)
+        return now - v / 1000.0 if isinstance(v, (int, float)) else float("inf")
+
+    if since("last_poll_at") < poll_s(env):
+        return False
+    return not live or since("last_claim_at") >= min_gap_s(env)

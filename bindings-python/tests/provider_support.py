@@ -1,0 +1,296 @@
+"""Real parts for the provider-hook tests: a lowdown-server with a catalog and an operator
+token (SQLite, or PostgreSQL when ``LOWDOWN_TEST_DATABASE_URL`` is set), a recording proxy
+in front of it, the real ``@modelcontextprotocol/server-everything`` over streamable HTTP,
+and a stand-in ``claude`` (the real CLI is a paid external tool).
+"""
+
+from __future__ import annotations
+
+import glob
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+from urllib.parse import urlsplit
+
+from servers import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def server_binary() -> Path:
+    """The lowdown-server binary (`make test-prowl` builds it first)."""
+    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "lowdown-server"
+    assert binary.exists(), f"{binary} missing: run `cargo build -p lowdown-server`"
+    return binary
+
+TOKEN = "operator-token-0123456789abcdef"
+SERVICE_ID = "svc_everything"
+CATALOG = """
+[[service]]
+slug = "everything"
+service_id = "svc_everything"
+upstream = "https://everything.vendor-fixture.com"
+hosts = ["everything.vendor-fixture.com"]
+sampling_rate = 0.0
+"""
+
+
+def _psql() -> Optional[str]:
+    found = shutil.which("psql")
+    if found:
+        return found
+    for p in sorted(glob.glob("/usr/lib/postgresql/*/bin/psql")):
+        return p
+    return None
+
+
+def engines() -> List[str]:
+    """SQLite always; PostgreSQL too when the test database is given."""
+    return ["sqlite", "postgres"] if os.environ.get("LOWDOWN_TEST_DATABASE_URL") else ["sqlite"]
+
+
+def _database(engine: str, home: str) -> Tuple[str, Optional[str]]:
+    """The server's ``--db`` and, for PostgreSQL, the database to drop afterwards."""
+    if engine == "sqlite":
+        return str(Path(home) / "provider.db"), None
+    admin = os.environ["LOWDOWN_TEST_DATABASE_URL"]
+    name = "prowl_provider_" + os.urandom(6).hex()
+    psql = _psql()
+    assert psql, "LOWDOWN_TEST_DATABASE_URL is set but no psql was found"
+    subprocess.run([psql, admin, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    return admin.rsplit("/", 1)[0] + "/" + name, name
+
+
+class Server:
+    """lowdown-server with the catalog above, ``LOWDOWN_ADMIN_TOKEN`` and loopback allowed
+    (the protocol targets of these tests are on 127.0.0.1)."""
+
+    def __init__(self, engine: str = "sqlite") -> None:
+        self.home = tempfile.mkdtemp(prefix="prowl-provider-server-")
+        Path(self.home, "services.toml").write_text(CATALOG)
+        self.db, self.pg_name = _database(engine, self.home)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(Path(self.home) / "server.log", "wb")
+        env = dict(os.environ, LOWDOWN_HOME=self.home, LOWDOWN_ADMIN_TOKEN=TOKEN)
+        self.proc = subprocess.Popen(
+            [str(server_binary()), "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
+             "--catalog", str(Path(self.home, "services.toml")), "serve", "--unsafe-allow-loopback"],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(Path(self.home, "server.log").read_text())
+            try:
+                self.call("GET", "/healthz")
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("lowdown-server did not become healthy")
+
+    def call(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None) -> Tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        data = None if body is None else json.dumps(body).encode()
+        conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+        r = conn.getresponse()
+        raw = r.read()
+        conn.close()
+        return r.status, json.loads(raw) if raw else None
+
+    def operator(self, method: str, path: str, body: Any = None) -> Tuple[int, Any]:
+        return self.call(method, path, body, {"Authorization": f"Bearer {TOKEN}"})
+
+    def directive(self, spec: Dict[str, Any], kind: str = "protocol", price: int = 1, critical: bool = False) -> str:
+        status, d = self.operator("POST", "/v1/benchmark/directives",
+                                  {"service_id": SERVICE_ID, "kind": kind, "spec": spec, "price_credits": price, "critical": critical})
+        assert status == 201, d
+        return d["directive_id"]
+
+    def status_of(self, directive_id: str) -> Dict[str, Any]:
+        status, d = self.operator("GET", f"/v1/benchmark/directives/{directive_id}")
+        assert status == 200, d
+        return d
+
+    def provider(self) -> str:
+        """A new agent registered as a provider; its key."""
+        status, a = self.call("POST", "/v1/auth/agents/register",
+                              {"name": "dev-laptop", "model_provider": "anthropic", "model_id": "claude", "environment": "test"})
+        assert status == 201, a
+        status, p = self.call("POST", "/v1/provider/register", headers={"X-Agent-Key": a["agent_key"]})
+        assert status == 201, p
+        return a["agent_key"]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        if self.pg_name:
+            admin = os.environ["LOWDOWN_TEST_DATABASE_URL"]
+            subprocess.run([_psql() or "psql", admin, "-qc", f"DROP DATABASE IF EXISTS {self.pg_name} WITH (FORCE)"], capture_output=True)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+class Recorder:
+    """A reverse proxy in front of the server that records every request's method and path
+    (and forwards it unchanged): what the hook sent, seen from outside."""
+
+    def __init__(self, upstream: str) -> None:
+        self.seen: List[Tuple[str, str]] = []
+        target = urlsplit(upstream)
+        rec = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _forward(self) -> None:
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else None
+                rec.seen.append((self.command, self.path))
+                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                conn.request(self.command, self.path, body=body, headers=headers)
+                r = conn.getresponse()
+                data = r.read()
+                self.send_response(r.status)
+                for k, v in r.getheaders():
+                    if k.lower() not in ("content-length", "connection", "transfer-encoding"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                conn.close()
+
+            do_GET = do_POST = do_DELETE = _forward
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def posts(self, suffix: str) -> List[str]:
+        return [p for m, p in self.seen if m == "POST" and p.endswith(suffix)]
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def everything_entry() -> Path:
+    for d in ("node_modules", "npm/node_modules"):
+        p = ROOT / d / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+        if p.exists():
+            return p
+    raise AssertionError("server-everything is not installed: run `npm ci` at the repository root")
+
+
+class Everything:
+    """The real server-everything in its streamable-HTTP mode on a free port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(["node", str(everything_entry()), "streamableHttp"],
+                                     env=dict(os.environ, PORT=str(self.port)),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # It announces itself on stderr; a thread keeps draining so the pipe never fills.
+        ready = threading.Event()
+
+        def drain(stream: Any) -> None:
+            for line in stream:
+                if b"listening on port" in line:
+                    ready.set()
+
+        threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True).start()
+        if not ready.wait(60):
+            self.proc.kill()
+            raise RuntimeError("server-everything did not start")
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+STUB = r'''#!{python}
+"""A stand-in for the claude CLI: records how it was run, then behaves as STUB_MODE says."""
+import json, os, sys, time
+log = os.environ["STUB_LOG"]
+argv = sys.argv[1:]
+prompt = sys.stdin.read()
+config = json.load(open(argv[argv.index("--mcp-config") + 1]))
+with open(log, "w") as f:
+    json.dump({{"argv": argv, "prompt": prompt, "config": config, "cwd": os.getcwd(), "pid": os.getpid(),
+               "env_keys": sorted(os.environ)}}, f)
+mode = os.environ.get("STUB_MODE", "good")
+if mode == "good":
+    print(json.dumps({{"type": "result", "subtype": "success", "is_error": False,
+                      "result": "The server offers echo and get-sum, among others."}}))
+elif mode == "partial":
+    print(json.dumps({{"type": "result", "subtype": "success", "is_error": False, "result": "Only echo."}}))
+elif mode == "unreadable":
+    print("I could not produce JSON today")
+elif mode == "crash":
+    sys.exit(3)
+elif mode == "hang":
+    time.sleep(3600)
+'''
+
+
+def stub_claude(bin_dir: Path) -> Path:
+    """Writes the stand-in as ``bin_dir/claude``."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    path = bin_dir / "claude"
+    path.write_text(STUB.format(python=sys.executable))
+    path.chmod(0o755)
+    return path
+
+
+def hook() -> str:
+    """The installed ``prowl-provider-hook`` console script."""
+    script = Path(sys.executable).with_name("prowl-provider-hook")
+    assert script.exists(), f"console script missing: {script} (is prowl installed in this venv?)"
+    return str(script)
+
+
+def wait_idle(tmp: Path, timeout: float = 120.0) -> None:
+    """Waits until no worker holds ``prowl-provider.lock`` in ``tmp``."""
+    import fcntl
+
+    lock = tmp / "prowl-provider.lock"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not lock.exists():
+            return
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError:
+            time.sleep(0.05)
+        finally:
+            os.close(fd)
+    raise AssertionError("the provider worker never finished")
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/mcp"

@@ -1,0 +1,188 @@
+//! Golden vectors for provider mode's rules (expected values from
+//! tests/vectors/tools/gen_benchmark.mjs, never from this code; conformance.json's first
+//! case replays a recorded probe of the real server-everything).
+mod common;
+use lowdown_core::benchmark::directive::{check_new, DirectiveError};
+use lowdown_core::benchmark::displace::{decide, Displayed, Reading};
+use lowdown_core::benchmark::submission::{check, SubmissionError};
+use lowdown_core::benchmark::{agent, conformance, priority, Kind};
+use lowdown_core::gateway::reputation::Reputation;
+use lowdown_core::scanner::probe::{BodyError, Method};
+use lowdown_core::scanner::rpc::AnswerReader;
+use lowdown_core::scanner::{ErrorType, Probe, Reply, Step};
+use serde_json::{json, Value};
+
+/// Writes whole floats as integers: JSON has one number type.
+fn num(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && n.is_f64()) => {
+            json!(n.as_f64().unwrap() as i64)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(num).collect()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, num(x))).collect()),
+        other => other,
+    }
+}
+
+fn to_json(v: impl serde::Serialize) -> Value {
+    num(serde_json::to_value(v).unwrap())
+}
+
+/// The reply a scripted entry stands for, read as the server's probe driver reads it.
+fn reply(r: &Value, answer: Option<(u64, usize)>) -> Reply {
+    if let Some(kind) = r.get("failed") {
+        return Reply::Failed(serde_json::from_value::<ErrorType>(kind.clone()).unwrap());
+    }
+    let status = r["status"].as_u64().unwrap() as u16;
+    let body = match answer {
+        Some((id, cap)) if (200..300).contains(&status) => {
+            let mut reader = AnswerReader::new(r["content_type"].as_str(), id, cap);
+            reader.feed(r["body"].as_str().unwrap_or("").as_bytes());
+            reader.finish().map_err(BodyError::Answer)
+        }
+        _ => Err(BodyError::NotRead),
+    };
+    Reply::Http {
+        status,
+        session_id: r["session_id"].as_str().map(str::to_owned),
+        www_authenticate: false,
+        elapsed_ms: r["elapsed_ms"].as_f64().unwrap_or(0.0),
+        answer: body,
+    }
+}
+
+#[test]
+fn conformance_vectors() {
+    common::check("conformance.json", |i| {
+        let replies = i["replies"].as_array().unwrap();
+        let mut next = replies.iter();
+        let mut probe = Probe::new(false, "0.1.0");
+        let mut step = probe.start();
+        let result = loop {
+            match step {
+                Step::Done(r) => break r,
+                Step::Send(req) => {
+                    let r = next
+                        .next()
+                        .ok_or("the probe sent more requests than replies")?;
+                    if req.method == Method::Delete && r.get("failed").is_none() {
+                        assert_eq!(req.answer, None);
+                    }
+                    step = probe.on_reply(reply(r, req.answer));
+                }
+            }
+        };
+        if next.next().is_some() {
+            return Err("replies left over: the probe stopped early".into());
+        }
+        Ok(to_json(conformance::score(&result)))
+    });
+}
+
+#[test]
+fn agent_verdict_vectors() {
+    common::check("agent_verdict.json", |i| {
+        let contains: Vec<String> = serde_json::from_value(i["contains"].clone()).unwrap();
+        Ok(to_json(agent::verdict(
+            i["answer"].as_str().unwrap(),
+            &contains,
+            i["latency_ms"].as_f64().unwrap(),
+        )))
+    });
+}
+
+#[test]
+fn displace_vectors() {
+    common::check("benchmark_displace.json", |i| {
+        let current: Option<Displayed> = serde_json::from_value(i["current"].clone()).unwrap();
+        let readings: Vec<Reading> = serde_json::from_value(i["readings"].clone()).unwrap();
+        Ok(to_json(decide(
+            current.as_ref(),
+            &readings,
+            i["now_ms"].as_i64().unwrap(),
+        )))
+    });
+}
+
+#[test]
+fn provider_order_vectors() {
+    common::check("provider_order.json", |i| {
+        let providers = i["providers"].as_array().unwrap();
+        let reps: Vec<Reputation> = providers
+            .iter()
+            .map(|p| serde_json::from_value(p["reputation"].clone()).unwrap())
+            .collect();
+        let posted = i["posted_at_ms"].as_i64().unwrap();
+        let mut out: Vec<(usize, String, i64)> = providers
+            .iter()
+            .zip(&reps)
+            .map(|(p, r)| {
+                let rank = priority::rank(r, &reps);
+                let id = p["id"].as_str().unwrap().to_owned();
+                (rank, id, priority::opens_at(posted, rank, reps.len()))
+            })
+            .collect();
+        out.sort();
+        Ok(json!(out
+            .into_iter()
+            .map(|(rank, id, at)| json!({"id": id, "rank": rank, "opens_at_ms": at}))
+            .collect::<Vec<_>>()))
+    });
+}
+
+/// Errors carry the field they name; the vectors' `error_path` is checked with the kind.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the test reads the vector file; the core itself does no IO"
+)]
+fn check_paths(file: &str, field_of: impl Fn(&Value) -> Option<String>) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/vectors")
+            .join(file),
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    for c in v["cases"].as_array().unwrap() {
+        if let Some(path) = c.get("error_path").and_then(Value::as_str) {
+            assert_eq!(
+                field_of(&c["input"]).as_deref(),
+                Some(path),
+                "{}",
+                c["name"]
+            );
+        }
+    }
+}
+
+#[test]
+fn submission_vectors() {
+    let run = |i: &Value| {
+        check(
+            &i["body"],
+            Kind::parse(i["kind"].as_str().unwrap()).unwrap(),
+        )
+    };
+    common::check("benchmark_submission.json", |i| {
+        run(i).map(to_json).map_err(|e| common::error_kind(&e))
+    });
+    check_paths("benchmark_submission.json", |i| match run(i) {
+        Err(SubmissionError::Invalid { field, .. }) => Some(field),
+        Ok(_) => None,
+    });
+}
+
+#[test]
+fn directive_vectors() {
+    common::check("benchmark_directive.json", |i| {
+        check_new(&i["body"])
+            .map(to_json)
+            .map_err(|e| common::error_kind(&e))
+    });
+    check_paths("benchmark_directive.json", |i| {
+        match check_new(&i["body"]) {
+            Err(DirectiveError::Invalid { field, .. }) => Some(field),
+            Ok(_) => None,
+        }
+    });
+}

@@ -1,0 +1,163 @@
+//! What providers do with directives: list the open ones, claim one (a 30-minute lease),
+//! release it. Critical directives reach providers in reputation order
+//! ([`lowdown_core::benchmark::priority`]): hidden from a provider, and refused to its
+//! claims, until they open to its rank.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use lowdown_core::benchmark::priority::{self, CRITICAL_HEAD_START_MS};
+use lowdown_core::benchmark::{provider_share_millicredits, LEASE_MS};
+use serde_json::{json, Value};
+
+use super::auth::provider;
+use super::lease::{self, Misuse};
+use super::store::{self, Directive, Provider};
+use crate::clock::iso;
+use crate::db::gateway::AgentInfo;
+use crate::error::AppResult;
+use crate::gateway::answer::Refusal;
+use crate::state::AppState;
+
+/// Most directives one listing shows.
+pub const LIST_LIMIT: i64 = 100;
+
+/// Thousandths of a credit as credits (3 decimals).
+pub fn credits(millicredits: i64) -> f64 {
+    millicredits as f64 / 1000.0
+}
+
+/// A directive as providers see it.
+pub fn view(d: &Directive) -> Value {
+    json!({
+        "directive_id": d.directive_id, "service_id": d.service_id, "kind": d.kind.as_str(),
+        "spec": d.spec, "price_credits": d.price_credits,
+        "earn_credits": credits(provider_share_millicredits(d.price_credits)),
+        "critical": d.critical, "created_at": iso(d.created_at), "lease_seconds": LEASE_MS / 1000,
+    })
+}
+
+/// Where `me` stands among all providers (rank, how many), by the reputation order.
+async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize, usize)> {
+    let all = store::providers_with_agents(&state.db).await?;
+    let mut reps = Vec::with_capacity(all.len());
+    let mut mine = None;
+    for (p, registered) in &all {
+        let agent = AgentInfo {
+            agent_id: p.agent_id.clone(),
+            created_at: *registered,
+            public_key: None,
+        };
+        let r = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        if p.provider_id == me.provider_id {
+            mine = Some(r);
+        }
+        reps.push(r);
+    }
+    Ok(match mine {
+        Some(m) => (priority::rank(&m, &reps), reps.len()),
+        None => (0, 1),
+    })
+}
+
+/// When each critical directive of `ds` opens to `me` (others: at once). Reputations are
+/// read only while some critical directive is inside its head start.
+async fn opening_times(
+    state: &AppState,
+    me: &Provider,
+    ds: &[Directive],
+    now: i64,
+) -> AppResult<(Vec<i64>, Option<(usize, usize)>)> {
+    let fresh = ds
+        .iter()
+        .any(|d| d.critical && d.created_at + CRITICAL_HEAD_START_MS > now);
+    let standing = if fresh {
+        Some(standing(state, me, now).await?)
+    } else {
+        None
+    };
+    let times = ds
+        .iter()
+        .map(|d| match (d.critical, standing) {
+            (true, Some((rank, n))) => priority::opens_at(d.created_at, rank, n),
+            _ => d.created_at,
+        })
+        .collect();
+    Ok((times, standing))
+}
+
+/// `GET /v1/provider/directives`: open directives, critical first (those not yet open to
+/// this provider's rank are counted in `held_back`), then oldest first.
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, Refusal> {
+    let me = provider(&state, &headers).await?;
+    let now = state.prowl.clock.now();
+    let open = store::open_directives(&state.db, now, LIST_LIMIT).await?;
+    let (opens, standing) = opening_times(&state, &me, &open, now).await?;
+    let mut held_back = 0;
+    let mut shown = Vec::new();
+    for (d, at) in open.iter().zip(opens) {
+        if at > now {
+            held_back += 1;
+        } else {
+            shown.push(view(d));
+        }
+    }
+    Ok(Json(json!({
+        "provider_id": me.provider_id,
+        "directives": shown,
+        "held_back": held_back,
+        "standing": standing.map(|(rank, n)| json!({"rank": rank, "providers": n})),
+    })))
+}
+
+/// `POST /v1/provider/directives/{id}/claim`: a 30-minute lease, one provider at a time.
+pub async fn claim(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, Refusal> {
+    crate::routes::check_name("directive_id", &id, 64)?;
+    let me = provider(&state, &headers).await?;
+    let now = state.prowl.clock.now();
+    let d = store::directive(&state.db, &id)
+        .await?
+        .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
+    if d.critical && d.leased_to(now).is_none() {
+        let (opens, _) = opening_times(&state, &me, std::slice::from_ref(&d), now).await?;
+        if opens[0] > now {
+            return Err(Refusal::new(
+                StatusCode::FORBIDDEN,
+                "critical_held",
+                format!("directive {id}: critical directives reach providers of higher reputation first; it opens to you at {}", iso(opens[0])),
+            ));
+        }
+    }
+    match lease::claim(&state.db, &id, &me.provider_id, now).await? {
+        Ok(until) => Ok(Json(json!({
+            "directive_id": id, "lease_expires_at": iso(until), "lease_seconds": LEASE_MS / 1000,
+            "directive": view(&d),
+        }))),
+        Err(m) => Err(m.refusal(&id)),
+    }
+}
+
+/// `POST /v1/provider/directives/{id}/release`: gives the lease up; the directive is open
+/// to everyone again at once.
+pub async fn release(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, Refusal> {
+    crate::routes::check_name("directive_id", &id, 64)?;
+    let me = provider(&state, &headers).await?;
+    let now = state.prowl.clock.now();
+    match lease::release(&state.db, &id, &me.provider_id, now).await? {
+        Ok(()) => Ok(Json(
+            json!({"directive_id": id, "released": true, "status": "open"}),
+        )),
+        Err(m) => Err(m.refusal(&id)),
+    }
+}

@@ -1,0 +1,53 @@
+//! Provider mode (SPEC §11): benchmark directives posted by the operator for a paying
+//! vendor, and the providers who claim, run and submit them in exchange for credits.
+//!
+//! - [`auth`]: the operator's bearer token and the provider behind an agent key.
+//! - [`operator`]: posting a directive and reading where it stands.
+//! - [`directives`]: listing, claiming and releasing (providers); [`lease`] decides claims
+//!   and names each misuse.
+//! - [`submit`] and [`record`]: submissions, the displayed score and the ledger;
+//!   [`earnings`].
+//! - [`scores`]: the `benchmark` block of a catalog service, probe-health cap applied.
+//! - [`store`]: the SQL, portable over SQLite and PostgreSQL (migration 0007).
+//!
+//! Rules (spec shapes, scoring, the submission check, displacement, the reputation order)
+//! come from `lowdown_core::benchmark`; this module does the IO. Time is the gateway's
+//! clock ([`crate::gateway::Clock`]), so tests move leases forward instead of sleeping.
+
+pub mod auth;
+pub mod directives;
+pub mod earnings;
+pub mod lease;
+pub mod openapi;
+pub mod operator;
+pub mod record;
+pub mod scores;
+pub mod store;
+pub mod submit;
+
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::state::AppState;
+
+/// The router of provider mode (its paths are listed in [`crate::routes::ROUTES`]).
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/v1/benchmark/directives", post(operator::post))
+        .route(
+            "/v1/benchmark/directives/{directive_id}",
+            get(operator::one),
+        )
+        .route("/v1/provider/register", post(auth::register))
+        .route("/v1/provider/directives", get(directives::list))
+        .route(
+            "/v1/provider/directives/{directive_id}/claim",
+            post(directives::claim),
+        )
+        .route(
+            "/v1/provider/directives/{directive_id}/release",
+            post(directives::release),
+        )
+        .route("/v1/provider/submit", post(submit::post))
+        .route("/v1/provider/earnings", get(earnings::get))
+}

@@ -1,0 +1,150 @@
+//! The OpenAPI description of provider mode, merged into `/openapi.json` by
+//! [`crate::openapi::document`].
+
+use lowdown_core::benchmark::directive::{
+    MAX_ARGS, MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS,
+};
+use lowdown_core::benchmark::submission::{MAX_ERROR_CHARS, MAX_TEST_RESULTS};
+use serde_json::{json, Value};
+
+fn r(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+fn ok(description: &str, schema: Value) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": schema}}})
+}
+
+fn refusal(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": r("Refusal")}}})
+}
+
+fn schemas() -> Value {
+    let score = json!({"type": "number", "minimum": 0, "maximum": 100});
+    let dim = json!({"type": "number", "minimum": 0, "maximum": 10});
+    let time = json!({"type": "string", "format": "date-time"});
+    let kind = json!({"type": "string", "enum": ["protocol", "agent"]});
+    let displayed = json!({"type": ["object", "null"], "properties": {
+        "value": score.clone(), "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]},
+        "uncapped": score.clone(), "providers": {"type": "integer", "minimum": 1},
+        "reason": {"type": "string", "enum": ["first", "higher", "providers", "stale"]}, "set_at": time.clone()}});
+    json!({
+        "DirectiveSpec": {"oneOf": [
+            {"type": "object", "title": "protocol", "required": ["remote_url"], "additionalProperties": false, "properties": {
+                "remote_url": {"type": "string", "format": "uri", "description": "An MCP remote (streamable HTTP), https and public: the Scanner's SSRF rules."}}},
+            {"type": "object", "title": "agent", "required": ["prompt", "mcp_server", "expect"], "additionalProperties": false, "properties": {
+                "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS},
+                "mcp_server": {"oneOf": [
+                    {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
+                        "command": {"type": "string"}, "args": {"type": "array", "maxItems": MAX_ARGS, "items": {"type": "string"}}}},
+                    {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {"url": {"type": "string", "format": "uri"}}}]},
+                "expect": {"type": "object", "required": ["contains"], "additionalProperties": false, "properties": {
+                    "contains": {"type": "array", "minItems": 1, "maxItems": MAX_EXPECTED, "items": {"type": "string", "minLength": 1},
+                        "description": "The run passes when the answer contains every string, exactly."}}}}}]},
+        "NewDirective": {"type": "object", "required": ["service_id", "kind", "spec", "price_credits"], "additionalProperties": false, "properties": {
+            "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
+            "price_credits": {"type": "integer", "minimum": 1, "maximum": MAX_PRICE_CREDITS, "description": "What the vendor pays (outside Lowdown); the provider earns 70 %."},
+            "critical": {"type": "boolean", "default": false, "description": "Reaches providers of higher agent reputation first."}}},
+        "Directive": {"type": "object", "required": ["directive_id", "service_id", "kind", "spec", "price_credits", "earn_credits", "critical", "created_at", "lease_seconds"], "properties": {
+            "directive_id": {"type": "string", "pattern": "^bd_[0-9a-f]{16}$"}, "service_id": {"type": "string"}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
+            "price_credits": {"type": "integer"}, "earn_credits": {"type": "number", "description": "70 % of the price."}, "critical": {"type": "boolean"},
+            "created_at": time.clone(), "lease_seconds": {"const": 1800},
+            "status": {"type": "string", "enum": ["open", "claimed", "done"], "description": "Operator views only."},
+            "lease": {"type": ["object", "null"], "properties": {"provider_id": {"type": "string"}, "expires_at": time.clone()}},
+            "submission": {"type": ["object", "null"]}}},
+        "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
+            "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
+            "actual_status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599}, "latency_ms": {"type": ["number", "null"], "minimum": 0},
+            "error": {"type": ["string", "null"], "maxLength": MAX_ERROR_CHARS, "description": "A stable kind (timeout, not_in_answer); secrets are redacted, control characters dropped."}}},
+        "Submission": {"type": "object", "required": ["directive_id", "dimensions", "overall_score", "test_results", "runner_id", "execution_time_ms"], "properties": {
+            "directive_id": {"type": "string"},
+            "dimensions": {"type": "object", "additionalProperties": dim.clone(), "description": "protocol: reachability, tool_discovery, tool_documentation, schema_quality, latency, agent_guidance; agent: expectations. Each 0-10."},
+            "overall_score": {"type": "number", "minimum": 0, "maximum": 100, "description": "The weighted sum x 10 (protocol weights .20 .15 .20 .20 .15 .10); refused when more than 0.1 away from the server's recomputation."},
+            "test_results": {"type": "array", "maxItems": MAX_TEST_RESULTS, "items": r("TestResult")},
+            "runner_id": {"type": "string", "maxLength": 128}, "execution_time_ms": {"type": "number", "minimum": 0}}},
+        "SubmissionResult": {"type": "object", "required": ["submission_id", "accepted", "recorded_score"], "properties": {
+            "submission_id": {"type": "string"}, "accepted": {"const": true, "description": "Recorded: the directive is completed and you are credited."},
+            "recorded_score": score.clone(), "displaced": {"type": "boolean", "description": "It became the service's displayed benchmark score."},
+            "displaced_reason": {"type": ["string", "null"], "enum": ["first", "higher", "providers", "stale", null]},
+            "credited_credits": {"type": "number"}}},
+        "ProviderRegistration": {"type": "object", "properties": {"provider_id": {"type": "string"}, "agent_id": {"type": "string"}, "registered_at": time.clone()}},
+        "DirectiveList": {"type": "object", "properties": {
+            "provider_id": {"type": "string"}, "directives": {"type": "array", "items": r("Directive")},
+            "held_back": {"type": "integer", "minimum": 0, "description": "Critical directives not yet open to your reputation rank."},
+            "standing": {"type": ["object", "null"], "properties": {"rank": {"type": "integer"}, "providers": {"type": "integer"}}}}},
+        "Lease": {"type": "object", "properties": {"directive_id": {"type": "string"}, "lease_expires_at": time.clone(), "lease_seconds": {"const": 1800}, "directive": r("Directive")}},
+        "Earnings": {"type": "object", "properties": {
+            "provider_id": {"type": "string"}, "total_credits": {"type": "number"}, "completed": {"type": "integer"},
+            "entries": {"type": "array", "items": {"type": "object", "properties": {
+                "directive_id": {"type": "string"}, "submission_id": {"type": "string"}, "credits": {"type": "number"}, "at": time.clone()}}},
+            "note": {"type": "string"}}},
+        "Benchmark": {"type": "object", "description": "The displayed benchmark score per kind: replaced only by a higher reading, by readings of two distinct providers, or when older than 14 days; limited by probe_health.cap on read.",
+            "properties": {"protocol": displayed.clone(), "agent": displayed}}
+    })
+}
+
+fn paths() -> Value {
+    let bad = json!({"description": "Bad input; the message names the field.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    let key = json!({"name": "X-Agent-Key", "in": "header", "required": true, "schema": {"type": "string"}});
+    let bearer = json!({"name": "Authorization", "in": "header", "required": true, "schema": {"type": "string"}, "description": "Bearer $LOWDOWN_ADMIN_TOKEN"});
+    let id = json!({"name": "directive_id", "in": "path", "required": true, "schema": {"type": "string"}});
+    let unauthorized = refusal("Missing or unknown agent key (agent_key).");
+    let not_provider = refusal("The agent is not a provider (not_a_provider), or the directive is leased to another provider (foreign_directive), or a critical directive has not reached your rank yet (critical_held).");
+    let unknown = refusal("No such directive (unknown_directive).");
+    json!({
+        "/v1/benchmark/directives": {"post": {"operationId": "postDirective", "summary": "Post a benchmark directive for a paying vendor (operator only).",
+            "parameters": [bearer.clone()],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": r("NewDirective")}}},
+            "responses": {"201": ok("Stored, open.", r("Directive")), "400": bad.clone(),
+                "401": refusal("Missing or wrong bearer token (admin_token)."), "403": refusal("The server runs without LOWDOWN_ADMIN_TOKEN (admin_disabled).")}}},
+        "/v1/benchmark/directives/{directive_id}": {"get": {"operationId": "getDirective", "summary": "A directive with its status, lease and submission (operator only).",
+            "parameters": [bearer, id.clone()],
+            "responses": {"200": ok("The directive.", r("Directive")), "401": refusal("Missing or wrong bearer token."), "403": refusal("No admin token configured."), "404": unknown.clone()}}},
+        "/v1/provider/register": {"post": {"operationId": "registerProvider", "summary": "Make a registered agent a provider (idempotent).",
+            "parameters": [key.clone()],
+            "responses": {"201": ok("Registered.", r("ProviderRegistration")), "200": ok("Already a provider.", r("ProviderRegistration")), "401": unauthorized.clone()}}},
+        "/v1/provider/directives": {"get": {"operationId": "listDirectives", "summary": "Open directives: critical first (in reputation order across providers), then oldest first.",
+            "parameters": [key.clone()],
+            "responses": {"200": ok("Open directives.", r("DirectiveList")), "401": unauthorized.clone(), "403": not_provider.clone()}}},
+        "/v1/provider/directives/{directive_id}/claim": {"post": {"operationId": "claimDirective", "summary": "Lease a directive for 30 minutes (one provider at a time, one lease per provider).",
+            "parameters": [key.clone(), id.clone()],
+            "responses": {"200": ok("Leased.", r("Lease")), "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
+                "409": refusal("already_claimed (you hold it), lease_held (you hold another), directive_completed.")}}},
+        "/v1/provider/directives/{directive_id}/release": {"post": {"operationId": "releaseDirective", "summary": "Give a lease up; the directive is open again at once.",
+            "parameters": [key.clone(), id],
+            "responses": {"200": ok("Released.", json!({"type": "object", "properties": {"directive_id": {"type": "string"}, "released": {"const": true}, "status": {"const": "open"}}})),
+                "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
+                "409": refusal("not_claimed, lease_expired, directive_completed.")}}},
+        "/v1/provider/submit": {"post": {"operationId": "submitResult", "summary": "Submit the result of the directive you hold; 70 % of its price is credited.",
+            "parameters": [key.clone()],
+            "requestBody": {"required": true, "content": {"application/json": {"schema": r("Submission")}}},
+            "responses": {"201": ok("Recorded.", r("SubmissionResult")), "400": bad, "401": unauthorized.clone(), "403": not_provider, "404": unknown,
+                "409": refusal("not_claimed (submitting without a claim), lease_expired (your lease ended), directive_completed.")}}},
+        "/v1/provider/earnings": {"get": {"operationId": "providerEarnings", "summary": "Your credit ledger (no real money).",
+            "parameters": [key],
+            "responses": {"200": ok("The ledger.", r("Earnings")), "401": unauthorized, "403": refusal("The agent is not a provider.")}}}
+    })
+}
+
+/// Adds provider mode's paths and schemas to `doc`, and `benchmark` to the `Service`
+/// schema of the catalog.
+pub fn extend(doc: &mut Value) {
+    if let (Some(target), Value::Object(add)) =
+        (doc.get_mut("paths").and_then(Value::as_object_mut), paths())
+    {
+        target.extend(add);
+    }
+    if let (Some(target), Value::Object(add)) = (
+        doc.pointer_mut("/components/schemas")
+            .and_then(Value::as_object_mut),
+        schemas(),
+    ) {
+        target.extend(add);
+    }
+    if let Some(props) = doc
+        .pointer_mut("/components/schemas/Service/properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert("benchmark".into(), r("Benchmark"));
+    }
+}

@@ -1,0 +1,102 @@
+//! The operator's side: posting a directive for a paying vendor (payments are outside
+//! Lowdown) and reading where it stands. Both need `Authorization: Bearer
+//! $LOWDOWN_ADMIN_TOKEN`.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::Json;
+use lowdown_core::benchmark::directive::{check_new, McpServer, Spec};
+use lowdown_core::scanner::target::Policy;
+use serde_json::{json, Value};
+
+use super::auth::admin;
+use super::directives::view;
+use super::lease::Misuse;
+use super::store;
+use crate::clock::iso;
+use crate::error::AppError;
+use crate::extract::JsonBody;
+use crate::gateway::answer::Refusal;
+use crate::state::AppState;
+
+fn bad(message: impl Into<String>) -> Refusal {
+    AppError::bad_request(message).into()
+}
+
+/// The URL a directive sends providers to, judged by the Scanner's SSRF rules (loopback
+/// only with `--unsafe-allow-loopback`).
+fn reachable(field: &str, url: &str, policy: Policy) -> Result<(), Refusal> {
+    crate::scanner::net::check_url(url, policy)
+        .map(|_| ())
+        .map_err(|e| bad(format!("{field}: {e}")))
+}
+
+/// `POST /v1/benchmark/directives`: 201 with the stored directive.
+pub async fn post(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Value>), Refusal> {
+    admin(&state, &headers)?;
+    let d = check_new(&body).map_err(|e| bad(e.to_string()))?;
+    if state.prowl.by_service_id(&d.service_id).is_none() {
+        return Err(bad(format!(
+            "service_id: {} is not in the catalog",
+            d.service_id
+        )));
+    }
+    let policy = Policy {
+        allow_loopback: state.prowl.config.allow_loopback,
+    };
+    match &d.spec {
+        Spec::Protocol { remote_url } => reachable("spec.remote_url", remote_url, policy)?,
+        Spec::Agent {
+            mcp_server: McpServer::Url { url },
+            ..
+        } => reachable("spec.mcp_server.url", url, policy)?,
+        Spec::Agent { .. } => {}
+    }
+    let stored = store::insert_directive(&state.db, &d, state.prowl.clock.now()).await?;
+    let mut v = view(&stored);
+    v["status"] = json!("open");
+    Ok((StatusCode::CREATED, Json(v)))
+}
+
+/// `GET /v1/benchmark/directives/{id}`: the directive, its lease and its submission.
+pub async fn one(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, Refusal> {
+    admin(&state, &headers)?;
+    crate::routes::check_name("directive_id", &id, 64)?;
+    let now = state.prowl.clock.now();
+    let d = store::directive(&state.db, &id)
+        .await?
+        .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
+    let mut v = view(&d);
+    let leased = d.leased_to(now).map(str::to_owned);
+    v["status"] = json!(match (d.status.as_str(), &leased) {
+        ("done", _) => "done",
+        (_, Some(_)) => "claimed",
+        _ => "open",
+    });
+    v["lease"] = match (&leased, d.lease_expires_at) {
+        (Some(h), Some(until)) => json!({"provider_id": h, "expires_at": iso(until)}),
+        _ => Value::Null,
+    };
+    v["submission"] = match &d.submission_id {
+        None => Value::Null,
+        Some(sid) => match store::submission(&state.db, sid).await? {
+            None => Value::Null,
+            Some(s) => json!({
+                "submission_id": s.submission_id, "provider_id": s.provider_id,
+                "recorded_score": s.recorded_score, "dimensions": s.dimensions,
+                "test_results": s.test_results, "runner_id": s.runner_id,
+                "execution_time_ms": s.execution_time_ms, "displaced": s.displaced,
+                "submitted_at": iso(s.created_at),
+            }),
+        },
+    };
+    Ok(Json(v))
+}

@@ -1,0 +1,29 @@
+//! The `benchmark` block of a catalog service (`GET /v1/services[/{slug}]`): the displayed
+//! benchmark score of each kind, limited on every read by the service's probe-health cap
+//! (SPEC §10), exactly as the live score is.
+
+use lowdown_core::benchmark::displace::capped;
+use serde_json::{json, Map, Value};
+
+use super::store;
+use crate::clock::iso;
+use crate::error::AppResult;
+use crate::state::AppState;
+
+/// `{protocol: {value, capped_by, uncapped, providers, reason, set_at} | null, agent: …}`.
+pub async fn block(state: &AppState, service_id: &str, cap: Option<u32>) -> AppResult<Value> {
+    let mut out = Map::new();
+    out.insert("protocol".into(), Value::Null);
+    out.insert("agent".into(), Value::Null);
+    for s in store::scores(&state.db, service_id).await? {
+        let (value, capped_by) = capped(s.value, cap);
+        out.insert(
+            s.kind.clone(),
+            json!({
+                "value": value, "capped_by": capped_by, "uncapped": s.value,
+                "providers": s.providers, "reason": s.reason, "set_at": iso(s.set_at),
+            }),
+        );
+    }
+    Ok(Value::Object(out))
+}

@@ -1,0 +1,337 @@
+//! Storage of provider mode (migration 0007): providers, directives, the displayed scores
+//! and the ledger. Claims and submissions, which change several tables at once, are in
+//! [`super::lease`] and [`super::record`].
+
+use lowdown_core::benchmark::directive::NewDirective;
+use lowdown_core::benchmark::Kind;
+use serde_json::Value;
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::db::{random_id, Db};
+use crate::error::{AppError, AppResult};
+
+/// A registered provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provider {
+    /// `pv_` + 16 hex.
+    pub provider_id: String,
+    /// The agent it is.
+    pub agent_id: String,
+    /// Unix ms of its registration as a provider.
+    pub created_at: i64,
+}
+
+/// A stored directive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Directive {
+    /// `bd_` + 16 hex.
+    pub directive_id: String,
+    /// The catalog service it benchmarks.
+    pub service_id: String,
+    /// What to run.
+    pub kind: Kind,
+    /// How, as posted (checked by the core).
+    pub spec: Value,
+    /// Whole credits the vendor pays.
+    pub price_credits: i64,
+    /// Higher reputation first.
+    pub critical: bool,
+    /// Unix ms.
+    pub created_at: i64,
+    /// `open` or `done`.
+    pub status: String,
+    /// The provider holding (or last holding) the lease.
+    pub holder: Option<String>,
+    /// When that lease ends (or ended).
+    pub lease_expires_at: Option<i64>,
+    /// Unix ms of the submission that completed it.
+    pub completed_at: Option<i64>,
+    /// That submission.
+    pub submission_id: Option<String>,
+}
+
+impl Directive {
+    /// The provider whose lease is live at `now`.
+    pub fn leased_to(&self, now: i64) -> Option<&str> {
+        match (&self.holder, self.lease_expires_at) {
+            (Some(h), Some(until)) if self.status == "open" && until > now => Some(h),
+            _ => None,
+        }
+    }
+}
+
+pub(crate) const DIRECTIVE_COLUMNS: &str = "directive_id, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, completed_at, submission_id";
+
+pub(crate) fn directive_row(r: &AnyRow) -> AppResult<Directive> {
+    let kind: String = r.try_get(2)?;
+    let spec: String = r.try_get(3)?;
+    Ok(Directive {
+        directive_id: r.try_get(0)?,
+        service_id: r.try_get(1)?,
+        kind: Kind::parse(&kind)
+            .ok_or_else(|| AppError::internal(format!("stored kind {kind}")))?,
+        spec: serde_json::from_str(&spec).map_err(AppError::internal)?,
+        price_credits: r.try_get(4)?,
+        critical: r.try_get::<i64, _>(5)? != 0,
+        created_at: r.try_get(6)?,
+        status: r.try_get(7)?,
+        holder: r.try_get(8)?,
+        lease_expires_at: r.try_get(9)?,
+        completed_at: r.try_get(10)?,
+        submission_id: r.try_get(11)?,
+    })
+}
+
+fn provider_row(r: &AnyRow) -> AppResult<Provider> {
+    Ok(Provider {
+        provider_id: r.try_get(0)?,
+        agent_id: r.try_get(1)?,
+        created_at: r.try_get(2)?,
+    })
+}
+
+/// The provider an agent registered as.
+pub async fn provider_by_agent(db: &Db, agent_id: &str) -> AppResult<Option<Provider>> {
+    sqlx::query("SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1")
+        .bind(agent_id.to_owned())
+        .fetch_optional(&db.pool)
+        .await?
+        .as_ref()
+        .map(provider_row)
+        .transpose()
+}
+
+/// Every provider with its agent's registration time, for the reputation order.
+pub async fn providers_with_agents(db: &Db) -> AppResult<Vec<(Provider, i64)>> {
+    let rows = sqlx::query(
+        "SELECT p.provider_id, p.agent_id, p.created_at, a.created_at FROM providers p \
+         JOIN agents a ON a.agent_id = p.agent_id ORDER BY p.provider_id",
+    )
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| Ok((provider_row(r)?, r.try_get(3)?)))
+        .collect()
+}
+
+/// Registers `agent_id` as a provider; `true` when it was not one yet.
+pub async fn register_provider(db: &Db, agent_id: &str, now: i64) -> AppResult<(Provider, bool)> {
+    let id = random_id("pv_", 8)?;
+    let agent = agent_id.to_owned();
+    db.write(move |conn| {
+        Box::pin(async move {
+            let created = sqlx::query(
+                "INSERT INTO providers (provider_id, agent_id, created_at, last_claim_at) \
+                 VALUES ($1, $2, $3, NULL) ON CONFLICT (agent_id) DO NOTHING",
+            )
+            .bind(id)
+            .bind(agent.clone())
+            .bind(now)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected()
+                == 1;
+            let row = sqlx::query(
+                "SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1",
+            )
+            .bind(agent)
+            .fetch_one(&mut *conn)
+            .await?;
+            Ok((provider_row(&row)?, created))
+        })
+    })
+    .await
+}
+
+/// Stores a checked directive, open.
+pub async fn insert_directive(db: &Db, d: &NewDirective, now: i64) -> AppResult<Directive> {
+    let id = random_id("bd_", 8)?;
+    let spec = serde_json::to_value(&d.spec).map_err(AppError::internal)?;
+    let out = Directive {
+        directive_id: id,
+        service_id: d.service_id.clone(),
+        kind: d.kind,
+        spec,
+        price_credits: d.price_credits,
+        critical: d.critical,
+        created_at: now,
+        status: "open".into(),
+        holder: None,
+        lease_expires_at: None,
+        completed_at: None,
+        submission_id: None,
+    };
+    let row = out.clone();
+    db.write(move |conn| {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO benchmark_directives (directive_id, seq, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, claim_id, completed_at, submission_id) \
+                 SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5, $6, $7, 'open', NULL, NULL, NULL, NULL, NULL FROM benchmark_directives",
+            )
+            .bind(row.directive_id)
+            .bind(row.service_id)
+            .bind(row.kind.as_str())
+            .bind(row.spec.to_string())
+            .bind(row.price_credits)
+            .bind(i64::from(row.critical))
+            .bind(row.created_at)
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        })
+    })
+    .await?;
+    Ok(out)
+}
+
+/// One directive.
+pub async fn directive(db: &Db, id: &str) -> AppResult<Option<Directive>> {
+    let sql =
+        format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id.to_owned())
+        .fetch_optional(&db.pool)
+        .await?
+        .as_ref()
+        .map(directive_row)
+        .transpose()
+}
+
+/// Directives open at `now` (never claimed, released, or their lease expired): critical
+/// ones first, then oldest first; at most `limit`.
+pub async fn open_directives(db: &Db, now: i64, limit: i64) -> AppResult<Vec<Directive>> {
+    let sql = format!(
+        "SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE status = 'open' \
+         AND (holder IS NULL OR lease_expires_at <= $1) \
+         ORDER BY critical DESC, seq, directive_id LIMIT $2"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter().map(directive_row).collect()
+}
+
+/// One ledger entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Earning {
+    /// The directive paid for.
+    pub directive_id: String,
+    /// The submission that completed it.
+    pub submission_id: String,
+    /// Thousandths of a credit.
+    pub millicredits: i64,
+    /// Unix ms.
+    pub at: i64,
+}
+
+/// A provider's ledger, newest first.
+pub async fn earnings(db: &Db, provider_id: &str) -> AppResult<Vec<Earning>> {
+    let rows = sqlx::query(
+        "SELECT directive_id, submission_id, millicredits, created_at FROM provider_ledger \
+         WHERE provider_id = $1 ORDER BY created_at DESC, entry_id",
+    )
+    .bind(provider_id.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(Earning {
+                directive_id: r.try_get(0)?,
+                submission_id: r.try_get(1)?,
+                millicredits: r.try_get(2)?,
+                at: r.try_get(3)?,
+            })
+        })
+        .collect()
+}
+
+/// A displayed benchmark score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    /// `protocol` or `agent`.
+    pub kind: String,
+    /// 0–100, before the probe-health cap.
+    pub value: f64,
+    /// Unix ms when it was set.
+    pub set_at: i64,
+    /// Why it was set (`first`, `higher`, `providers`, `stale`).
+    pub reason: String,
+    /// Distinct providers behind it.
+    pub providers: i64,
+}
+
+/// The displayed scores of a service, by kind.
+pub async fn scores(db: &Db, service_id: &str) -> AppResult<Vec<Score>> {
+    let rows = sqlx::query(
+        "SELECT kind, value, set_at, reason, providers FROM benchmark_scores WHERE service_id = $1 ORDER BY kind",
+    )
+    .bind(service_id.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(Score {
+                kind: r.try_get(0)?,
+                value: r.try_get(1)?,
+                set_at: r.try_get(2)?,
+                reason: r.try_get(3)?,
+                providers: r.try_get(4)?,
+            })
+        })
+        .collect()
+}
+
+/// A stored submission, as the operator reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    /// `bs_` + 16 hex.
+    pub submission_id: String,
+    /// Who submitted it.
+    pub provider_id: String,
+    /// The recorded score.
+    pub recorded_score: f64,
+    /// The dimensions as submitted.
+    pub dimensions: Value,
+    /// The tests, errors redacted.
+    pub test_results: Value,
+    /// The provider's runner.
+    pub runner_id: String,
+    /// How long the run took.
+    pub execution_time_ms: f64,
+    /// It changed the displayed score.
+    pub displaced: bool,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// One submission.
+pub async fn submission(db: &Db, id: &str) -> AppResult<Option<Submission>> {
+    let row = sqlx::query(
+        "SELECT submission_id, provider_id, recorded_score, dimensions, test_results, runner_id, \
+         execution_time_ms, displaced, created_at FROM benchmark_submissions WHERE submission_id = $1",
+    )
+    .bind(id.to_owned())
+    .fetch_optional(&db.pool)
+    .await?;
+    let json = |r: &AnyRow, i: usize| -> AppResult<Value> {
+        let text: String = r.try_get(i)?;
+        serde_json::from_str(&text).map_err(AppError::internal)
+    };
+    row.map(|r| {
+        Ok(Submission {
+            submission_id: r.try_get(0)?,
+            provider_id: r.try_get(1)?,
+            recorded_score: r.try_get(2)?,
+            dimensions: json(&r, 3)?,
+            test_results: json(&r, 4)?,
+            runner_id: r.try_get(5)?,
+            execution_time_ms: r.try_get(6)?,
+            displaced: r.try_get::<i64, _>(7)? != 0,
+            created_at: r.try_get(8)?,
+        })
+    })
+    .transpose()
+}

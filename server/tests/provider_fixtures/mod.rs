@@ -1,0 +1,225 @@
+//! Provider mode under test: the gateway rig (catalog, clock, recording upstream) with an
+//! operator token, providers registered as real agents, and submissions as a provider's
+//! runner would send them.
+#![allow(dead_code)] // each test file takes a different part
+
+use std::time::Duration;
+
+use axum::Router;
+use lowdown_server::db::agents::{register, NewAgent};
+use serde_json::{json, Value};
+
+use crate::common::prowl::{Rig, CATALOG};
+use crate::common::{call, Resp, TestDb};
+
+/// The operator's token in these tests.
+pub const TOKEN: &str = "operator-token-0123456789abcdef";
+/// Thirty minutes, the lease.
+pub const LEASE_MS: i64 = 30 * 60_000;
+
+/// The rig with `LOWDOWN_ADMIN_TOKEN` set.
+pub struct Bench {
+    pub rig: Rig,
+    pub app: Router,
+}
+
+/// A registered provider: its agent key and ids.
+#[derive(Debug, Clone)]
+pub struct Pv {
+    pub key: String,
+    pub agent_id: String,
+    pub provider_id: String,
+}
+
+impl Bench {
+    pub async fn start(t: &TestDb) -> Bench {
+        let rig = Rig::start(t, CATALOG, Duration::from_secs(20)).await;
+        let app = lowdown_server::app(rig.state.clone().with_admin_token(Some(TOKEN.into())));
+        Bench { rig, app }
+    }
+
+    /// Moves the server's clock.
+    pub fn shift(&self, ms: i64) {
+        self.rig.state.prowl.clock.shift(ms);
+    }
+
+    /// The operator posts `body`.
+    pub async fn post_directive(&self, body: &Value) -> Resp {
+        let auth = format!("Bearer {TOKEN}");
+        call(
+            &self.app,
+            "POST",
+            "/v1/benchmark/directives",
+            &[("authorization", &auth)],
+            Some(body.to_string()),
+        )
+        .await
+    }
+
+    /// The operator reads a directive.
+    pub async fn directive(&self, id: &str) -> Value {
+        let auth = format!("Bearer {TOKEN}");
+        let r = call(
+            &self.app,
+            "GET",
+            &format!("/v1/benchmark/directives/{id}"),
+            &[("authorization", &auth)],
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.json
+    }
+
+    /// Posts a `protocol` directive for svc_vendor and returns its id.
+    pub async fn protocol(&self, price: i64, critical: bool) -> String {
+        let r = self
+            .post_directive(&json!({"service_id": "svc_vendor", "kind": "protocol", "price_credits": price,
+                "critical": critical, "spec": {"remote_url": "https://mcp.vendor-fixture.com/mcp"}}))
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        r.json["directive_id"].as_str().unwrap().to_owned()
+    }
+
+    /// A new agent (straight into storage: no registration quota) made a provider.
+    pub async fn provider(&self) -> Pv {
+        let agent = NewAgent {
+            name: "runner".into(),
+            model_provider: "acme".into(),
+            model_id: "m-1".into(),
+            environment: "test".into(),
+            public_key: None,
+        };
+        let now = self.rig.state.prowl.clock.now();
+        let a = register(&self.rig.state.db, agent, now, None)
+            .await
+            .unwrap();
+        let r = self
+            .as_(&a.agent_key, "POST", "/v1/provider/register", None)
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        Pv {
+            key: a.agent_key,
+            agent_id: a.agent_id,
+            provider_id: r.json["provider_id"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// A request with `X-Agent-Key: key`.
+    pub async fn as_(&self, key: &str, method: &str, path: &str, body: Option<Value>) -> Resp {
+        call(
+            &self.app,
+            method,
+            path,
+            &[("x-agent-key", key)],
+            body.map(|b| b.to_string()),
+        )
+        .await
+    }
+
+    pub async fn claim(&self, p: &Pv, id: &str) -> Resp {
+        self.as_(
+            &p.key,
+            "POST",
+            &format!("/v1/provider/directives/{id}/claim"),
+            None,
+        )
+        .await
+    }
+
+    pub async fn release(&self, p: &Pv, id: &str) -> Resp {
+        self.as_(
+            &p.key,
+            "POST",
+            &format!("/v1/provider/directives/{id}/release"),
+            None,
+        )
+        .await
+    }
+
+    pub async fn submit(&self, p: &Pv, body: Value) -> Resp {
+        self.as_(&p.key, "POST", "/v1/provider/submit", Some(body))
+            .await
+    }
+
+    /// The ids a provider sees listed.
+    pub async fn listed(&self, p: &Pv) -> (Vec<String>, Value) {
+        let r = self
+            .as_(&p.key, "GET", "/v1/provider/directives", None)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let ids = r.json["directives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["directive_id"].as_str().unwrap().to_owned())
+            .collect();
+        (ids, r.json)
+    }
+}
+
+/// A `protocol` submission whose dimensions all equal `each` (overall = 10 × each).
+pub fn uniform(id: &str, each: f64) -> Value {
+    json!({"directive_id": id, "overall_score": 10.0 * each, "runner_id": "test-runner/1", "execution_time_ms": 420,
+        "dimensions": {"reachability": each, "tool_discovery": each, "tool_documentation": each,
+            "schema_quality": each, "latency": each, "agent_guidance": each},
+        "test_results": [{"test_case_id": "initialize", "passed": each > 0.0, "actual_status": 200, "latency_ms": 35.5, "error": null}]})
+}
+
+/// A running `@modelcontextprotocol/server-everything` in its streamable-HTTP mode (from
+/// the workspace's `node_modules`; `npm ci` installs it); killed on drop.
+pub struct Everything {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Drop for Everything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Everything {
+    pub async fn start() -> Everything {
+        use std::io::{BufRead, BufReader};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let entry = ["node_modules", "npm/node_modules"]
+            .iter()
+            .map(|d| {
+                root.join(d)
+                    .join("@modelcontextprotocol/server-everything/dist/index.js")
+            })
+            .find(|p| p.exists())
+            .expect("server-everything is not installed: run `npm ci` at the repository root");
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let mut child = std::process::Command::new("node")
+            .arg(entry)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        // It announces itself on stderr; the reader keeps draining so the pipe never fills.
+        let err = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                if line.contains("listening on port") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        let ready = rx.recv_timeout(Duration::from_secs(60));
+        assert!(ready.is_ok(), "server-everything did not start");
+        Everything { child, port }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
