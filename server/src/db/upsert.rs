@@ -83,7 +83,8 @@ pub fn bind_all<'q>(
 pub const MAX_PARAMS: usize = 30_000;
 
 /// `INSERT ... ON CONFLICT DO UPDATE SET n = n + excluded.n` for `rows` rows of `keys`
-/// plus `n`: the statement of [`add_counts`] and [`add_text_counts`].
+/// plus `n`: the statement of [`add_counts`] ([`add_text_counts`] writes through
+/// [`super::batch`]).
 fn add_counts_sql(sqlite: bool, table: &str, keys: &[&str], rows: usize) -> String {
     let values = placeholders(sqlite, rows, keys.len() + 1);
     let keys = keys.join(", ");
