@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::oneshot;
 
@@ -11,37 +12,36 @@ use lowdown_core::target_label::lookup_form;
 use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
+use super::batch::{Cell, Col, Rows};
 use super::latency::LatencyRows;
-use super::upsert::{
-    add_text_counts, insert_ignore, insert_text_keys, is_sqlite, placeholders, Binds, Val,
-    MAX_PARAMS,
-};
+use super::upsert::{add_text_counts, insert_ignore, insert_text_keys, Val};
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::error::{AppError, AppResult};
 use crate::names::{enum_label, name_key};
 
-const COLS: &[&str] = &[
-    "record_id",
-    "actor",
-    "target",
-    "target_type",
-    "task_type",
-    "outcome",
-    "failure_type",
-    "error_layer",
-    "request_kind",
-    "outcome_class",
-    "latency_ms",
-    "source",
-    "node_id",
-    "server_version",
-    "schema_hash",
-    "recorder_version",
-    "protocol_version",
-    "tools_has_more",
-    "day",
-    "created_at",
+/// The raw row's columns, in the order [`insert_records`] writes them.
+const COLS: &[Col<'static>] = &[
+    ("record_id", "text"),
+    ("actor", "text"),
+    ("target", "text"),
+    ("target_type", "text"),
+    ("task_type", "text"),
+    ("outcome", "text"),
+    ("failure_type", "text"),
+    ("error_layer", "text"),
+    ("request_kind", "text"),
+    ("outcome_class", "text"),
+    ("latency_ms", "double precision"),
+    ("source", "text"),
+    ("node_id", "text"),
+    ("server_version", "text"),
+    ("schema_hash", "text"),
+    ("recorder_version", "text"),
+    ("protocol_version", "text"),
+    ("tools_has_more", "bigint"),
+    ("day", "text"),
+    ("created_at", "bigint"),
 ];
 
 /// A validated record with what the server adds: its id and class.
@@ -51,10 +51,80 @@ pub(crate) struct Stored {
     class: OutcomeClass,
 }
 
-/// One request's records waiting for the SQLite writer, and where its answer goes.
+/// One request's records waiting for a writer, and where its answer goes.
 pub(crate) struct Job {
     records: Vec<Stored>,
     reply: oneshot::Sender<Result<usize, String>>,
+}
+
+/// Ingest transactions one PostgreSQL server runs at once. One leaves the database idle
+/// while a commit crosses the network and the next group forms; more split the waiting
+/// requests into smaller groups. (SQLite has one writer.)
+const PG_WRITERS: usize = 2;
+
+/// Longest a group waits for the requests it expects (see [`Queue::take_group`]).
+const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Requests waiting to be committed, and the right to commit on PostgreSQL.
+pub(crate) struct Queue {
+    jobs: std::sync::Mutex<Vec<Job>>,
+    /// Woken for every job pushed.
+    arrived: tokio::sync::Notify,
+    /// Jobs in the last group committed.
+    last_group: AtomicUsize,
+    pg_writers: tokio::sync::Semaphore,
+}
+
+impl Default for Queue {
+    fn default() -> Queue {
+        Queue {
+            jobs: std::sync::Mutex::default(),
+            arrived: tokio::sync::Notify::new(),
+            last_group: AtomicUsize::new(0),
+            pg_writers: tokio::sync::Semaphore::new(PG_WRITERS),
+        }
+    }
+}
+
+impl Queue {
+    fn push(&self, job: Job) {
+        self.lock().push(job);
+        self.arrived.notify_one();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Job>> {
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The waiting jobs, once as many wait as the last group held, or after [`LINGER`].
+    ///
+    /// A commit answers all its clients at once, and they send their next batches at
+    /// about the same time; taking only what has arrived made the first of them commit
+    /// alone while the rest queued behind it (groups of 2 batches from 4 clients). A
+    /// group of 4 writes about 15% fewer pages per record, since batches share rollup
+    /// pages, and one commit instead of two.
+    async fn take_group(&self) -> Vec<Job> {
+        let want = self.last_group.load(Ordering::Relaxed);
+        let deadline = tokio::time::Instant::now() + LINGER;
+        loop {
+            let waiting = self.lock().len();
+            if waiting == 0 || waiting >= want {
+                break;
+            }
+            // `notify_one` keeps a wakeup for a push that lands before this wait starts.
+            if tokio::time::timeout_at(deadline, self.arrived.notified())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        let jobs = std::mem::take(&mut *self.lock());
+        if !jobs.is_empty() {
+            self.last_group.store(jobs.len(), Ordering::Relaxed);
+        }
+        jobs
+    }
 }
 
 /// Stores `records` (already validated) in one transaction with multi-row statements. A
@@ -65,8 +135,9 @@ pub(crate) struct Job {
 /// transaction (group commit): each request is still all-or-nothing and is answered only
 /// after the commit, but concurrent clients share one commit and one set of rollup
 /// upserts. Without it, every transaction would queue on the row locks of the same hot
-/// rollup rows anyway (PostgreSQL) or on the single writer (SQLite). The group runs in
-/// its own task, so a client that disconnects cannot cancel other clients' writes.
+/// rollup rows anyway (PostgreSQL) or on the single writer (SQLite). On PostgreSQL
+/// [`PG_WRITERS`] groups run at once. The group runs in its own task, so a client that
+/// disconnects cannot cancel other clients' writes.
 pub async fn store_interactions(
     db: &Db,
     records: Vec<InteractionRecord>,
@@ -89,13 +160,10 @@ pub async fn store_interactions(
         return Ok(0);
     }
     let (reply, answer) = oneshot::channel();
-    db.ingest_queue
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(Job {
-            records: stored,
-            reply,
-        });
+    db.ingest_queue.push(Job {
+        records: stored,
+        reply,
+    });
     let leader = db.clone();
     tokio::spawn(async move { commit_group(&leader, now).await });
     match answer.await {
@@ -105,11 +173,15 @@ pub async fn store_interactions(
     }
 }
 
-/// Takes the writer lock, then commits every queued job in one transaction. A job some
-/// earlier group already committed is simply absent from the queue.
+/// Takes the writer lock (SQLite) or one of [`PG_WRITERS`] permits, then commits every
+/// queued job in one transaction. A job some earlier group already committed is simply
+/// absent from the queue.
 async fn commit_group(db: &Db, now: i64) {
-    let mut writer = db.lock_sqlite_writer().await;
-    let jobs = std::mem::take(&mut *db.ingest_queue.lock().unwrap_or_else(|p| p.into_inner()));
+    let (mut writer, _permit) = match db.backend {
+        Backend::Sqlite => (Some(db.lock_sqlite_writer().await), None),
+        Backend::Postgres => (None, db.ingest_queue.pg_writers.acquire().await.ok()),
+    };
+    let jobs = db.ingest_queue.take_group().await;
     if jobs.is_empty() {
         return;
     }
@@ -128,14 +200,14 @@ async fn commit_group(db: &Db, now: i64) {
     // One order for every writer (ids sorted, rollup keys in BTreeMaps): several servers
     // sharing one PostgreSQL database then wait on each other, never deadlock.
     let known = db.known.clone();
-    let result = match db.backend {
-        Backend::Sqlite => {
-            db.write_locked(&mut writer, move |c| {
+    let result = match writer.as_deref_mut() {
+        Some(writer) => {
+            db.write_locked(writer, move |c| {
                 Box::pin(async move { write_batch(c, all, &known, now).await })
             })
             .await
         }
-        Backend::Postgres => {
+        None => {
             db.write(move |c| Box::pin(async move { write_batch(c, all, &known, now).await }))
                 .await
         }
@@ -234,10 +306,8 @@ async fn write_batch(
 
     let mut targets: BTreeSet<&str> = BTreeSet::new();
     let mut by_target: BTreeMap<[&str; 3], i64> = BTreeMap::new();
-    let mut by_task: BTreeMap<[&str; 5], i64> = BTreeMap::new();
+    let mut by_release: BTreeMap<[&str; 7], i64> = BTreeMap::new();
     let mut by_day: BTreeMap<[&str; 5], i64> = BTreeMap::new();
-    let mut by_version: BTreeMap<[&str; 5], i64> = BTreeMap::new();
-    let mut by_schema: BTreeMap<[&str; 5], i64> = BTreeMap::new();
     let mut nodes: BTreeMap<&str, i64> = BTreeMap::new();
     let mut node_days: BTreeSet<[&str; 2]> = BTreeSet::new();
     let mut node_targets: BTreeSet<[&str; 2]> = BTreeSet::new();
@@ -251,19 +321,13 @@ async fn write_batch(
         }
         *by_target.entry([target, source, class]).or_insert(0) += 1;
         let failure = l.failure.as_deref().unwrap_or_default();
-        *by_task
-            .entry([target, task, source, class, failure])
+        let version = r.server_version.as_deref().unwrap_or_default();
+        let hash = r.schema_hash.as_deref().unwrap_or_default();
+        *by_release
+            .entry([target, task, version, hash, source, class, failure])
             .or_insert(0) += 1;
         *by_day
-            .entry([target, task, day.as_str(), source, class])
-            .or_insert(0) += 1;
-        let version = r.server_version.as_deref().unwrap_or_default();
-        *by_version
-            .entry([target, task, version, source, class])
-            .or_insert(0) += 1;
-        let hash = r.schema_hash.as_deref().unwrap_or_default();
-        *by_schema
-            .entry([target, task, hash, source, class])
+            .entry([target, day.as_str(), task, source, class])
             .or_insert(0) += 1;
         let rated = matches!(
             s.class,
@@ -293,32 +357,18 @@ async fn write_batch(
         &by_target,
     )
     .await?;
-    let task_keys = [
+    let release_keys = [
         "target",
         "task_type",
+        "server_version",
+        "schema_hash",
         "source",
         "outcome_class",
         "failure_type",
     ];
-    add_text_counts(conn, "rollup_tasks", &task_keys, &by_task).await?;
-    let day_keys = ["target", "task_type", "day", "source", "outcome_class"];
+    add_text_counts(conn, "rollup_releases", &release_keys, &by_release).await?;
+    let day_keys = ["target", "day", "task_type", "source", "outcome_class"];
     add_text_counts(conn, "rollup_days", &day_keys, &by_day).await?;
-    let version_keys = [
-        "target",
-        "task_type",
-        "server_version",
-        "source",
-        "outcome_class",
-    ];
-    add_text_counts(conn, "rollup_versions", &version_keys, &by_version).await?;
-    let schema_keys = [
-        "target",
-        "task_type",
-        "schema_hash",
-        "source",
-        "outcome_class",
-    ];
-    add_text_counts(conn, "rollup_schemas", &schema_keys, &by_schema).await?;
     if !latency.is_empty() {
         super::latency::add(conn, &latency).await?;
     }
@@ -366,8 +416,8 @@ pub(super) async fn add_targets<'a>(
     .await
 }
 
-/// Inserts the raw rows (`ON CONFLICT DO NOTHING`), binding straight from the records;
-/// returns the ids that were new.
+/// Inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records; returns
+/// the ids that were new.
 async fn insert_records(
     conn: &mut AnyConnection,
     stored: &[Stored],
@@ -375,43 +425,44 @@ async fn insert_records(
     day: &str,
     now: i64,
 ) -> AppResult<HashSet<String>> {
-    let sqlite = is_sqlite(conn);
-    let mut inserted = HashSet::with_capacity(stored.len());
-    let per = (MAX_PARAMS / COLS.len()).max(1);
-    for (rows, labels) in stored.chunks(per).zip(labels.chunks(per)) {
-        let sql = format!(
-            "INSERT INTO interactions ({}) VALUES {} ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
-            COLS.join(", "),
-            placeholders(sqlite, rows.len(), COLS.len()),
-        );
-        let mut b = Binds::with_capacity(rows.len() * COLS.len());
-        for (s, l) in rows.iter().zip(labels) {
-            let r = &s.rec;
-            b.add(s.id.as_str())?;
-            b.add(r.actor.as_str())?;
-            b.add(r.target.as_str())?;
-            b.add(l.target_type.as_ref())?;
-            b.add(r.task_type.as_str())?;
-            b.add(l.outcome.as_ref())?;
-            b.add(l.failure.as_deref())?;
-            b.add(l.layer.as_deref())?;
-            b.add(l.kind.as_ref())?;
-            b.add(l.class.as_ref())?;
-            b.add(r.latency_ms)?;
-            b.add(l.source.as_ref())?;
-            b.add(r.node_id.as_deref())?;
-            b.add(r.server_version.as_deref())?;
-            b.add(r.schema_hash.as_deref())?;
-            b.add(r.recorder_version.as_deref())?;
-            b.add(r.protocol_version.as_deref())?;
-            b.add(r.tools_has_more.map(i64::from))?;
-            b.add(day)?;
-            b.add(now)?;
+    let mut rows = Rows::new(COLS, stored.len());
+    for (s, l) in stored.iter().zip(labels) {
+        let r = &s.rec;
+        for cell in [
+            Cell::Text(&s.id),
+            Cell::Text(&r.actor),
+            Cell::Text(&r.target),
+            Cell::Text(&l.target_type),
+            Cell::Text(&r.task_type),
+            Cell::Text(&l.outcome),
+            Cell::OptText(l.failure.as_deref()),
+            Cell::OptText(l.layer.as_deref()),
+            Cell::Text(&l.kind),
+            Cell::Text(&l.class),
+            Cell::OptFloat(r.latency_ms),
+            Cell::Text(&l.source),
+            Cell::OptText(r.node_id.as_deref()),
+            Cell::OptText(r.server_version.as_deref()),
+            Cell::OptText(r.schema_hash.as_deref()),
+            Cell::OptText(r.recorder_version.as_deref()),
+            Cell::OptText(r.protocol_version.as_deref()),
+            Cell::OptInt(r.tools_has_more.map(i64::from)),
+            Cell::Text(day),
+            Cell::Int(now),
+        ] {
+            rows.push(cell);
         }
-        let q = b.query(sql);
-        for row in q.fetch_all(&mut *conn).await? {
-            inserted.insert(row.try_get::<String, _>(0)?);
-        }
+    }
+    let returned = rows
+        .insert(
+            conn,
+            "interactions",
+            "ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
+        )
+        .await?;
+    let mut inserted = HashSet::with_capacity(returned.len());
+    for row in returned {
+        inserted.insert(row.try_get::<String, _>(0)?);
     }
     Ok(inserted)
 }
@@ -421,19 +472,29 @@ async fn upsert_nodes(
     nodes: &BTreeMap<&str, i64>,
     now: i64,
 ) -> AppResult<()> {
-    let sql = format!(
-        "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) VALUES {} \
-         ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
-         last_seen = excluded.last_seen",
-        placeholders(is_sqlite(conn), nodes.len(), 4)
-    );
-    let mut b = Binds::with_capacity(nodes.len() * 4);
+    let cols = [
+        ("node_id", "text"),
+        ("interactions", "bigint"),
+        ("first_seen", "bigint"),
+        ("last_seen", "bigint"),
+    ];
+    let mut rows = Rows::new(&cols, nodes.len());
     for (node, n) in nodes {
-        b.add(*node)?;
-        b.add(*n)?;
-        b.add(now)?;
-        b.add(now)?;
+        for cell in [
+            Cell::Text(node),
+            Cell::Int(*n),
+            Cell::Int(now),
+            Cell::Int(now),
+        ] {
+            rows.push(cell);
+        }
     }
-    b.query(sql).execute(&mut *conn).await?;
+    rows.insert(
+        conn,
+        "nodes",
+        "ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
+         last_seen = excluded.last_seen",
+    )
+    .await?;
     Ok(())
 }

@@ -8,7 +8,7 @@ use lowdown_core::aggregate::{latency_summary, LatencySummary};
 use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
 use sqlx::{AnyConnection, Row};
 
-use super::upsert::{is_sqlite, placeholders, Binds, MAX_PARAMS};
+use super::batch::{Cell, Rows};
 use super::{get_u64, Db};
 use crate::error::AppResult;
 
@@ -21,24 +21,33 @@ pub(crate) async fn add<K: AsRef<str>>(
     conn: &mut AnyConnection,
     rows: &LatencyRows<K>,
 ) -> Result<(), sqlx::Error> {
-    let rows: Vec<_> = rows.iter().collect();
-    for chunk in rows.chunks(MAX_PARAMS / 5) {
-        let sql = format!(
-            "INSERT INTO rollup_latency (target, task_type, bucket, n, sum_ms) VALUES {} \
-             ON CONFLICT (target, task_type, bucket) DO UPDATE SET \
-             n = rollup_latency.n + excluded.n, sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
-            placeholders(is_sqlite(conn), chunk.len(), 5)
-        );
-        let mut b = Binds::with_capacity(chunk.len() * 5);
-        for ((target, task, bucket), (n, sum)) in chunk {
-            b.add(target.as_ref())?;
-            b.add(task.as_ref())?;
-            b.add(*bucket)?;
-            b.add(*n)?;
-            b.add(*sum)?;
+    let cols = [
+        ("target", "text"),
+        ("task_type", "text"),
+        ("bucket", "bigint"),
+        ("n", "bigint"),
+        ("sum_ms", "double precision"),
+    ];
+    let mut batch = Rows::new(&cols, rows.len());
+    for ((target, task, bucket), (n, sum)) in rows {
+        for cell in [
+            Cell::Text(target.as_ref()),
+            Cell::Text(task.as_ref()),
+            Cell::Int(*bucket),
+            Cell::Int(*n),
+            Cell::OptFloat(Some(*sum)),
+        ] {
+            batch.push(cell);
         }
-        b.query(sql).execute(&mut *conn).await?;
     }
+    batch
+        .insert(
+            conn,
+            "rollup_latency",
+            "ON CONFLICT (target, task_type, bucket) DO UPDATE SET \
+             n = rollup_latency.n + excluded.n, sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
+        )
+        .await?;
     Ok(())
 }
 

@@ -1,5 +1,6 @@
-//! Storage: one `sqlx::Any` pool over SQLite or PostgreSQL, one set of migrations and one
-//! set of runtime-checked queries for both.
+//! Storage: one `sqlx::Any` pool over SQLite or PostgreSQL, one set of migrations (a few
+//! written once per engine, see [`ENGINE_MIGRATIONS`]) and one set of runtime-checked
+//! queries for both.
 //!
 //! Portability rules kept by every query here: `$n` placeholders (SQLite accepts them too),
 //! only TEXT/BIGINT/DOUBLE PRECISION values, `ON CONFLICT ... DO NOTHING/UPDATE` with
@@ -11,10 +12,12 @@ use std::time::Duration;
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 
 pub mod agents;
+mod batch;
 pub mod catalog;
+mod checkpoint;
 pub mod gateway;
 pub mod ingest;
 mod known;
@@ -49,13 +52,15 @@ pub struct Db {
     /// instead of in SQLite's busy loop, and skip the pool's acquire/return round trip.
     /// PostgreSQL writers take pool connections and run concurrently.
     sqlite_writer: Arc<tokio::sync::Mutex<Option<sqlx::AnyConnection>>>,
-    /// Ingest batches waiting for the SQLite writer (group commit, see [`ingest`]).
-    pub(crate) ingest_queue: Arc<std::sync::Mutex<Vec<ingest::Job>>>,
+    /// Ingest batches waiting for a writer (group commit, see [`ingest`]).
+    pub(crate) ingest_queue: Arc<ingest::Queue>,
     /// The deployment's secret keying rate-limit callers (`server_meta`), read at open.
     caller_secret: Arc<[u8]>,
     /// Registrations this process has seen committed (targets, node days, node targets),
     /// so ingest skips writing them again.
     pub(crate) known: Arc<known::Known>,
+    /// SQLite: the background WAL checkpoints.
+    checkpointer: Option<Arc<checkpoint::Checkpointer>>,
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
@@ -93,6 +98,16 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0008_tools_has_more.sql"),
     ),
 ];
+
+/// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT
+/// ROWID`, PostgreSQL's fillfactor): (version, name, SQLite, PostgreSQL). Both leave the
+/// same tables, columns and keys.
+const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[(
+    9,
+    "rollup_storage",
+    include_str!("../../migrations/0009_rollup_storage.sqlite.sql"),
+    include_str!("../../migrations/0009_rollup_storage.postgres.sql"),
+)];
 
 /// Errors opening the database.
 #[derive(Debug, thiserror::Error, serde::Serialize)]
@@ -144,10 +159,18 @@ impl Db {
                     conn.execute("PRAGMA cache_size = -65536").await?;
                     conn.execute("PRAGMA mmap_size = 1073741824").await?;
                     conn.execute("PRAGMA temp_store = MEMORY").await?;
-                    // Checkpoint every 8,000 WAL pages (32 MiB) instead of 1,000: the hot
-                    // rollup pages rewritten by every commit are copied back once per
-                    // checkpoint, so fewer checkpoints copy (and fsync) far less.
-                    conn.execute("PRAGMA wal_autocheckpoint = 8000").await?;
+                    // Checkpoints run in the background (see `checkpoint`); a commit
+                    // checkpoints on its own only if that falls far behind.
+                    conn.execute(AssertSqlSafe(format!(
+                        "PRAGMA wal_autocheckpoint = {}",
+                        checkpoint::FALLBACK_PAGES
+                    )))
+                    .await?;
+                    conn.execute(AssertSqlSafe(format!(
+                        "PRAGMA journal_size_limit = {}",
+                        checkpoint::WAL_KEPT_BYTES
+                    )))
+                    .await?;
                     Ok(())
                 })
             });
@@ -162,6 +185,7 @@ impl Db {
             ingest_queue: Arc::default(),
             caller_secret: Arc::from(Vec::new()),
             known: Arc::default(),
+            checkpointer: None,
         };
         db.migrate().await?;
         let after_migrations = |e: crate::error::AppError| DbError::Migrate {
@@ -177,6 +201,9 @@ impl Db {
         meta::backfill(&db, crate::clock::now_ms())
             .await
             .map_err(after_migrations)?;
+        if backend == Backend::Sqlite {
+            db.checkpointer = Some(Arc::new(checkpoint::Checkpointer::start(db.pool.clone())));
+        }
         Ok(db)
     }
 
@@ -186,8 +213,17 @@ impl Db {
     }
 
     async fn migrate(&self) -> Result<(), DbError> {
-        let migrations = MIGRATIONS
+        let engine = ENGINE_MIGRATIONS.iter().map(|(version, name, sqlite, pg)| {
+            let sql = match self.backend {
+                Backend::Sqlite => sqlite,
+                Backend::Postgres => pg,
+            };
+            (version, name, sql)
+        });
+        let mut migrations: Vec<Migration> = MIGRATIONS
             .iter()
+            .map(|(version, name, sql)| (version, name, sql))
+            .chain(engine)
             .map(|(version, name, sql)| {
                 Migration::new(
                     *version,
@@ -198,6 +234,7 @@ impl Db {
                 )
             })
             .collect();
+        migrations.sort_by_key(|m| m.version);
         let migrator = Migrator::with_migrations(migrations);
         migrator
             .run(&self.pool)
@@ -268,6 +305,9 @@ impl Db {
 
     /// Closes the pool, waiting for connections to be returned.
     pub async fn close(&self) {
+        if let Some(c) = &self.checkpointer {
+            c.stop();
+        }
         if let Some(conn) = self.sqlite_writer.lock().await.take() {
             let _ = sqlx::Connection::close(conn).await;
         }

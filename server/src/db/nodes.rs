@@ -31,6 +31,16 @@ pub struct Network {
     pub total_interactions: u64,
 }
 
+/// Whether the node ever sent a record: what [`contribution`] answers `Some` for, in one
+/// lookup (a reputation request asks this before its contributor detail).
+pub async fn has_contributed(db: &Db, node_id: &str) -> AppResult<bool> {
+    let row = sqlx::query("SELECT 1 FROM nodes WHERE node_id = $1")
+        .bind(node_id.to_owned())
+        .fetch_optional(&db.pool)
+        .await?;
+    Ok(row.is_some())
+}
+
 /// The node's contribution, or `None` when it never sent a record.
 pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contribution>> {
     let Some(row) =

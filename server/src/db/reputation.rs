@@ -31,7 +31,7 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<Sour
         }
         Some(task) => {
             sqlx::query(
-                "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) FROM rollup_tasks \
+                "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
                  WHERE target = $1 AND task_type = $2 GROUP BY source, outcome_class",
             )
             .bind(target.to_owned())
@@ -61,25 +61,26 @@ pub async fn task_breakdown(
 ) -> AppResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
     // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
     // statements generically, and the OR form scans the whole table.
-    let sql = "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks WHERE target = $1";
-    let rows = match task {
-        None => {
-            sqlx::query(sql)
-                .bind(target.to_owned())
-                .fetch_all(&db.pool)
-                .await?
-        }
-        Some(t) => {
-            sqlx::query(
-                "SELECT task_type, source, outcome_class, failure_type, n FROM rollup_tasks \
-                 WHERE target = $1 AND task_type = $2",
+    let rows =
+        match task {
+            None => sqlx::query(
+                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) \
+                 FROM rollup_releases WHERE target = $1 \
+                 GROUP BY task_type, source, outcome_class, failure_type",
+            )
+            .bind(target.to_owned())
+            .fetch_all(&db.pool)
+            .await?,
+            Some(t) => sqlx::query(
+                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) \
+                 FROM rollup_releases WHERE target = $1 AND task_type = $2 \
+                 GROUP BY task_type, source, outcome_class, failure_type",
             )
             .bind(target.to_owned())
             .bind(t.to_owned())
             .fetch_all(&db.pool)
-            .await?
-        }
-    };
+            .await?,
+        };
     let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
     for row in rows {
         let (task, source, class, failure): (String, String, String, String) = (
@@ -115,7 +116,7 @@ pub async fn failure_breakdown(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<BTreeMap<String, u64>> {
-    let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_tasks \
+    let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
                    WHERE target = $1 AND source = 'organic' AND outcome_class = 'failure'"
         .to_owned();
     if task.is_some() {
@@ -147,8 +148,8 @@ pub async fn grouped(
 ) -> AppResult<BTreeMap<String, SourceCounts>> {
     let (table, column) = match dimension {
         Dimension::Day => ("rollup_days", "day"),
-        Dimension::ServerVersion => ("rollup_versions", "server_version"),
-        Dimension::SchemaHash => ("rollup_schemas", "schema_hash"),
+        Dimension::ServerVersion => ("rollup_releases", "server_version"),
+        Dimension::SchemaHash => ("rollup_releases", "schema_hash"),
     };
     // Only the conditions that apply, each bound: see `task_breakdown` on why no OR.
     let mut binds = vec![target.to_owned()];

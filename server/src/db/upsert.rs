@@ -6,6 +6,8 @@ use sqlx::query::Query;
 use sqlx::Arguments;
 use sqlx::{Any, AnyConnection, AssertSqlSafe};
 
+use super::batch::{Cell, Col, Rows};
+
 /// One bound value of a key or payload column.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Val {
@@ -81,7 +83,8 @@ pub fn bind_all<'q>(
 pub const MAX_PARAMS: usize = 30_000;
 
 /// `INSERT ... ON CONFLICT DO UPDATE SET n = n + excluded.n` for `rows` rows of `keys`
-/// plus `n`: the statement of [`add_counts`] and [`add_text_counts`].
+/// plus `n`: the statement of [`add_counts`] ([`add_text_counts`] writes through
+/// [`super::batch`]).
 fn add_counts_sql(sqlite: bool, table: &str, keys: &[&str], rows: usize) -> String {
     let values = placeholders(sqlite, rows, keys.len() + 1);
     let keys = keys.join(", ");
@@ -140,7 +143,7 @@ impl Binds {
     }
 }
 
-/// [`add_counts`] for keys of `N` text columns, bound from borrowed strings.
+/// [`add_counts`] for keys of `N` text columns, borrowed (a [`super::batch`] write).
 ///
 /// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
 /// transaction the same lock order on PostgreSQL, so concurrent writers never deadlock).
@@ -150,19 +153,26 @@ pub async fn add_text_counts<const N: usize>(
     keys: &[&str; N],
     rows: &std::collections::BTreeMap<[&str; N], i64>,
 ) -> Result<(), sqlx::Error> {
-    let cols = N + 1;
-    let rows: Vec<(&[&str; N], &i64)> = rows.iter().collect();
-    for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
-        let sql = add_counts_sql(is_sqlite(conn), table, keys, chunk.len());
-        let mut binds = Binds::with_capacity(chunk.len() * cols);
-        for (key, n) in chunk {
-            for k in key.iter() {
-                binds.add(*k)?;
-            }
-            binds.add(**n)?;
+    let cols: Vec<Col<'_>> = keys
+        .iter()
+        .map(|k| (*k, "text"))
+        .chain([("n", "bigint")])
+        .collect();
+    let mut batch = Rows::new(&cols, rows.len());
+    for (key, n) in rows {
+        for k in key {
+            batch.push(Cell::Text(k));
         }
-        binds.query(sql).execute(&mut *conn).await?;
+        batch.push(Cell::Int(*n));
     }
+    let keys = keys.join(", ");
+    batch
+        .insert(
+            conn,
+            table,
+            &format!("ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n"),
+        )
+        .await?;
     Ok(())
 }
 
@@ -219,28 +229,22 @@ pub async fn insert_ignore(
     Ok(())
 }
 
-/// Inserts keys of `N` text columns, bound from borrowed strings, skipping those already
-/// stored (`ON CONFLICT DO NOTHING`): for tables that only record that a key exists.
+/// Inserts keys of `N` text columns, borrowed, skipping those already stored (`ON
+/// CONFLICT DO NOTHING`): for tables that only record that a key exists.
 pub async fn insert_text_keys<const N: usize>(
     conn: &mut AnyConnection,
     table: &str,
     keys: &[&str; N],
     rows: &std::collections::BTreeSet<[&str; N]>,
 ) -> Result<(), sqlx::Error> {
-    let rows: Vec<&[&str; N]> = rows.iter().collect();
-    for chunk in rows.chunks((MAX_PARAMS / N).max(1)) {
-        let cols = keys.join(", ");
-        let sql = format!(
-            "INSERT INTO {table} ({cols}) VALUES {} ON CONFLICT ({cols}) DO NOTHING",
-            placeholders(is_sqlite(conn), chunk.len(), N)
-        );
-        let mut binds = Binds::with_capacity(chunk.len() * N);
-        for key in chunk {
-            for k in key.iter() {
-                binds.add(*k)?;
-            }
+    let cols: Vec<Col<'_>> = keys.iter().map(|k| (*k, "text")).collect();
+    let mut batch = Rows::new(&cols, rows.len());
+    for key in rows {
+        for k in key {
+            batch.push(Cell::Text(k));
         }
-        binds.query(sql).execute(&mut *conn).await?;
     }
+    let tail = format!("ON CONFLICT ({}) DO NOTHING", keys.join(", "));
+    batch.insert(conn, table, &tail).await?;
     Ok(())
 }

@@ -58,8 +58,16 @@ pub(crate) async fn contributor(
     now: i64,
 ) -> AppResult<Contributor> {
     let db = &state.db;
+    let since = clock::day_before(now, TREND_DAYS - 1);
+    // Independent reads, run at once (see `reputation::reply`).
+    let (tasks, days, versions, hashes) = tokio::try_join!(
+        store::task_breakdown(db, target, task),
+        store::grouped(db, Dimension::Day, target, task, Some(&since)),
+        store::grouped(db, Dimension::ServerVersion, target, task, None),
+        store::grouped(db, Dimension::SchemaHash, target, task, None),
+    )?;
     let mut task_breakdown = BTreeMap::new();
-    for (task, (counts, failure_types)) in store::task_breakdown(db, target, task).await? {
+    for (task, (counts, failure_types)) in tasks {
         let o: &ClassCounts = &counts.organic;
         if let Some(row) = organic_row(o) {
             let entry = TaskRow {
@@ -74,9 +82,7 @@ pub(crate) async fn contributor(
             task_breakdown.insert(task, entry);
         }
     }
-    let since = clock::day_before(now, TREND_DAYS - 1);
-    let recent_trends = store::grouped(db, Dimension::Day, target, task, Some(&since))
-        .await?
+    let recent_trends = days
         .into_iter()
         .filter_map(|(date, counts)| {
             organic_row(&counts.organic).map(|r| Trend {
@@ -86,9 +92,8 @@ pub(crate) async fn contributor(
             })
         })
         .collect();
-    let by_server_version =
-        rows(store::grouped(db, Dimension::ServerVersion, target, task, None).await?);
-    let by_schema_hash = rows(store::grouped(db, Dimension::SchemaHash, target, task, None).await?);
+    let by_server_version = rows(versions);
+    let by_schema_hash = rows(hashes);
     Ok(Contributor {
         task_breakdown,
         recent_trends,
