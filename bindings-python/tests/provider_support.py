@@ -237,7 +237,7 @@ prompt = sys.stdin.read()
 config = json.load(open(argv[argv.index("--mcp-config") + 1]))
 with open(log, "w") as f:
     json.dump({{"argv": argv, "prompt": prompt, "config": config, "cwd": os.getcwd(), "pid": os.getpid(),
-               "env_keys": sorted(os.environ)}}, f)
+               "nice": os.nice(0), "env_keys": sorted(os.environ)}}, f)
 mode = os.environ.get("STUB_MODE", "good")
 if mode == "good":
     print(json.dumps({{"type": "result", "subtype": "success", "is_error": False,

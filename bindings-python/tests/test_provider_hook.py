@@ -173,6 +173,7 @@ def test_an_agent_directive_runs_through_claude_with_only_its_server(machine: En
     assert ran["config"] == {"mcpServers": {"prowl_bench": {"command": "npx", "args": AGENT_SPEC["mcp_server"]["args"]}}}
     assert not [k for k in ran["env_keys"] if k.startswith("PROWL_")], "the agent key stays with the hook"
     assert not Path(ran["cwd"]).exists(), "the run's directory is removed"
+    assert ran["nice"] == min(19, os.nice(0) + 10), "idle-time work runs at nice 10, never beside the developer"
     # The answer itself never leaves the machine.
     assert "among others" not in json.dumps(done)
 

@@ -29,6 +29,8 @@ import sys
 
 #: The lock file's name in the temp directory.
 LOCK_NAME = "prowl-provider.lock"
+#: Where `nice` may be (POSIX): the worker starts through it.
+NICE_PATHS = ("/usr/bin/nice", "/bin/nice")
 
 
 def _on(name: str) -> bool:
@@ -76,16 +78,22 @@ def spawn_worker() -> bool:
     argv = [sys.executable, "-m", "prowl.provider.worker", str(fd)]
     try:
         if hasattr(os, "posix_spawn"):
-            # Only the lock is inherited (Python opens everything else close-on-exec).
+            # Only the lock is inherited (Python opens everything else close-on-exec). The
+            # worker runs at low priority (nice 10) from its first instruction: it is
+            # idle-time work, and never takes the CPU from the hook or the developer.
+            nice = next((p for p in NICE_PATHS if os.path.exists(p)), None)
+            if nice:
+                argv = [nice, "-n", "10", *argv]
             os.set_inheritable(fd, True)
             null = [(os.POSIX_SPAWN_OPEN, n, os.devnull, os.O_RDWR, 0) for n in (0, 1, 2)]
-            os.posix_spawn(sys.executable, argv, os.environ, file_actions=null, setsid=True)
+            os.posix_spawn(argv[0], argv, os.environ, file_actions=null, setsid=True)
         else:
             import subprocess
 
+            # DETACHED_PROCESS | NEW_PROCESS_GROUP | BELOW_NORMAL_PRIORITY_CLASS
             subprocess.Popen(argv[:-1], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, close_fds=True,
-                             creationflags=0x00000008 | 0x00000200)  # DETACHED_PROCESS | NEW_PROCESS_GROUP
+                             creationflags=0x00000008 | 0x00000200 | 0x00004000)
     finally:
         os.close(fd)
     return True
