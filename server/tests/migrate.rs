@@ -6,7 +6,6 @@ mod common;
 
 use common::{empty_database, get, Kind, TestDb};
 use serde_json::json;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::Row;
 
 /// The database as the previous version left it: its two migrations, then rows written
@@ -19,24 +18,8 @@ async fn previous_version(url: &str) {
             "rate_limits",
             include_str!("../migrations/0002_rate_limits.sql"),
         ),
-    ]
-    .into_iter()
-    .map(|(v, name, sql)| {
-        Migration::new(
-            v,
-            name.into(),
-            MigrationType::Simple,
-            sqlx::SqlSafeStr::into_sql_str(sql),
-            false,
-        )
-    })
-    .collect();
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    Migrator::with_migrations(migrations)
-        .run(&pool)
-        .await
-        .unwrap();
+    ];
+    let pool = common::migrated_as_before(url, &migrations).await;
     let rows = [
         (
             "r1",

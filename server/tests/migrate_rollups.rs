@@ -9,7 +9,6 @@ mod common;
 use common::{call, empty_database, post, Kind, TestDb};
 use serde_json::{json, Value};
 use sqlx::any::AnyArguments;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::{Arguments, Row};
 
 const TARGETS: [&str; 3] = ["npm:alpha", "pypi:Beta_Server", "mcp:gamma"];
@@ -78,25 +77,11 @@ async fn migrate_to_version_8(url: &str) {
             "tools_has_more",
             include_str!("../migrations/0008_tools_has_more.sql"),
         ),
-    ]
-    .into_iter()
-    .map(|(v, name, sql)| {
-        Migration::new(
-            v,
-            name.into(),
-            MigrationType::Simple,
-            sqlx::SqlSafeStr::into_sql_str(sql),
-            false,
-        )
-    })
-    .collect();
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(url).await.unwrap();
-    Migrator::with_migrations(migrations)
-        .run(&pool)
+    ];
+    common::migrated_as_before(url, &migrations)
         .await
-        .unwrap();
-    pool.close().await;
+        .close()
+        .await;
 }
 
 /// Copies `table`'s rows from `from` to `to`; each column is `(name, kind)`, kind `t` text,

@@ -399,3 +399,31 @@ async fn fetch_pairs(t: &TestDb, sql: &str) -> std::collections::BTreeMap<String
         })
         .collect()
 }
+
+/// Runs `migrations` (version, name, SQL), the ones an older server shipped, on the database
+/// at `url` as that server did, and returns the pool.
+pub async fn migrated_as_before(
+    url: &str,
+    migrations: &[(i64, &'static str, &'static str)],
+) -> sqlx::AnyPool {
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    let migrations = migrations
+        .iter()
+        .map(|&(v, name, sql)| {
+            Migration::new(
+                v,
+                name.into(),
+                MigrationType::Simple,
+                sqlx::SqlSafeStr::into_sql_str(sql),
+                false,
+            )
+        })
+        .collect();
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(url).await.unwrap();
+    Migrator::with_migrations(migrations)
+        .run(&pool)
+        .await
+        .unwrap();
+    pool
+}
