@@ -8,6 +8,7 @@ pub mod aggregate;
 pub mod benchmark;
 pub mod classify;
 pub mod contract;
+pub mod days;
 pub mod defaults;
 pub mod gateway;
 pub mod identity;

@@ -19,7 +19,7 @@
 
 pub mod changes;
 pub mod cohort;
-pub mod days;
+pub use crate::days;
 pub mod history;
 pub mod message;
 pub mod packages;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{salt_epoch, SALT_EPOCH_MS, SALT_OVERLAP_MS};
+use crate::days::{civil_from_days, days_from_civil};
 
 /// Where a salt id stands at a given time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,11 +47,11 @@ pub fn salt_id_epoch(id: &str) -> Option<i64> {
     if digits.len() != 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let n = |r: std::ops::Range<usize>| digits[r].parse::<i64>().ok();
-    let (y, m, d) = (n(0..4)?, n(4..6)?, n(6..8)?);
+    let n = |r: std::ops::Range<usize>| digits[r].parse::<u32>().ok();
+    let (y, m, d) = (i64::from(n(0..4)?), n(4..6)?, n(6..8)?);
     let days = days_from_civil(y, m, d);
     // Round-trip to reject dates such as 2026-02-30 that normalise into another day.
-    (civil_from_days(days) == (y, m as u32, d as u32)).then_some(days)
+    (civil_from_days(days) == (y, m, d)).then_some(days)
 }
 
 /// The window of a salt epoch.
@@ -84,29 +85,4 @@ pub fn salt_state(id: &str, now_ms: i64) -> SaltState {
 /// Whether salt `id` may be published at `now_ms`: only once it is no longer accepted.
 pub fn salt_published(id: &str, now_ms: i64) -> bool {
     salt_state(id, now_ms) == SaltState::Expired
-}
-
-/// (year, month, day) of a count of days since 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Howard Hinnant's civil_from_days, on 400-year eras.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Days since 1970-01-01 of a civil date (Hinnant's days_from_civil).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }

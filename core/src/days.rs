@@ -1,11 +1,12 @@
 //! UTC civil days as `YYYY-MM-DD` and day numbers (days since 1970-01-01), and ISO-8601
-//! timestamps of unix milliseconds: the only calendar arithmetic the Scanner needs.
+//! timestamps of unix milliseconds: the only calendar arithmetic the core does (the
+//! Scanner's days, the sampling salts' ids).
 
 /// Milliseconds in a day.
 pub const DAY_MS: i64 = 86_400_000;
 
 /// (year, month, day) of a day number (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     // Howard Hinnant's algorithm, on 400-year eras.
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -19,7 +20,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// The day number of (year, month, day).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
