@@ -376,16 +376,20 @@ async fn agents_below_min_reputation_get_ten_calls_an_hour(t: &TestDb) {
 on_both!(agents_below_min_reputation_get_ten_calls_an_hour);
 
 async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
-    use lowdown_server::db::gateway::lease::{acquire, release, AUDIT_LEASE};
+    use lowdown_server::db::lease::{acquire, release, AUDIT_LEASE};
     let rig = Rig::start(t, CATALOG, T).await;
     let now = rig.state.prowl.clock.now();
     assert!(acquire(&t.db, AUDIT_LEASE, "server-a", now, 60_000)
         .await
-        .unwrap());
-    assert!(
-        !acquire(&t.check, AUDIT_LEASE, "server-b", now, 60_000)
+        .unwrap()
+        .is_ok());
+    assert_eq!(
+        acquire(&t.check, AUDIT_LEASE, "server-b", now, 60_000)
             .await
-            .unwrap(),
+            .unwrap()
+            .unwrap_err()
+            .holder,
+        "server-a",
         "held by a"
     );
     assert_eq!(
@@ -398,7 +402,8 @@ async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
     assert!(
         acquire(&t.check, AUDIT_LEASE, "server-b", now + 61_000, 60_000)
             .await
-            .unwrap(),
+            .unwrap()
+            .is_ok(),
         "an expired lease is taken over"
     );
     release(&t.db, AUDIT_LEASE, "server-b").await.unwrap();

@@ -8,8 +8,8 @@ mod scanner_fixtures;
 use std::time::Duration;
 
 use common::TestDb;
+use lowdown_server::db::lease::{self, SCAN_LEASE};
 use lowdown_server::db::Db;
-use lowdown_server::scanner::lease::{self, SCAN_LEASE};
 use lowdown_server::scanner::{run, schedule, ScanError};
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{streamable, Registry};

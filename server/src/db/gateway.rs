@@ -1,8 +1,8 @@
 //! Storage of the sampling gateway (SPEC §10, migration 0005): salts, ProxyCalls and
-//! audits, receipts, abuse flags, the counts behind agent reputation, and leases.
+//! audits, receipts, abuse flags, and the counts behind agent reputation (its audit job runs
+//! under [`super::lease::AUDIT_LEASE`]).
 
 pub mod calls;
-pub mod lease;
 pub mod receipts;
 pub mod reputation;
 pub mod salts;

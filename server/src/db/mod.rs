@@ -22,6 +22,7 @@ pub mod gateway;
 pub mod ingest;
 mod known;
 pub mod latency;
+pub mod lease;
 pub mod lookup;
 mod meta;
 pub mod nodes;

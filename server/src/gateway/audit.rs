@@ -11,7 +11,7 @@ use lowdown_core::gateway::score::{audit, AUDIT_WINDOW};
 
 use super::Service;
 use crate::db::gateway::calls::{self, StoredAudit};
-use crate::db::gateway::lease::{self, AUDIT_LEASE};
+use crate::db::lease::{self, AUDIT_LEASE};
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -49,7 +49,10 @@ pub async fn audit_if_due(
 /// another server holds the lease).
 pub async fn run_due(state: &AppState, holder: &str) -> AppResult<usize> {
     let now = state.prowl.clock.now();
-    if !lease::acquire(&state.db, AUDIT_LEASE, holder, now, 10 * 60_000).await? {
+    if lease::acquire(&state.db, AUDIT_LEASE, holder, now, 10 * 60_000)
+        .await?
+        .is_err()
+    {
         return Ok(0);
     }
     let mut n = 0;

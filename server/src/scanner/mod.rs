@@ -12,7 +12,6 @@
 pub mod answer;
 pub mod cli;
 pub mod http;
-pub mod lease;
 pub mod net;
 pub mod openapi;
 pub mod packages;

@@ -16,11 +16,11 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
-use super::lease::{self, SCAN_LEASE};
 use super::net::{Lookup, Net, SystemLookup};
 use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
 use super::{http, registry, store};
+use crate::db::lease::{self, SCAN_LEASE};
 use crate::db::{random_id, Db};
 use crate::error::AppError;
 use crate::names::enum_str;

@@ -1,5 +1,6 @@
 //! Database leases: one holder at a time per name, across every server sharing the
-//! database (the daily scan runs under the `scan` lease).
+//! database (the daily scan runs under [`SCAN_LEASE`], the gateway's audit under
+//! [`AUDIT_LEASE`]).
 //!
 //! Taking a lease is one atomic upsert that inserts the row, or takes it over only when it
 //! has expired; `RETURNING` tells the caller whether it won. The holder renews the expiry
@@ -12,6 +13,9 @@ use crate::error::AppResult;
 
 /// The lease the daily scan runs under.
 pub const SCAN_LEASE: &str = "scan";
+
+/// The lease the gateway's daily audit runs under.
+pub const AUDIT_LEASE: &str = "audit";
 
 /// Who holds a lease that could not be taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
