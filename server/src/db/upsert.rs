@@ -213,7 +213,22 @@ pub async fn insert_ignore(
     conflict: &str,
     rows: Vec<Vec<Val>>,
 ) -> Result<(), sqlx::Error> {
-    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
+    let per_statement = (MAX_PARAMS / cols.len()).max(1);
+    insert_ignore_in(conn, table, cols, conflict, &rows, per_statement, true).await
+}
+
+/// [`insert_ignore`] in statements of at most `per_statement` rows; `cached: false` keeps
+/// the statements out of sqlx's prepared-statement cache.
+pub async fn insert_ignore_in(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    conflict: &str,
+    rows: &[Vec<Val>],
+    per_statement: usize,
+    cached: bool,
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks(per_statement) {
         let sql = format!(
             "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
             cols.join(", "),
@@ -223,6 +238,7 @@ pub async fn insert_ignore(
             sqlx::query(AssertSqlSafe(sql)),
             chunk.iter().flatten().cloned(),
         )
+        .persistent(cached)
         .execute(&mut *conn)
         .await?;
     }

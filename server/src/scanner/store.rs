@@ -12,7 +12,9 @@ use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
 use lowdown_core::target_label::lookup_form;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use crate::db::upsert::{bind_all, insert_ignore, is_sqlite, placeholders, Val, MAX_PARAMS};
+use crate::db::upsert::{
+    bind_all, insert_ignore, insert_ignore_in, is_sqlite, placeholders, Val, MAX_PARAMS,
+};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::names::{enum_str, name_key};
@@ -31,14 +33,10 @@ async fn insert_rows(
     table: &str,
     cols: &[&str],
     conflict: &str,
-    mut rows: Vec<Vec<Val>>,
+    rows: Vec<Vec<Val>>,
 ) -> Result<(), sqlx::Error> {
-    while !rows.is_empty() {
-        let rest = rows.split_off(rows.len().min(WRITE_ROWS));
-        insert_ignore(conn, table, cols, conflict, rows).await?;
-        rows = rest;
-    }
-    Ok(())
+    let per_statement = rows_per_statement(cols.len());
+    insert_ignore_in(conn, table, cols, conflict, &rows, per_statement, true).await
 }
 
 fn json_text<T: serde::Serialize>(v: &T) -> AppResult<String> {
@@ -69,34 +67,6 @@ async fn upsert(
             sqlx::query(AssertSqlSafe(sql)),
             chunk.iter().flatten().cloned(),
         )
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
-}
-
-/// `INSERT … ON CONFLICT DO NOTHING` without a cached prepared statement: sqlx 0.9's `Any`
-/// driver declares a NULL `DOUBLE PRECISION` to PostgreSQL as `real`, and a statement
-/// prepared with a NULL latency would then refuse a later batch's value in that place
-/// ("incorrect binary data format"). Unnamed statements are typed per execution.
-async fn insert_uncached(
-    conn: &mut AnyConnection,
-    table: &str,
-    cols: &[&str],
-    conflict: &str,
-    rows: Vec<Vec<Val>>,
-) -> Result<(), sqlx::Error> {
-    for chunk in rows.chunks(rows_per_statement(cols.len())) {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
-            cols.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
-        );
-        bind_all(
-            sqlx::query(AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        )
-        .persistent(false)
         .execute(&mut *conn)
         .await?;
     }
@@ -501,7 +471,21 @@ pub async fn write_observations(
                 "www_authenticate",
                 "definition_hashes",
             ];
-            insert_uncached(conn, "scanner_observations", &cols, "id", rows).await?;
+            // Not cached: sqlx 0.9's `Any` driver declares a NULL `DOUBLE PRECISION` to
+            // PostgreSQL as `real`, and a statement prepared with a NULL latency would then
+            // refuse a later batch's value in that place ("incorrect binary data format").
+            // Unnamed statements are typed per execution.
+            let per_statement = rows_per_statement(cols.len());
+            insert_ignore_in(
+                conn,
+                "scanner_observations",
+                &cols,
+                "id",
+                &rows,
+                per_statement,
+                false,
+            )
+            .await?;
             let cols = ["definition_hash", "definition", "first_seen_at"];
             insert_rows(
                 conn,
