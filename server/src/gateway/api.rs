@@ -13,7 +13,7 @@ use lowdown_core::sample::{
 use serde_json::{json, Value};
 
 use super::answer::Refusal;
-use super::proxy::agent;
+use super::proxy::{agent, agent_of};
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
@@ -58,18 +58,7 @@ pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Ans
 
 /// `GET /v1/sampling/salt`: today's salt, for registered agents only, with the key's `agent_id`.
 pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
-    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
-    let key = headers
-        .get(AGENT_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| {
-            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
-        })?;
-    let agent = agent(&state, key)
-        .await?
-        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))?;
+    let agent = agent_of(&state, &headers).await?;
     let now = state.prowl.clock.now();
     let epoch = salt_epoch(now);
     let id = salt_id(epoch);

@@ -56,6 +56,23 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .filter(|s| !s.is_empty())
 }
 
+/// The registered agent behind a request's `X-Agent-Key` on the API: 401 naming what is
+/// wrong otherwise (the key missing, or not a registered agent's).
+pub(crate) async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo, Refusal> {
+    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
+    let key = headers
+        .get(AGENT_KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| {
+            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
+        })?;
+    agent(state, key)
+        .await?
+        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))
+}
+
 /// The registered agent behind `key` (cached: keys are never reassigned).
 pub(crate) async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, Refusal> {
     let hash = crate::db::agents::key_hash(key);

@@ -5,7 +5,6 @@
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
-use lowdown_core::defaults::AGENT_KEY_HEADER;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -58,19 +57,9 @@ pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// The agent behind `X-Agent-Key`: 401 naming what is wrong otherwise.
 async fn agent(state: &AppState, headers: &HeaderMap) -> Result<String, Refusal> {
-    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
-    let key = headers
-        .get(AGENT_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| {
-            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
-        })?;
-    let a = crate::gateway::proxy::agent(state, key)
+    Ok(crate::gateway::proxy::agent_of(state, headers)
         .await?
-        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))?;
-    Ok(a.agent_id)
+        .agent_id)
 }
 
 /// The provider behind `X-Agent-Key`: 401 without a valid key, 403 for an agent that never
