@@ -13,7 +13,7 @@ setup-server: ## install PostgreSQL for the server tests when missing (apt)
 build-server: ## build lowdown-server
 	cargo build -p lowdown-server
 
-pg-start: ## start the test PostgreSQL on 127.0.0.1:55432 (prints its URL)
+pg-start: ## start the test PostgreSQL on 127.0.0.1:25432 (prints its URL)
 	@server/scripts/pg-start.sh
 
 pg-stop: ## stop the test PostgreSQL

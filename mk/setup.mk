@@ -3,5 +3,5 @@
 TEST_TARGETS += test-setup
 .PHONY: test-setup
 
-test-setup: ## every setup step on a PATH without its tools, with fake installers that record their calls
+test-setup: setup-server ## every setup step on a PATH without its tools, with fake installers that record their calls; pg-start.sh with the real PostgreSQL
 	node --test --test-reporter=spec tests/setup/
