@@ -64,6 +64,34 @@ impl<'c, 'a> Rows<'c, 'a> {
         table: &str,
         tail: &str,
     ) -> Result<Vec<AnyRow>, sqlx::Error> {
+        let mut out = Vec::new();
+        for (sql, binds) in self.statements(is_sqlite(conn), table, tail)? {
+            out.extend(binds.query(sql).fetch_all(&mut *conn).await?);
+        }
+        Ok(out)
+    }
+
+    /// [`Rows::insert`] without `RETURNING`; returns how many rows were written.
+    pub async fn execute(
+        &self,
+        conn: &mut AnyConnection,
+        table: &str,
+        tail: &str,
+    ) -> Result<u64, sqlx::Error> {
+        let mut written = 0;
+        for (sql, binds) in self.statements(is_sqlite(conn), table, tail)? {
+            written += binds.query(sql).execute(&mut *conn).await?.rows_affected();
+        }
+        Ok(written)
+    }
+
+    /// The statements that write these rows, each with its values.
+    fn statements(
+        &self,
+        sqlite: bool,
+        table: &str,
+        tail: &str,
+    ) -> Result<Vec<(String, Binds)>, sqlx::Error> {
         let width = self.cols.len();
         if self.cells.is_empty() || width == 0 {
             return Ok(Vec::new());
@@ -74,7 +102,7 @@ impl<'c, 'a> Rows<'c, 'a> {
             .map(|(name, _)| *name)
             .collect::<Vec<_>>()
             .join(", ");
-        if !is_sqlite(conn) {
+        if !sqlite {
             let arrays = self
                 .cols
                 .iter()
@@ -88,7 +116,7 @@ impl<'c, 'a> Rows<'c, 'a> {
             for col in 0..width {
                 b.add(self.array(col))?;
             }
-            return b.query(sql).fetch_all(&mut *conn).await;
+            return Ok(vec![(sql, b)]);
         }
         let mut out = Vec::new();
         for chunk in self.cells.chunks((MAX_PARAMS / width).max(1) * width) {
@@ -106,7 +134,7 @@ impl<'c, 'a> Rows<'c, 'a> {
                     Cell::OptFloat(f) => b.add(f)?,
                 }
             }
-            out.extend(b.query(sql).fetch_all(&mut *conn).await?);
+            out.push((sql, b));
         }
         Ok(out)
     }

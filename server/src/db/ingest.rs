@@ -1,24 +1,23 @@
-//! Ingest of interaction records: raw rows plus every rollup, in one transaction.
+//! Ingest of interaction records: the raw rows, and on PostgreSQL every rollup, in one
+//! transaction (SQLite rolls up behind a watermark, see [`super::roller`]).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
-use lowdown_core::record::{InteractionRecord, Source};
-use lowdown_core::target_label::lookup_form;
-use lowdown_core::telemetry::latency_bucket;
+use lowdown_core::record::InteractionRecord;
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
-use super::latency::LatencyRows;
-use super::upsert::{add_text_counts, insert_ignore, insert_text_keys, Val};
+use super::rollup::{Added, Fact, Rollup};
+use super::upsert::is_sqlite;
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::error::{AppError, AppResult};
-use crate::names::{enum_label, name_key};
+use crate::names::enum_label;
 
 /// The raw row's columns, in the order [`insert_records`] writes them.
 const COLS: &[Col<'static>] = &[
@@ -203,21 +202,25 @@ async fn commit_group(db: &Db, now: i64) {
     let result = match writer.as_deref_mut() {
         Some(writer) => {
             db.write_locked(writer, move |c| {
-                Box::pin(async move { write_batch(c, all, &known, now).await })
+                Box::pin(async move { write_batch(c, all, None, now).await })
             })
             .await
         }
         None => {
-            db.write(move |c| Box::pin(async move { write_batch(c, all, &known, now).await }))
+            db.write(move |c| Box::pin(async move { write_batch(c, all, Some(&known), now).await }))
                 .await
         }
     };
-    drop(writer);
+    let mut roll = false;
+    let result = result.map(|(fresh, added)| {
+        added.commit_to(&db.known);
+        if let Some(r) = &db.roller {
+            roll = r.committed(fresh.iter().filter(|new| **new).count() as u64);
+        }
+        fresh
+    });
     match result {
-        Ok((fresh, added)) => {
-            db.known.targets.extend(added.targets);
-            db.known.node_days.extend(added.node_days);
-            db.known.node_targets.extend(added.node_targets);
+        Ok(fresh) => {
             let mut counts = vec![0usize; replies.len()];
             for (job, new) in owner.iter().zip(fresh) {
                 if new {
@@ -236,6 +239,12 @@ async fn commit_group(db: &Db, now: i64) {
             for reply in replies {
                 let _ = reply.send(Err(detail.clone()));
             }
+        }
+    }
+    // Answered; the next groups queue behind the writer while this one rolls up.
+    if let (true, Some(writer)) = (roll, writer.as_deref_mut()) {
+        if let Err(e) = super::roller::roll_all(db, writer).await {
+            tracing::warn!(error = %e, "rolling up interactions failed");
         }
     }
 }
@@ -266,154 +275,51 @@ impl Labels {
     }
 }
 
-/// What a batch registered, for [`super::known::Known`] once committed.
-#[derive(Default)]
-struct Added {
-    targets: Vec<String>,
-    node_days: Vec<String>,
-    node_targets: Vec<String>,
-}
-
-/// The [`super::known::KnownKeys`] key of a pair.
-fn pair_key(pair: &[&str; 2]) -> String {
-    format!("{}\0{}", pair[0], pair[1])
-}
-
-/// Writes raw rows and rollups; returns, for each record in order, whether it was new,
-/// and what it registered.
+/// Writes the raw rows, and with `known` (PostgreSQL) their rollups; returns, for each
+/// record in order, whether it was new, and what it registered.
 ///
 /// Values are bound straight from the records and rollup keys borrow them: a batch
 /// allocates per bound value only what the driver needs, not per record and rollup.
 async fn write_batch(
     conn: &mut AnyConnection,
     stored: Vec<Stored>,
-    known: &super::known::Known,
+    known: Option<&super::known::Known>,
     now: i64,
 ) -> AppResult<(Vec<bool>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = stored.iter().map(Labels::of).collect();
     let inserted = insert_records(conn, &stored, &labels, &day, now).await?;
     let is_new: Vec<bool> = stored.iter().map(|s| inserted.contains(&s.id)).collect();
-    let fresh: Vec<(&Stored, &Labels)> = stored
+    let Some(known) = known else {
+        return Ok((is_new, Added::default()));
+    };
+    let mut rollup = Rollup::default();
+    for ((s, l), _) in stored
         .iter()
         .zip(&labels)
         .zip(&is_new)
-        .filter_map(|(pair, new)| new.then_some(pair))
-        .collect();
-    if fresh.is_empty() {
-        return Ok((is_new, Added::default()));
-    }
-
-    let mut targets: BTreeSet<&str> = BTreeSet::new();
-    let mut by_target: BTreeMap<[&str; 3], i64> = BTreeMap::new();
-    let mut by_release: BTreeMap<[&str; 7], i64> = BTreeMap::new();
-    let mut by_day: BTreeMap<[&str; 5], i64> = BTreeMap::new();
-    let mut nodes: BTreeMap<&str, i64> = BTreeMap::new();
-    let mut node_days: BTreeSet<[&str; 2]> = BTreeSet::new();
-    let mut node_targets: BTreeSet<[&str; 2]> = BTreeSet::new();
-    let mut latency: LatencyRows<&str> = BTreeMap::new();
-    for (s, l) in &fresh {
+        .filter(|(_, new)| **new)
+    {
         let r = &s.rec;
-        let (target, task) = (r.target.as_str(), r.task_type.as_str());
-        let (source, class) = (l.source.as_ref(), l.class.as_ref());
-        if !known.targets.contains(target) {
-            targets.insert(target);
-        }
-        *by_target.entry([target, source, class]).or_insert(0) += 1;
-        let failure = l.failure.as_deref().unwrap_or_default();
-        let version = r.server_version.as_deref().unwrap_or_default();
-        let hash = r.schema_hash.as_deref().unwrap_or_default();
-        *by_release
-            .entry([target, task, version, hash, source, class, failure])
-            .or_insert(0) += 1;
-        *by_day
-            .entry([target, day.as_str(), task, source, class])
-            .or_insert(0) += 1;
-        let rated = matches!(
-            s.class,
-            OutcomeClass::Success | OutcomeClass::Partial | OutcomeClass::Failure
+        rollup.add(
+            &Fact {
+                target: &r.target,
+                task: &r.task_type,
+                version: r.server_version.as_deref().unwrap_or_default(),
+                hash: r.schema_hash.as_deref().unwrap_or_default(),
+                source: &l.source,
+                class: &l.class,
+                failure: l.failure.as_deref().unwrap_or_default(),
+                latency_ms: r.latency_ms,
+                node: r.node_id.as_deref(),
+                day: &day,
+                at: now,
+            },
+            known,
         );
-        if let (true, Source::Organic, Some(ms)) = (rated, r.source, r.latency_ms) {
-            let e = latency
-                .entry((target, task, latency_bucket(ms) as i64))
-                .or_insert((0, 0.0));
-            e.0 += 1;
-            e.1 += ms;
-        }
-        if let Some(node) = r.node_id.as_deref() {
-            *nodes.entry(node).or_insert(0) += 1;
-            node_days.insert([node, day.as_str()]);
-            node_targets.insert([node, target]);
-        }
     }
-    let added_targets: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
-    if !added_targets.is_empty() {
-        add_targets(conn, targets, now).await?;
-    }
-    add_text_counts(
-        conn,
-        "rollup_targets",
-        &["target", "source", "outcome_class"],
-        &by_target,
-    )
-    .await?;
-    let release_keys = [
-        "target",
-        "task_type",
-        "server_version",
-        "schema_hash",
-        "source",
-        "outcome_class",
-        "failure_type",
-    ];
-    add_text_counts(conn, "rollup_releases", &release_keys, &by_release).await?;
-    let day_keys = ["target", "day", "task_type", "source", "outcome_class"];
-    add_text_counts(conn, "rollup_days", &day_keys, &by_day).await?;
-    if !latency.is_empty() {
-        super::latency::add(conn, &latency).await?;
-    }
-    if !nodes.is_empty() {
-        upsert_nodes(conn, &nodes, now).await?;
-    }
-    node_days.retain(|p| !known.node_days.contains(&pair_key(p)));
-    node_targets.retain(|p| !known.node_targets.contains(&pair_key(p)));
-    insert_text_keys(conn, "node_days", &["node_id", "day"], &node_days).await?;
-    insert_text_keys(conn, "node_targets", &["node_id", "target"], &node_targets).await?;
-    let added = Added {
-        targets: added_targets,
-        node_days: node_days.iter().map(pair_key).collect(),
-        node_targets: node_targets.iter().map(pair_key).collect(),
-    };
+    let added = rollup.write(conn).await?;
     Ok((is_new, added))
-}
-
-/// Registers `targets` (their name key and lookup form, first seen at `now`); targets
-/// already known keep their row. Interactions and telemetry subjects share the `targets`
-/// table.
-pub(super) async fn add_targets<'a>(
-    conn: &mut AnyConnection,
-    targets: impl IntoIterator<Item = &'a str>,
-    now: i64,
-) -> Result<(), sqlx::Error> {
-    let rows = targets
-        .into_iter()
-        .map(|t| {
-            vec![
-                Val::Text(t.to_owned()),
-                Val::Text(name_key(t)),
-                Val::Text(lookup_form(t)),
-                Val::Int(now),
-            ]
-        })
-        .collect();
-    insert_ignore(
-        conn,
-        "targets",
-        &["target", "name_key", "lookup_key", "first_seen"],
-        "target",
-        rows,
-    )
-    .await
 }
 
 /// Inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records; returns
@@ -453,48 +359,29 @@ async fn insert_records(
             rows.push(cell);
         }
     }
-    let returned = rows
-        .insert(
-            conn,
-            "interactions",
-            "ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
-        )
-        .await?;
+    let conflict = "ON CONFLICT (record_id) DO NOTHING";
+    let returned = if is_sqlite(conn) {
+        // Rows come back from SQLite one message at a time, so ask only when some record
+        // was already stored: the new rows are those after the last rowid before.
+        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) FROM interactions")
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get(0)?;
+        let written = rows.execute(conn, "interactions", conflict).await?;
+        if written == stored.len() as u64 {
+            return Ok(stored.iter().map(|s| s.id.clone()).collect());
+        }
+        sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
+            .bind(before)
+            .fetch_all(&mut *conn)
+            .await?
+    } else {
+        let tail = format!("{conflict} RETURNING record_id");
+        rows.insert(conn, "interactions", &tail).await?
+    };
     let mut inserted = HashSet::with_capacity(returned.len());
     for row in returned {
         inserted.insert(row.try_get::<String, _>(0)?);
     }
     Ok(inserted)
-}
-
-async fn upsert_nodes(
-    conn: &mut AnyConnection,
-    nodes: &BTreeMap<&str, i64>,
-    now: i64,
-) -> AppResult<()> {
-    let cols = [
-        ("node_id", "text"),
-        ("interactions", "bigint"),
-        ("first_seen", "bigint"),
-        ("last_seen", "bigint"),
-    ];
-    let mut rows = Rows::new(&cols, nodes.len());
-    for (node, n) in nodes {
-        for cell in [
-            Cell::Text(node),
-            Cell::Int(*n),
-            Cell::Int(now),
-            Cell::Int(now),
-        ] {
-            rows.push(cell);
-        }
-    }
-    rows.insert(
-        conn,
-        "nodes",
-        "ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
-         last_seen = excluded.last_seen",
-    )
-    .await?;
-    Ok(())
 }

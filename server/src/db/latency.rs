@@ -58,6 +58,7 @@ pub async fn summary(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<Option<LatencySummary>> {
+    db.settle().await?;
     let (histogram, sum_ms) = read(db, target, task).await?;
     Ok(latency_summary(&histogram, sum_ms))
 }
@@ -65,6 +66,7 @@ pub async fn summary(
 /// The histogram behind [`summary`]: each bucket's upper bound (ms) and the rated organic
 /// calls in it; the sum of the counts is the sample of `latency_ms`.
 pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> AppResult<Vec<(f64, u64)>> {
+    db.settle().await?;
     let (histogram, _) = read(db, target, task).await?;
     Ok(LATENCY_BUCKETS_MS.iter().copied().zip(histogram).collect())
 }

@@ -46,6 +46,7 @@ const READ_LIMIT: i64 = 100;
 /// Resolves `name` as described in the module docs. `allow_private` is the server's
 /// `--unsafe-allow-private-hosts`.
 pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Resolution> {
+    db.settle().await?;
     // The name asked for is only search text; what is filtered is every stored name found.
     let listed = |t: &String| unlisted_target(t, allow_private).is_none();
     let exact = targets(db, "target = $1", name.to_owned()).await?;

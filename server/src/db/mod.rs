@@ -28,6 +28,8 @@ mod meta;
 pub mod nodes;
 pub mod ratelimit;
 pub mod reputation;
+mod roller;
+mod rollup;
 pub mod telemetry;
 pub mod top;
 pub(crate) mod upsert;
@@ -62,6 +64,8 @@ pub struct Db {
     pub(crate) known: Arc<known::Known>,
     /// SQLite: the background WAL checkpoints.
     checkpointer: Option<Arc<checkpoint::Checkpointer>>,
+    /// SQLite: rows committed and not yet rolled up (see [`roller`]).
+    pub(crate) roller: Option<Arc<roller::Roller>>,
 }
 
 /// The migrations, embedded so the binary needs no files at run time.
@@ -103,12 +107,20 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
 /// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT
 /// ROWID`, PostgreSQL's fillfactor): (version, name, SQLite, PostgreSQL). Both leave the
 /// same tables, columns and keys.
-const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[(
-    9,
-    "rollup_storage",
-    include_str!("../../migrations/0009_rollup_storage.sqlite.sql"),
-    include_str!("../../migrations/0009_rollup_storage.postgres.sql"),
-)];
+const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
+    (
+        9,
+        "rollup_storage",
+        include_str!("../../migrations/0009_rollup_storage.sqlite.sql"),
+        include_str!("../../migrations/0009_rollup_storage.postgres.sql"),
+    ),
+    (
+        10,
+        "rollup_watermark",
+        include_str!("../../migrations/0010_rollup_watermark.sqlite.sql"),
+        include_str!("../../migrations/0010_rollup_watermark.postgres.sql"),
+    ),
+];
 
 /// Errors opening the database.
 #[derive(Debug, thiserror::Error, serde::Serialize)]
@@ -187,6 +199,7 @@ impl Db {
             caller_secret: Arc::from(Vec::new()),
             known: Arc::default(),
             checkpointer: None,
+            roller: None,
         };
         db.migrate().await?;
         let after_migrations = |e: crate::error::AppError| DbError::Migrate {
@@ -204,8 +217,47 @@ impl Db {
             .map_err(after_migrations)?;
         if backend == Backend::Sqlite {
             db.checkpointer = Some(Arc::new(checkpoint::Checkpointer::start(db.pool.clone())));
+            // Rows a process stopped before rolling up, on a connection of their own
+            // (the writer's is taken at the first write).
+            let mut conn = None;
+            roller::roll_all(&db, &mut conn)
+                .await
+                .map_err(after_migrations)?;
+            if let Some(c) = conn {
+                let _ = sqlx::Connection::close(c).await;
+            }
+            let r = Arc::new(roller::Roller::default());
+            db.roller = Some(r.clone());
+            r.start(db.clone());
         }
         Ok(db)
+    }
+
+    /// Rolls up every raw row the rollups do not include yet, whichever process stored
+    /// it; returns how many (always 0 on PostgreSQL).
+    pub async fn roll_up(&self) -> crate::error::AppResult<u64> {
+        if self.backend == Backend::Postgres {
+            return Ok(0);
+        }
+        let mut writer = self.sqlite_writer.lock().await;
+        roller::roll_all(self, &mut writer).await
+    }
+
+    /// Brings the rollups up to every committed record (SQLite rolls them up behind the
+    /// raw rows, see [`roller`]); reads of the rollups call it first. Free when nothing
+    /// waits, and always on PostgreSQL.
+    pub async fn settle(&self) -> crate::error::AppResult<()> {
+        let Some(r) = &self.roller else {
+            return Ok(());
+        };
+        if !r.pending() {
+            return Ok(());
+        }
+        let mut writer = self.sqlite_writer.lock().await;
+        if r.pending() {
+            roller::roll_all(self, &mut writer).await?;
+        }
+        Ok(())
     }
 
     /// The secret that keys rate-limit callers (shared by every server on this database).
@@ -306,6 +358,13 @@ impl Db {
 
     /// Closes the pool, waiting for connections to be returned.
     pub async fn close(&self) {
+        if let Some(r) = &self.roller {
+            r.stop();
+            if let Err(e) = self.settle().await {
+                // Rolled up when the database is next opened.
+                tracing::warn!(error = %e, "rolling up interactions at close failed");
+            }
+        }
         if let Some(c) = &self.checkpointer {
             c.stop();
         }

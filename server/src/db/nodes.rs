@@ -34,6 +34,7 @@ pub struct Network {
 /// Whether the node ever sent a record: what [`contribution`] answers `Some` for, in one
 /// lookup (a reputation request asks this before its contributor detail).
 pub async fn has_contributed(db: &Db, node_id: &str) -> AppResult<bool> {
+    db.settle().await?;
     let row = sqlx::query("SELECT 1 FROM nodes WHERE node_id = $1")
         .bind(node_id.to_owned())
         .fetch_optional(&db.pool)
@@ -43,6 +44,7 @@ pub async fn has_contributed(db: &Db, node_id: &str) -> AppResult<bool> {
 
 /// The node's contribution, or `None` when it never sent a record.
 pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contribution>> {
+    db.settle().await?;
     let Some(row) =
         sqlx::query("SELECT interactions, first_seen, last_seen FROM nodes WHERE node_id = $1")
             .bind(node_id.to_owned())
@@ -77,6 +79,7 @@ pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contributi
 
 /// Network-wide totals.
 pub async fn network(db: &Db) -> AppResult<Network> {
+    db.settle().await?;
     let nodes = sqlx::query("SELECT COUNT(*) FROM nodes")
         .fetch_one(&db.pool)
         .await?;

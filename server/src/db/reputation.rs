@@ -22,6 +22,7 @@ fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
 
 /// Counts per source and class for `target`, optionally narrowed to one task.
 pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<SourceCounts> {
+    db.settle().await?;
     let rows = match task {
         None => {
             sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
@@ -59,6 +60,7 @@ pub async fn task_breakdown(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
+    db.settle().await?;
     // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
     // statements generically, and the OR form scans the whole table.
     let rows =
@@ -116,6 +118,7 @@ pub async fn failure_breakdown(
     target: &str,
     task: Option<&str>,
 ) -> AppResult<BTreeMap<String, u64>> {
+    db.settle().await?;
     let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
                    WHERE target = $1 AND source = 'organic' AND outcome_class = 'failure'"
         .to_owned();
@@ -146,6 +149,7 @@ pub async fn grouped(
     task: Option<&str>,
     since_day: Option<&str>,
 ) -> AppResult<BTreeMap<String, SourceCounts>> {
+    db.settle().await?;
     let (table, column) = match dimension {
         Dimension::Day => ("rollup_days", "day"),
         Dimension::ServerVersion => ("rollup_releases", "server_version"),

@@ -240,7 +240,7 @@ async fn write(
             *rollups.entry(key).or_insert(0) += 1;
         }
     }
-    super::ingest::add_targets(conn, subjects.iter().map(String::as_str), now).await?;
+    super::rollup::add_targets(conn, subjects.iter().map(|s| (s.as_str(), now))).await?;
     add_counts(conn, "telemetry_rollups", ROLLUP_KEYS, rollups).await?;
     Ok(inserted)
 }

@@ -15,6 +15,7 @@ pub async fn by_interactions(
     limit: usize,
     allow_private: bool,
 ) -> AppResult<Vec<(String, u64)>> {
+    db.settle().await?;
     let rows = sqlx::query(
         "SELECT target, CAST(SUM(n) AS BIGINT) AS total FROM rollup_targets WHERE outcome_class <> 'protocol' \
          GROUP BY target ORDER BY total DESC, target LIMIT $1",

@@ -125,7 +125,7 @@ pub async fn run(url: &str, load: &Load) -> anyhow::Result<()> {
     };
 
     let server = Server::start("-", "validate")?;
-    let seen = over_http(&server, &bodies, load, None).await?;
+    let seen = over_http(&server, &bodies, load, None, false).await?;
     server.stop()?;
     report("http_validate", "-", load, &seen);
 
@@ -136,7 +136,7 @@ pub async fn run(url: &str, load: &Load) -> anyhow::Result<()> {
         "postgres" => Some(sqlx::AnyConnection::connect(&scratch.url).await?),
         _ => None,
     };
-    let mut seen = over_http(&server, &bodies, load, admin.as_mut()).await?;
+    let mut seen = over_http(&server, &bodies, load, admin.as_mut(), true).await?;
     server.stop()?;
     seen.records = stored(&scratch.url).await?;
     if let Some(c) = admin {
@@ -207,6 +207,7 @@ async fn over_http(
     bodies: &Arc<Vec<String>>,
     load: &Load,
     mut pg: Option<&mut sqlx::AnyConnection>,
+    stores: bool,
 ) -> anyhow::Result<Seen> {
     let client = reqwest::Client::new();
     let url = format!("{}/api/interactions", server.base);
@@ -238,6 +239,19 @@ async fn over_http(
     }
     for t in tasks {
         t.await??;
+    }
+    // A storing server: until an answer counts every record (SQLite rolls up behind the
+    // raw rows, and an answer waits for what is left).
+    if stores {
+        let first: Value = serde_json::from_str(&bodies[0])?;
+        let target = first[0]["target"].as_str().context("bench target")?;
+        let r = client
+            .get(format!("{}/api/reputation/{target}", server.base))
+            .send()
+            .await?;
+        if !r.status().is_success() {
+            bail!("the answer after ingest was {}", r.status());
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
     let (server_after, self_after) = (cpu(&server.pid())?, cpu("self")?);
@@ -290,6 +304,7 @@ async fn store_only(url: &str, bodies: &[String], load: &Load) -> anyhow::Result
     for t in tasks {
         t.await??;
     }
+    db.settle().await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let seconds = start.elapsed().as_secs_f64();
     let cpu = cpu("self")? - before;
     db.close().await;

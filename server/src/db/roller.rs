@@ -1,0 +1,233 @@
+//! SQLite: the rollups follow the raw rows behind a watermark.
+//!
+//! An ingest transaction on SQLite writes only the raw rows. Rolling them up apart, many
+//! thousands at a time, is what lets one writer thread keep up: a record's rollup rows
+//! lie on pages of their own (on a busy network almost every record touches rows no
+//! other record in its batch touches), so rolling 400 records at once dirtied about a
+//! page per rollup row, while a roll of tens of thousands shares most pages and sums
+//! repeated keys first.
+//!
+//! `rollup_watermark.rolled` (migration 0010) is the last `interactions` rowid the rollups
+//! include. A roll takes the rows after it in rowid order (SQLite has one writer, so rowid
+//! order is commit order, and raw rows are never deleted), adds them to every rollup with
+//! SQLite's own `GROUP BY` (no row leaves the database; the same keys as
+//! [`super::rollup::Rollup`]) and moves the watermark in the same transaction: every row
+//! is counted exactly once, whichever process rolls it and whenever it crashes.
+//!
+//! When rolls run:
+//! - in the ingest group that brings [`ROLL_ROWS`] or more rows waiting, after its clients
+//!   are answered (the writer is busy anyway, and the next groups queue behind it);
+//! - [`ROLL_AFTER`] after a quiet ingest, from a background task;
+//! - before every read of the rollups ([`super::Db::settle`]): an answer counts every
+//!   record committed before it was asked, as on PostgreSQL;
+//! - when the database is opened (rows a stopped process had not rolled yet) and closed.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use std::sync::LazyLock;
+
+use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+
+use super::rollup::{add_targets, latency_rule};
+use super::Db;
+use crate::error::AppResult;
+
+/// Waiting rows that make the ingest group which brought them roll.
+pub(crate) const ROLL_ROWS: u64 = 30_000;
+
+/// How long rows wait when no more arrive.
+pub(crate) const ROLL_AFTER: Duration = Duration::from_millis(250);
+
+/// Most rows one roll transaction reads (bounds its memory; a backlog takes several).
+const CHUNK: i64 = 50_000;
+
+/// Rows this process committed and has not rolled yet, and the background task.
+#[derive(Default)]
+pub(crate) struct Roller {
+    pending: AtomicU64,
+    arrived: tokio::sync::Notify,
+    task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Roller {
+    /// Counts `n` rows an ingest transaction committed; true when [`ROLL_ROWS`] wait.
+    pub(crate) fn committed(&self, n: u64) -> bool {
+        if n == 0 {
+            return false;
+        }
+        let before = self.pending.fetch_add(n, Ordering::AcqRel);
+        if before == 0 {
+            self.arrived.notify_one();
+        }
+        before + n >= ROLL_ROWS
+    }
+
+    /// Whether rows wait.
+    pub(crate) fn pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire) > 0
+    }
+
+    /// Starts the background task rolling [`ROLL_AFTER`] after rows arrive.
+    pub(crate) fn start(&self, db: Db) {
+        let handle = tokio::spawn(async move {
+            let Some(roller) = db.roller.clone() else {
+                return;
+            };
+            loop {
+                roller.arrived.notified().await;
+                tokio::time::sleep(ROLL_AFTER).await;
+                if db.pool.is_closed() {
+                    return;
+                }
+                if let Err(e) = db.settle().await {
+                    // The next read or ingest group tries again.
+                    tracing::warn!(error = %e, "rolling up interactions failed");
+                }
+            }
+        });
+        *self.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
+    }
+
+    /// Stops the background task.
+    pub(crate) fn stop(&self) {
+        if let Some(t) = self.task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            t.abort();
+        }
+    }
+}
+
+/// Rolls up every row after the watermark, with the writer lock held; returns how many.
+pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> AppResult<u64> {
+    let mut total = 0;
+    loop {
+        let n = db.write_locked(writer, |c| Box::pin(roll_chunk(c))).await?;
+        total += n;
+        if n < CHUNK as u64 {
+            break;
+        }
+    }
+    if let Some(r) = &db.roller {
+        // Only the writer commits rows, and it is held: nothing arrived meanwhile.
+        r.pending.store(0, Ordering::Release);
+    }
+    Ok(total)
+}
+
+/// The rows after the watermark, at most [`CHUNK`]: `WHERE rowid > $1 AND rowid <= $2`.
+const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
+
+/// The statements that add the rows in [`RANGE`] to each rollup, aggregated by SQLite
+/// itself (no row leaves the database); the same keys as [`super::rollup::Rollup`],
+/// which the server's tests check both against a recomputation from the raw rows.
+static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
+    let add = |table: &str, keys: &str, select: &str, filter: &str, set: &str| {
+        format!(
+            "INSERT INTO {table} ({keys}, n{extra}) SELECT {select}, COUNT(*){extra_sel} {RANGE}{filter} \
+             GROUP BY {group} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n{set}",
+            extra = if table == "rollup_latency" { ", sum_ms" } else { "" },
+            extra_sel = if table == "rollup_latency" { ", SUM(latency_ms)" } else { "" },
+            group = (1..=keys.split(',').count()).map(|i| i.to_string()).collect::<Vec<_>>().join(", "),
+        )
+    };
+    // The core's latency buckets: the first bound a latency does not exceed.
+    let mut bucket = String::from("CASE");
+    for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
+        bucket.push_str(&format!(" WHEN latency_ms <= {bound:?} THEN {i}"));
+    }
+    bucket.push_str(&format!(" ELSE {} END", LATENCY_BUCKETS_MS.len() - 1));
+    [
+        add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", ""),
+        add(
+            "rollup_releases",
+            "target, task_type, server_version, schema_hash, source, outcome_class, failure_type",
+            "target, task_type, COALESCE(server_version, ''), COALESCE(schema_hash, ''), source, \
+             outcome_class, COALESCE(failure_type, '')",
+            "",
+            "",
+        ),
+        add(
+            "rollup_days",
+            "target, day, task_type, source, outcome_class",
+            "target, day, task_type, source, outcome_class",
+            "",
+            "",
+        ),
+        // Rated organic calls with a latency ($3: organic, $4-$6: the rated classes).
+        add(
+            "rollup_latency",
+            "target, task_type, bucket",
+            &format!("target, task_type, {bucket}"),
+            " AND latency_ms IS NOT NULL AND source = $3 AND outcome_class IN ($4, $5, $6)",
+            ", sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
+        ),
+        format!(
+            "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) \
+             SELECT node_id, COUNT(*), MIN(created_at), MAX(created_at) {RANGE} AND node_id IS NOT NULL \
+             GROUP BY node_id ON CONFLICT (node_id) DO UPDATE SET \
+             interactions = nodes.interactions + excluded.interactions, last_seen = excluded.last_seen"
+        ),
+        format!(
+            "INSERT INTO node_days (node_id, day) SELECT DISTINCT node_id, day {RANGE} \
+             AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
+        ),
+        format!(
+            "INSERT INTO node_targets (node_id, target) SELECT DISTINCT node_id, target {RANGE} \
+             AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
+        ),
+    ]
+});
+
+/// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
+async fn roll_chunk(conn: &mut AnyConnection) -> AppResult<u64> {
+    // A write first, so the transaction holds SQLite's write lock before it reads.
+    let from: i64 =
+        sqlx::query("UPDATE rollup_watermark SET rolled = rolled WHERE id = 1 RETURNING rolled")
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get(0)?;
+    let span = sqlx::query(
+        "SELECT COUNT(*), MAX(rowid) FROM \
+         (SELECT rowid FROM interactions WHERE rowid > $1 ORDER BY rowid LIMIT $2)",
+    )
+    .bind(from)
+    .bind(CHUNK)
+    .fetch_one(&mut *conn)
+    .await?;
+    let (n, to): (i64, Option<i64>) = (span.try_get(0)?, span.try_get(1)?);
+    let Some(to) = to else {
+        return Ok(0);
+    };
+    // New targets: their lookup keys are the core's, computed here.
+    let new = sqlx::query(AssertSqlSafe(format!(
+        "SELECT target, MIN(created_at) {RANGE} \
+         AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target = interactions.target) GROUP BY target"
+    )))
+    .bind(from)
+    .bind(to)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut targets = Vec::with_capacity(new.len());
+    for row in new {
+        targets.push((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?));
+    }
+    add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
+    let rule = latency_rule();
+    for sql in ROLL_SQL.iter() {
+        let mut q = sqlx::query(AssertSqlSafe(sql.as_str())).bind(from).bind(to);
+        if sql.starts_with("INSERT INTO rollup_latency") {
+            q = q
+                .bind(rule.0)
+                .bind(rule.1[0])
+                .bind(rule.1[1])
+                .bind(rule.1[2]);
+        }
+        q.execute(&mut *conn).await?;
+    }
+    sqlx::query("UPDATE rollup_watermark SET rolled = $1 WHERE id = 1")
+        .bind(to)
+        .execute(&mut *conn)
+        .await?;
+    Ok(n as u64)
+}

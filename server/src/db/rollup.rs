@@ -1,0 +1,249 @@
+//! What interaction records add to the rollups (`rollup_*`, `targets`, `nodes`,
+//! `node_days`, `node_targets`), and writing it. PostgreSQL adds in the ingest
+//! transaction; SQLite adds from committed raw rows, many at a time (see [`super::roller`]).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+use lowdown_core::aggregate::OutcomeClass;
+use lowdown_core::record::Source;
+use lowdown_core::target_label::lookup_form;
+use lowdown_core::telemetry::latency_bucket;
+use sqlx::AnyConnection;
+
+use super::batch::{Cell, Rows};
+use super::known::Known;
+use super::latency::LatencyRows;
+use super::upsert::{add_text_counts, insert_ignore, insert_text_keys, Val};
+use crate::error::AppResult;
+use crate::names::{enum_label, name_key};
+
+/// One stored record as the rollups see it: the raw row's columns, `""` for an absent
+/// version, hash or failure type.
+pub(super) struct Fact<'a> {
+    pub target: &'a str,
+    pub task: &'a str,
+    pub version: &'a str,
+    pub hash: &'a str,
+    pub source: &'a str,
+    pub class: &'a str,
+    pub failure: &'a str,
+    pub latency_ms: Option<f64>,
+    pub node: Option<&'a str>,
+    pub day: &'a str,
+    /// When the server stored it (ms).
+    pub at: i64,
+}
+
+/// The labels of the records whose latency `rollup_latency` counts: rated organic calls.
+struct LatencyRule {
+    organic: Cow<'static, str>,
+    rated: [Cow<'static, str>; 3],
+}
+
+static LATENCY_RULE: LazyLock<LatencyRule> = LazyLock::new(|| LatencyRule {
+    organic: enum_label(&Source::Organic),
+    rated: [
+        OutcomeClass::Success,
+        OutcomeClass::Partial,
+        OutcomeClass::Failure,
+    ]
+    .map(|c| enum_label(&c)),
+});
+
+impl LatencyRule {
+    fn counts(&self, f: &Fact<'_>) -> bool {
+        f.source == self.organic && self.rated.iter().any(|c| f.class == c)
+    }
+}
+
+/// The labels `rollup_latency` counts: (organic, the three rated classes).
+pub(super) fn latency_rule() -> (&'static str, [&'static str; 3]) {
+    let r = &*LATENCY_RULE;
+    (&r.organic, [&r.rated[0], &r.rated[1], &r.rated[2]])
+}
+
+/// What a set of records registered, for [`Known`] once committed.
+#[derive(Default)]
+pub(super) struct Added {
+    targets: Vec<String>,
+    node_days: Vec<String>,
+    node_targets: Vec<String>,
+}
+
+impl Added {
+    /// Tells `known` (call only after the transaction committed).
+    pub(super) fn commit_to(self, known: &Known) {
+        known.targets.extend(self.targets);
+        known.node_days.extend(self.node_days);
+        known.node_targets.extend(self.node_targets);
+    }
+}
+
+/// The [`super::known::KnownKeys`] key of a pair.
+fn pair_key(pair: &[&str; 2]) -> String {
+    format!("{}\0{}", pair[0], pair[1])
+}
+
+/// The rollup rows a set of records adds, keyed by borrowed strings. Every map is in the
+/// one order all writers take row locks in, so servers sharing a PostgreSQL database
+/// wait on each other and never deadlock.
+#[derive(Default)]
+pub(super) struct Rollup<'a> {
+    /// New targets and when each was first stored.
+    targets: BTreeMap<&'a str, i64>,
+    by_target: BTreeMap<[&'a str; 3], i64>,
+    by_release: BTreeMap<[&'a str; 7], i64>,
+    by_day: BTreeMap<[&'a str; 5], i64>,
+    /// Node → (records, first stored, last stored).
+    nodes: BTreeMap<&'a str, (i64, i64, i64)>,
+    node_days: BTreeSet<[&'a str; 2]>,
+    node_targets: BTreeSet<[&'a str; 2]>,
+    latency: LatencyRows<&'a str>,
+}
+
+impl<'a> Rollup<'a> {
+    /// Adds one record; `known` registrations are not written again.
+    pub(super) fn add(&mut self, f: &Fact<'a>, known: &Known) {
+        if !known.targets.contains(f.target) {
+            let first = self.targets.entry(f.target).or_insert(f.at);
+            *first = (*first).min(f.at);
+        }
+        *self
+            .by_target
+            .entry([f.target, f.source, f.class])
+            .or_insert(0) += 1;
+        *self
+            .by_release
+            .entry([
+                f.target, f.task, f.version, f.hash, f.source, f.class, f.failure,
+            ])
+            .or_insert(0) += 1;
+        *self
+            .by_day
+            .entry([f.target, f.day, f.task, f.source, f.class])
+            .or_insert(0) += 1;
+        if let (true, Some(ms)) = (LATENCY_RULE.counts(f), f.latency_ms) {
+            let e = self
+                .latency
+                .entry((f.target, f.task, latency_bucket(ms) as i64))
+                .or_insert((0, 0.0));
+            e.0 += 1;
+            e.1 += ms;
+        }
+        if let Some(node) = f.node {
+            let e = self.nodes.entry(node).or_insert((0, f.at, f.at));
+            e.0 += 1;
+            e.1 = e.1.min(f.at);
+            e.2 = e.2.max(f.at);
+            let day = [node, f.day];
+            if !known.node_days.contains(&pair_key(&day)) {
+                self.node_days.insert(day);
+            }
+            let target = [node, f.target];
+            if !known.node_targets.contains(&pair_key(&target)) {
+                self.node_targets.insert(target);
+            }
+        }
+    }
+
+    /// Writes every row; returns what was registered (for [`Added::commit_to`]).
+    pub(super) async fn write(self, conn: &mut AnyConnection) -> AppResult<Added> {
+        if !self.targets.is_empty() {
+            add_targets(conn, self.targets.iter().map(|(t, at)| (*t, *at))).await?;
+        }
+        let target_keys = ["target", "source", "outcome_class"];
+        add_text_counts(conn, "rollup_targets", &target_keys, &self.by_target).await?;
+        let release_keys = [
+            "target",
+            "task_type",
+            "server_version",
+            "schema_hash",
+            "source",
+            "outcome_class",
+            "failure_type",
+        ];
+        add_text_counts(conn, "rollup_releases", &release_keys, &self.by_release).await?;
+        let day_keys = ["target", "day", "task_type", "source", "outcome_class"];
+        add_text_counts(conn, "rollup_days", &day_keys, &self.by_day).await?;
+        if !self.latency.is_empty() {
+            super::latency::add(conn, &self.latency).await?;
+        }
+        if !self.nodes.is_empty() {
+            upsert_nodes(conn, &self.nodes).await?;
+        }
+        insert_text_keys(conn, "node_days", &["node_id", "day"], &self.node_days).await?;
+        insert_text_keys(
+            conn,
+            "node_targets",
+            &["node_id", "target"],
+            &self.node_targets,
+        )
+        .await?;
+        Ok(Added {
+            targets: self.targets.keys().map(|t| (*t).to_owned()).collect(),
+            node_days: self.node_days.iter().map(pair_key).collect(),
+            node_targets: self.node_targets.iter().map(pair_key).collect(),
+        })
+    }
+}
+
+/// Registers `targets` (their name key and lookup form, first seen at the time given);
+/// targets already known keep their row. Interactions and telemetry subjects share the
+/// `targets` table.
+pub(super) async fn add_targets<'a>(
+    conn: &mut AnyConnection,
+    targets: impl IntoIterator<Item = (&'a str, i64)>,
+) -> Result<(), sqlx::Error> {
+    let rows = targets
+        .into_iter()
+        .map(|(t, first_seen)| {
+            vec![
+                Val::Text(t.to_owned()),
+                Val::Text(name_key(t)),
+                Val::Text(lookup_form(t)),
+                Val::Int(first_seen),
+            ]
+        })
+        .collect();
+    insert_ignore(
+        conn,
+        "targets",
+        &["target", "name_key", "lookup_key", "first_seen"],
+        "target",
+        rows,
+    )
+    .await
+}
+
+async fn upsert_nodes(
+    conn: &mut AnyConnection,
+    nodes: &BTreeMap<&str, (i64, i64, i64)>,
+) -> AppResult<()> {
+    let cols = [
+        ("node_id", "text"),
+        ("interactions", "bigint"),
+        ("first_seen", "bigint"),
+        ("last_seen", "bigint"),
+    ];
+    let mut rows = Rows::new(&cols, nodes.len());
+    for (node, (n, first, last)) in nodes {
+        for cell in [
+            Cell::Text(node),
+            Cell::Int(*n),
+            Cell::Int(*first),
+            Cell::Int(*last),
+        ] {
+            rows.push(cell);
+        }
+    }
+    rows.insert(
+        conn,
+        "nodes",
+        "ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
+         last_seen = excluded.last_seen",
+    )
+    .await?;
+    Ok(())
+}
