@@ -1,6 +1,7 @@
 //! Latency of rated organic tool calls (`rollup_latency`, migration 0003): a histogram per
-//! target and task over the core's latency buckets plus the exact sum, written in the
-//! ingest transaction; the answer's `latency_ms{avg,p50,p95}` comes from it.
+//! target and task over the core's latency buckets plus the exact sum, written with the
+//! other rollups (see [`super::rollup`]); the answer's `latency_ms{avg,p50,p95}` comes
+//! from it.
 
 use std::collections::BTreeMap;
 
