@@ -23,6 +23,8 @@ for clients in 4 16; do
     run "$BIN" ingest --db "$LOWDOWN_BENCH_PG_URL" --records "$RECORDS" --batch 100 --clients "$clients"
   fi
 done
+# SQLite with 4 more clients asking for answers meanwhile (reads roll up at most every 100 ms).
+run "$BIN" ingest --db "$SQLITE" --records "$RECORDS" --batch 100 --clients 4 --readers 4
 run "$BIN" query --db "$SQLITE" --records 10000 --requests 2000
 run "$BIN" query --db "$SQLITE" --records "$BIG" --requests 2000
 if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then

@@ -243,21 +243,14 @@ impl Db {
         roller::roll_all(self, &mut writer).await
     }
 
-    /// Brings the rollups up to every committed record (SQLite rolls them up behind the
-    /// raw rows, see [`roller`]); reads of the rollups call it first. Free when nothing
-    /// waits, and always on PostgreSQL.
+    /// Brings the rollups up to every record committed before the call (SQLite rolls them
+    /// up behind the raw rows, see [`roller`]); reads of the rollups call it first. Free
+    /// when nothing waits, and always on PostgreSQL.
     pub async fn settle(&self) -> crate::error::AppResult<()> {
-        let Some(r) = &self.roller else {
-            return Ok(());
-        };
-        if !r.pending() {
-            return Ok(());
+        match &self.roller {
+            Some(r) => r.settle(self).await,
+            None => Ok(()),
         }
-        let mut writer = self.sqlite_writer.lock().await;
-        if r.pending() {
-            roller::roll_all(self, &mut writer).await?;
-        }
-        Ok(())
     }
 
     /// The secret that keys rate-limit callers (shared by every server on this database).

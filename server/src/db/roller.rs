@@ -18,12 +18,14 @@
 //! - in the ingest group that brings [`ROLL_ROWS`] or more rows waiting, after its clients
 //!   are answered (the writer is busy anyway, and the next groups queue behind it);
 //! - [`ROLL_AFTER`] after a quiet ingest, from a background task;
-//! - before every read of the rollups ([`super::Db::settle`]): an answer counts every
-//!   record committed before it was asked, as on PostgreSQL;
+//! - before a read of the rollups, when this process committed rows they do not include
+//!   yet ([`super::Db::settle`]): an answer counts every record acknowledged before it
+//!   was asked, as on PostgreSQL. Reads roll at most every [`READ_GAP`], so a read may
+//!   wait that long (plus the roll) while ingest runs without pause;
 //! - when the database is opened (rows a stopped process had not rolled yet) and closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use std::sync::LazyLock;
 
@@ -40,33 +42,83 @@ pub(crate) const ROLL_ROWS: u64 = 30_000;
 /// How long rows wait when no more arrive.
 pub(crate) const ROLL_AFTER: Duration = Duration::from_millis(250);
 
+/// Least time between two rolls that reads ask for. Under steady ingest a roll per read
+/// would shrink rolls back to a few batches each (one reader asking without pause halved
+/// ingest); a read waits at most this long for its roll instead.
+pub(crate) const READ_GAP: Duration = Duration::from_millis(100);
+
 /// Most rows one roll transaction reads (bounds its memory; a backlog takes several).
 const CHUNK: i64 = 50_000;
 
-/// Rows this process committed and has not rolled yet, and the background task.
-#[derive(Default)]
+/// What this process committed and rolled up, and the background task.
 pub(crate) struct Roller {
-    pending: AtomicU64,
+    /// Rows this process's ingest committed, ever.
+    committed: AtomicU64,
+    /// How many of them the rollups include.
+    rolled: AtomicU64,
+    /// When the last roll ended.
+    last_roll: std::sync::Mutex<Instant>,
     arrived: tokio::sync::Notify,
     task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
+impl Default for Roller {
+    fn default() -> Roller {
+        Roller {
+            committed: AtomicU64::new(0),
+            rolled: AtomicU64::new(0),
+            // As if the last roll were long past: the first read rolls at once.
+            last_roll: std::sync::Mutex::new(
+                Instant::now().checked_sub(READ_GAP).unwrap_or_else(Instant::now),
+            ),
+            arrived: tokio::sync::Notify::new(),
+            task: std::sync::Mutex::default(),
+        }
+    }
+}
+
 impl Roller {
-    /// Counts `n` rows an ingest transaction committed; true when [`ROLL_ROWS`] wait.
+    /// Counts `n` rows an ingest transaction committed (called with the writer held);
+    /// true when [`ROLL_ROWS`] wait.
     pub(crate) fn committed(&self, n: u64) -> bool {
         if n == 0 {
             return false;
         }
-        let before = self.pending.fetch_add(n, Ordering::AcqRel);
-        if before == 0 {
+        let waiting = self.committed.fetch_add(n, Ordering::AcqRel) - self.rolled();
+        if waiting == 0 {
             self.arrived.notify_one();
         }
-        before + n >= ROLL_ROWS
+        waiting + n >= ROLL_ROWS
     }
 
-    /// Whether rows wait.
-    pub(crate) fn pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire) > 0
+    fn rolled(&self) -> u64 {
+        self.rolled.load(Ordering::Acquire)
+    }
+
+    /// Rolls up, with the writer held, everything committed so far.
+    fn rolled_all(&self) {
+        self.rolled
+            .store(self.committed.load(Ordering::Acquire), Ordering::Release);
+        *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Waits until the rollups include every row this process committed before the call:
+    /// at once when they do, else in a roll at least [`READ_GAP`] after the last one.
+    pub(crate) async fn settle(&self, db: &Db) -> AppResult<()> {
+        let need = self.committed.load(Ordering::Acquire);
+        if self.rolled() >= need {
+            return Ok(());
+        }
+        let next = *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) + READ_GAP;
+        tokio::time::sleep_until(next.into()).await;
+        if self.rolled() >= need {
+            return Ok(());
+        }
+        let mut writer = db.lock_sqlite_writer().await;
+        if self.rolled() < need {
+            roll_all(db, &mut writer).await?;
+        }
+        Ok(())
     }
 
     /// Starts the background task rolling [`ROLL_AFTER`] after rows arrive.
@@ -81,7 +133,7 @@ impl Roller {
                 if db.pool.is_closed() {
                     return;
                 }
-                if let Err(e) = db.settle().await {
+                if let Err(e) = roller.settle(&db).await {
                     // The next read or ingest group tries again.
                     tracing::warn!(error = %e, "rolling up interactions failed");
                 }
@@ -110,7 +162,7 @@ pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> App
     }
     if let Some(r) = &db.roller {
         // Only the writer commits rows, and it is held: nothing arrived meanwhile.
-        r.pending.store(0, Ordering::Release);
+        r.rolled_all();
     }
     Ok(total)
 }

@@ -40,6 +40,8 @@ pub struct Load {
     pub records: u64,
     pub batch: u64,
     pub clients: usize,
+    /// Clients reading answers meanwhile (storing server only).
+    pub readers: usize,
 }
 
 /// CPU time (user + system, every thread) of process `pid` (`self` for this one).
@@ -82,6 +84,8 @@ struct Seen {
     client_cpu: Option<Duration>,
     /// CPU of the PostgreSQL backends, when on PostgreSQL.
     db_cpu: Option<Duration>,
+    /// Latencies of the answers read during the ingest, sorted.
+    answers: Vec<Duration>,
 }
 
 fn report(what: &str, backend: &str, load: &Load, s: &Seen) {
@@ -104,6 +108,16 @@ fn report(what: &str, backend: &str, load: &Load, s: &Seen) {
             " db_cpu_us_per_record={:.1} db_cores={:.2}",
             per(c),
             c.as_secs_f64() / s.seconds
+        ));
+    }
+    if !s.answers.is_empty() {
+        let at = |q: f64| s.answers[((s.answers.len() - 1) as f64 * q).round() as usize];
+        line.push_str(&format!(
+            " readers={} answers={} answer_p50_ms={:.3} answer_p99_ms={:.3}",
+            load.readers,
+            s.answers.len(),
+            at(0.5).as_secs_f64() * 1e3,
+            at(0.99).as_secs_f64() * 1e3
         ));
     }
     println!("{line}");
@@ -218,6 +232,29 @@ async fn over_http(
     };
     let (server_before, self_before) = (cpu(&server.pid())?, cpu("self")?);
     let start = Instant::now();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut readers = vec![];
+    if stores {
+        let first: Value = serde_json::from_str(&bodies[0])?;
+        let target = first[0]["target"].as_str().context("bench target")?;
+        let answer = format!("{}/api/reputation/{target}", server.base);
+        for _ in 0..load.readers {
+            let (client, answer, done) = (client.clone(), answer.clone(), done.clone());
+            readers.push(tokio::spawn(async move {
+                let mut seen = vec![];
+                while !done.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    let r = client.get(&answer).send().await?;
+                    if !r.status().is_success() {
+                        bail!("an answer during ingest was {}", r.status());
+                    }
+                    r.bytes().await?;
+                    seen.push(t.elapsed());
+                }
+                Ok(seen)
+            }));
+        }
+    }
     let mut tasks = vec![];
     for _ in 0..load.clients {
         let (client, bodies, next, url) =
@@ -240,6 +277,12 @@ async fn over_http(
     for t in tasks {
         t.await??;
     }
+    done.store(true, Ordering::Relaxed);
+    let mut answers = vec![];
+    for r in readers {
+        answers.extend(r.await??);
+    }
+    answers.sort();
     // A storing server: until an answer counts every record (SQLite rolls up behind the
     // raw rows, and an answer waits for what is left).
     if stores {
@@ -271,6 +314,7 @@ async fn over_http(
         cpu: server_after - server_before,
         client_cpu: Some(self_after - self_before),
         db_cpu,
+        answers,
     })
 }
 
@@ -314,6 +358,7 @@ async fn store_only(url: &str, bodies: &[String], load: &Load) -> anyhow::Result
         cpu,
         client_cpu: None,
         db_cpu: None,
+        answers: vec![],
     })
 }
 

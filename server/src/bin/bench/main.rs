@@ -1,10 +1,12 @@
 //! `lowdown-server-bench`: the numbers in the README.
 //!
-//! - `ingest --db URL [--records N] [--batch 100] [--clients 4]`: records/s through
-//!   `POST /api/interactions` over real HTTP on loopback into a fresh database, with the
-//!   server in its own process so its CPU time per record is its own; beside it, in the
-//!   same run, two baselines: the same requests to a server that parses and validates but
-//!   stores nothing, and the same records stored through the storage layer without HTTP.
+//! - `ingest --db URL [--records N] [--batch 100] [--clients 4] [--readers 0]`: records/s
+//!   through `POST /api/interactions` over real HTTP on loopback into a fresh database,
+//!   with the server in its own process so its CPU time per record is its own; beside it,
+//!   in the same run, two baselines: the same requests to a server that parses and
+//!   validates but stores nothing, and the same records stored through the storage layer
+//!   without HTTP. `--readers N` adds N clients asking for a reputation answer one after
+//!   another while the ingest runs, and prints their p50/p99.
 //! - `query --db URL --records N [--requests 2000]`: seeds N records straight through the
 //!   storage layer (no HTTP), then times `GET /api/reputation/{target}` over HTTP, plain
 //!   and with a contributor node id, and prints p50/p99.
@@ -45,7 +47,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let url = arg(&args, "--db", "");
     if url.is_empty() {
-        bail!("usage: lowdown-server-bench ingest|query|serve --db URL [--records N] [--batch N] [--clients N] [--requests N] [--mode store|validate]");
+        bail!("usage: lowdown-server-bench ingest|query|serve --db URL [--records N] [--batch N] [--clients N] [--readers N] [--requests N] [--mode store|validate]");
     }
     let records: u64 = arg(&args, "--records", "200000").parse()?;
     match args.get(1).map(String::as_str) {
@@ -54,6 +56,7 @@ async fn main() -> anyhow::Result<()> {
                 records,
                 batch: arg(&args, "--batch", "100").parse()?,
                 clients: arg(&args, "--clients", "4").parse()?,
+                readers: arg(&args, "--readers", "0").parse()?,
             };
             ingest::run(&url, &load).await
         }
