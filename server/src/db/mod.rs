@@ -353,7 +353,7 @@ impl Db {
     pub async fn close(&self) {
         if let Some(r) = &self.roller {
             r.stop();
-            if let Err(e) = self.settle().await {
+            if let Err(e) = self.roll_up().await {
                 // Rolled up when the database is next opened.
                 tracing::warn!(error = %e, "rolling up interactions at close failed");
             }

@@ -25,9 +25,8 @@
 //! - when the database is opened (rows a stopped process had not rolled yet) and closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
-
 use std::sync::LazyLock;
+use std::time::{Duration, Instant};
 
 use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
@@ -69,7 +68,9 @@ impl Default for Roller {
             rolled: AtomicU64::new(0),
             // As if the last roll were long past: the first read rolls at once.
             last_roll: std::sync::Mutex::new(
-                Instant::now().checked_sub(READ_GAP).unwrap_or_else(Instant::now),
+                Instant::now()
+                    .checked_sub(READ_GAP)
+                    .unwrap_or_else(Instant::now),
             ),
             arrived: tokio::sync::Notify::new(),
             task: std::sync::Mutex::default(),
@@ -95,7 +96,8 @@ impl Roller {
         self.rolled.load(Ordering::Acquire)
     }
 
-    /// Rolls up, with the writer held, everything committed so far.
+    /// Notes that the rollups include everything committed so far (call with the writer
+    /// held, right after a roll).
     fn rolled_all(&self) {
         self.rolled
             .store(self.committed.load(Ordering::Acquire), Ordering::Release);
