@@ -172,6 +172,18 @@ async fn repeated_record_ids_count_once(t: &TestDb) {
     );
     let rep = get(&app, "/api/reputation/npm:retry").await;
     assert_eq!(rep.json["interactions"], 1);
+    // A retried batch that also carries new records: only the new ones count.
+    let mut b = record("npm:retry", "failure");
+    b["record_id"] = json!("spool-0002");
+    let mut c = record("npm:retry", "success");
+    c["record_id"] = json!("spool-0003");
+    let r = post(&app, "/api/interactions", &json!([b, a, c])).await;
+    assert_eq!(r.status, 201);
+    assert_eq!(r.json["accepted"], 3);
+    assert_eq!(r.json["duplicates"], 1);
+    let rep = get(&app, "/api/reputation/npm:retry").await;
+    assert_eq!(rep.json["interactions"], 3);
+    assert_eq!(stored(t).await, 3);
     common::assert_rollups_match_raw(t).await;
 }
 on_both!(repeated_record_ids_count_once);
