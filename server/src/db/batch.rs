@@ -64,8 +64,10 @@ impl<'c, 'a> Rows<'c, 'a> {
         table: &str,
         tail: &str,
     ) -> Result<Vec<AnyRow>, sqlx::Error> {
+        let sqlite = is_sqlite(conn);
         let mut out = Vec::new();
-        for (sql, binds) in self.statements(is_sqlite(conn), table, tail)? {
+        for chunk in self.chunks(sqlite) {
+            let (sql, binds) = self.statement(sqlite, table, tail, chunk)?;
             out.extend(binds.query(sql).fetch_all(&mut *conn).await?);
         }
         Ok(out)
@@ -78,24 +80,37 @@ impl<'c, 'a> Rows<'c, 'a> {
         table: &str,
         tail: &str,
     ) -> Result<u64, sqlx::Error> {
+        let sqlite = is_sqlite(conn);
         let mut written = 0;
-        for (sql, binds) in self.statements(is_sqlite(conn), table, tail)? {
+        for chunk in self.chunks(sqlite) {
+            let (sql, binds) = self.statement(sqlite, table, tail, chunk)?;
             written += binds.query(sql).execute(&mut *conn).await?.rows_affected();
         }
         Ok(written)
     }
 
-    /// The statements that write these rows, each with its values.
-    fn statements(
+    /// The cells of each statement: every row in one on PostgreSQL, as many rows as fit
+    /// [`MAX_PARAMS`] on SQLite. Each statement is built only when it runs, so a large
+    /// write holds one statement's copy of its values at a time.
+    fn chunks(&self, sqlite: bool) -> std::slice::Chunks<'_, Cell<'a>> {
+        let width = self.cols.len().max(1);
+        let per = if sqlite {
+            (MAX_PARAMS / width).max(1) * width
+        } else {
+            self.cells.len().max(1)
+        };
+        self.cells.chunks(per)
+    }
+
+    /// The statement that writes `chunk`, with its values.
+    fn statement(
         &self,
         sqlite: bool,
         table: &str,
         tail: &str,
-    ) -> Result<Vec<(String, Binds)>, sqlx::Error> {
+        chunk: &[Cell<'a>],
+    ) -> Result<(String, Binds), sqlx::Error> {
         let width = self.cols.len();
-        if self.cells.is_empty() || width == 0 {
-            return Ok(Vec::new());
-        }
         let names = self
             .cols
             .iter()
@@ -103,6 +118,7 @@ impl<'c, 'a> Rows<'c, 'a> {
             .collect::<Vec<_>>()
             .join(", ");
         if !sqlite {
+            // PostgreSQL: one array per column of every row (the only chunk).
             let arrays = self
                 .cols
                 .iter()
@@ -116,27 +132,23 @@ impl<'c, 'a> Rows<'c, 'a> {
             for col in 0..width {
                 b.add(self.array(col))?;
             }
-            return Ok(vec![(sql, b)]);
+            return Ok((sql, b));
         }
-        let mut out = Vec::new();
-        for chunk in self.cells.chunks((MAX_PARAMS / width).max(1) * width) {
-            let sql = format!(
-                "INSERT INTO {table} ({names}) VALUES {} {tail}",
-                placeholders(true, chunk.len() / width, width)
-            );
-            let mut b = Binds::with_capacity(chunk.len());
-            for cell in chunk {
-                match *cell {
-                    Cell::Text(s) => b.add(s)?,
-                    Cell::OptText(s) => b.add(s)?,
-                    Cell::Int(i) => b.add(i)?,
-                    Cell::OptInt(i) => b.add(i)?,
-                    Cell::OptFloat(f) => b.add(f)?,
-                }
+        let sql = format!(
+            "INSERT INTO {table} ({names}) VALUES {} {tail}",
+            placeholders(true, chunk.len() / width, width)
+        );
+        let mut b = Binds::with_capacity(chunk.len());
+        for cell in chunk {
+            match *cell {
+                Cell::Text(s) => b.add(s)?,
+                Cell::OptText(s) => b.add(s)?,
+                Cell::Int(i) => b.add(i)?,
+                Cell::OptInt(i) => b.add(i)?,
+                Cell::OptFloat(f) => b.add(f)?,
             }
-            out.push((sql, b));
         }
-        Ok(out)
+        Ok((sql, b))
     }
 
     /// Column `col` of every row as a PostgreSQL array literal (`{"a","b",NULL}`).
