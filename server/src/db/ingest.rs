@@ -313,12 +313,11 @@ async fn write_batch(
                 latency_ms: r.latency_ms,
                 node: r.node_id.as_deref(),
                 day: &day,
-                at: now,
             },
             known,
         );
     }
-    let added = rollup.write(conn).await?;
+    let added = rollup.write(conn, now).await?;
     Ok((is_new, added))
 }
 

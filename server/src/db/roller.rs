@@ -25,7 +25,7 @@
 //! - when the database is opened (rows a stopped process had not rolled yet) and closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
@@ -124,11 +124,9 @@ impl Roller {
     }
 
     /// Starts the background task rolling [`ROLL_AFTER`] after rows arrive.
-    pub(crate) fn start(&self, db: Db) {
+    pub(crate) fn start(self: &Arc<Self>, db: Db) {
+        let roller = self.clone();
         let handle = tokio::spawn(async move {
-            let Some(roller) = db.roller.clone() else {
-                return;
-            };
             loop {
                 roller.arrived.notified().await;
                 tokio::time::sleep(ROLL_AFTER).await;
@@ -176,15 +174,32 @@ const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
 /// itself (no row leaves the database); the same keys as [`super::rollup::Rollup`],
 /// which the server's tests check both against a recomputation from the raw rows.
 static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
-    let add = |table: &str, keys: &str, select: &str, filter: &str, set: &str| {
+    // Adds the count of the rows in RANGE matching `filter` per key, and with `sum` the
+    // sum of their latencies.
+    let add = |table: &str, keys: &str, select: &str, filter: &str, sum: bool| {
+        let (col, val, set) = match sum {
+            true => (
+                ", sum_ms",
+                ", SUM(latency_ms)",
+                format!(", sum_ms = {table}.sum_ms + excluded.sum_ms"),
+            ),
+            false => ("", "", String::new()),
+        };
+        let group: Vec<String> = (1..=keys.split(',').count())
+            .map(|i| i.to_string())
+            .collect();
         format!(
-            "INSERT INTO {table} ({keys}, n{extra}) SELECT {select}, COUNT(*){extra_sel} {RANGE}{filter} \
-             GROUP BY {group} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n{set}",
-            extra = if table == "rollup_latency" { ", sum_ms" } else { "" },
-            extra_sel = if table == "rollup_latency" { ", SUM(latency_ms)" } else { "" },
-            group = (1..=keys.split(',').count()).map(|i| i.to_string()).collect::<Vec<_>>().join(", "),
+            "INSERT INTO {table} ({keys}, n{col}) SELECT {select}, COUNT(*){val} {RANGE}{filter} \
+             GROUP BY {} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n{set}",
+            group.join(", ")
         )
     };
+    // Rated organic calls with a latency; the labels are the core's enum names.
+    let (organic, rated) = latency_rule();
+    let rated_organic = format!(
+        " AND latency_ms IS NOT NULL AND source = '{organic}' AND outcome_class IN ('{}')",
+        rated.join("', '")
+    );
     // The core's latency buckets: the first bound a latency does not exceed.
     let mut bucket = String::from("CASE");
     for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
@@ -192,29 +207,28 @@ static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
     }
     bucket.push_str(&format!(" ELSE {} END", LATENCY_BUCKETS_MS.len() - 1));
     [
-        add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", ""),
+        add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", false),
         add(
             "rollup_releases",
             "target, task_type, server_version, schema_hash, source, outcome_class, failure_type",
             "target, task_type, COALESCE(server_version, ''), COALESCE(schema_hash, ''), source, \
              outcome_class, COALESCE(failure_type, '')",
             "",
-            "",
+            false,
         ),
         add(
             "rollup_days",
             "target, day, task_type, source, outcome_class",
             "target, day, task_type, source, outcome_class",
             "",
-            "",
+            false,
         ),
-        // Rated organic calls with a latency ($3: organic, $4-$6: the rated classes).
         add(
             "rollup_latency",
             "target, task_type, bucket",
             &format!("target, task_type, {bucket}"),
-            " AND latency_ms IS NOT NULL AND source = $3 AND outcome_class IN ($4, $5, $6)",
-            ", sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
+            &rated_organic,
+            true,
         ),
         format!(
             "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) \
@@ -267,17 +281,12 @@ async fn roll_chunk(conn: &mut AnyConnection) -> AppResult<u64> {
         targets.push((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?));
     }
     add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
-    let rule = latency_rule();
     for sql in ROLL_SQL.iter() {
-        let mut q = sqlx::query(AssertSqlSafe(sql.as_str())).bind(from).bind(to);
-        if sql.starts_with("INSERT INTO rollup_latency") {
-            q = q
-                .bind(rule.0)
-                .bind(rule.1[0])
-                .bind(rule.1[1])
-                .bind(rule.1[2]);
-        }
-        q.execute(&mut *conn).await?;
+        sqlx::query(AssertSqlSafe(sql.as_str()))
+            .bind(from)
+            .bind(to)
+            .execute(&mut *conn)
+            .await?;
     }
     sqlx::query("UPDATE rollup_watermark SET rolled = $1 WHERE id = 1")
         .bind(to)

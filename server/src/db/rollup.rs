@@ -1,6 +1,7 @@
 //! What interaction records add to the rollups (`rollup_*`, `targets`, `nodes`,
-//! `node_days`, `node_targets`), and writing it. PostgreSQL adds in the ingest
-//! transaction; SQLite adds from committed raw rows, many at a time (see [`super::roller`]).
+//! `node_days`, `node_targets`), and writing it, in PostgreSQL's ingest transaction.
+//! SQLite adds committed raw rows many at a time with the same keys, in SQL (see
+//! [`super::roller`]); both take the latency rule from here.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,8 +33,6 @@ pub(super) struct Fact<'a> {
     pub latency_ms: Option<f64>,
     pub node: Option<&'a str>,
     pub day: &'a str,
-    /// When the server stored it (ms).
-    pub at: i64,
 }
 
 /// The labels of the records whose latency `rollup_latency` counts: rated organic calls.
@@ -91,13 +90,12 @@ fn pair_key(pair: &[&str; 2]) -> String {
 /// wait on each other and never deadlock.
 #[derive(Default)]
 pub(super) struct Rollup<'a> {
-    /// New targets and when each was first stored.
-    targets: BTreeMap<&'a str, i64>,
+    /// Targets not known to be registered.
+    targets: BTreeSet<&'a str>,
     by_target: BTreeMap<[&'a str; 3], i64>,
     by_release: BTreeMap<[&'a str; 7], i64>,
     by_day: BTreeMap<[&'a str; 5], i64>,
-    /// Node → (records, first stored, last stored).
-    nodes: BTreeMap<&'a str, (i64, i64, i64)>,
+    nodes: BTreeMap<&'a str, i64>,
     node_days: BTreeSet<[&'a str; 2]>,
     node_targets: BTreeSet<[&'a str; 2]>,
     latency: LatencyRows<&'a str>,
@@ -107,8 +105,7 @@ impl<'a> Rollup<'a> {
     /// Adds one record; `known` registrations are not written again.
     pub(super) fn add(&mut self, f: &Fact<'a>, known: &Known) {
         if !known.targets.contains(f.target) {
-            let first = self.targets.entry(f.target).or_insert(f.at);
-            *first = (*first).min(f.at);
+            self.targets.insert(f.target);
         }
         *self
             .by_target
@@ -133,10 +130,7 @@ impl<'a> Rollup<'a> {
             e.1 += ms;
         }
         if let Some(node) = f.node {
-            let e = self.nodes.entry(node).or_insert((0, f.at, f.at));
-            e.0 += 1;
-            e.1 = e.1.min(f.at);
-            e.2 = e.2.max(f.at);
+            *self.nodes.entry(node).or_insert(0) += 1;
             let day = [node, f.day];
             if !known.node_days.contains(&pair_key(&day)) {
                 self.node_days.insert(day);
@@ -148,10 +142,11 @@ impl<'a> Rollup<'a> {
         }
     }
 
-    /// Writes every row; returns what was registered (for [`Added::commit_to`]).
-    pub(super) async fn write(self, conn: &mut AnyConnection) -> AppResult<Added> {
+    /// Writes every row, as stored at `now`; returns what was registered (for
+    /// [`Added::commit_to`]).
+    pub(super) async fn write(self, conn: &mut AnyConnection, now: i64) -> AppResult<Added> {
         if !self.targets.is_empty() {
-            add_targets(conn, self.targets.iter().map(|(t, at)| (*t, *at))).await?;
+            add_targets(conn, self.targets.iter().map(|t| (*t, now))).await?;
         }
         let target_keys = ["target", "source", "outcome_class"];
         add_text_counts(conn, "rollup_targets", &target_keys, &self.by_target).await?;
@@ -171,7 +166,7 @@ impl<'a> Rollup<'a> {
             super::latency::add(conn, &self.latency).await?;
         }
         if !self.nodes.is_empty() {
-            upsert_nodes(conn, &self.nodes).await?;
+            upsert_nodes(conn, &self.nodes, now).await?;
         }
         insert_text_keys(conn, "node_days", &["node_id", "day"], &self.node_days).await?;
         insert_text_keys(
@@ -182,7 +177,7 @@ impl<'a> Rollup<'a> {
         )
         .await?;
         Ok(Added {
-            targets: self.targets.keys().map(|t| (*t).to_owned()).collect(),
+            targets: self.targets.iter().map(|t| (*t).to_owned()).collect(),
             node_days: self.node_days.iter().map(pair_key).collect(),
             node_targets: self.node_targets.iter().map(pair_key).collect(),
         })
@@ -219,7 +214,8 @@ pub(super) async fn add_targets<'a>(
 
 async fn upsert_nodes(
     conn: &mut AnyConnection,
-    nodes: &BTreeMap<&str, (i64, i64, i64)>,
+    nodes: &BTreeMap<&str, i64>,
+    now: i64,
 ) -> AppResult<()> {
     let cols = [
         ("node_id", "text"),
@@ -228,12 +224,12 @@ async fn upsert_nodes(
         ("last_seen", "bigint"),
     ];
     let mut rows = Rows::new(&cols, nodes.len());
-    for (node, (n, first, last)) in nodes {
+    for (node, n) in nodes {
         for cell in [
             Cell::Text(node),
             Cell::Int(*n),
-            Cell::Int(*first),
-            Cell::Int(*last),
+            Cell::Int(now),
+            Cell::Int(now),
         ] {
             rows.push(cell);
         }

@@ -230,14 +230,15 @@ async fn over_http(
         Some(c) => Some(pg_backends(c).await?),
         None => None,
     };
+    // The answer readers ask for, and the one that ends a storing server's run.
+    let first: Value = serde_json::from_str(&bodies[0])?;
+    let target = first[0]["target"].as_str().context("bench target")?;
+    let answer = format!("{}/api/reputation/{target}", server.base);
     let (server_before, self_before) = (cpu(&server.pid())?, cpu("self")?);
     let start = Instant::now();
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut readers = vec![];
     if stores {
-        let first: Value = serde_json::from_str(&bodies[0])?;
-        let target = first[0]["target"].as_str().context("bench target")?;
-        let answer = format!("{}/api/reputation/{target}", server.base);
         for _ in 0..load.readers {
             let (client, answer, done) = (client.clone(), answer.clone(), done.clone());
             readers.push(tokio::spawn(async move {
@@ -286,12 +287,7 @@ async fn over_http(
     // A storing server: until an answer counts every record (SQLite rolls up behind the
     // raw rows, and an answer waits for what is left).
     if stores {
-        let first: Value = serde_json::from_str(&bodies[0])?;
-        let target = first[0]["target"].as_str().context("bench target")?;
-        let r = client
-            .get(format!("{}/api/reputation/{target}", server.base))
-            .send()
-            .await?;
+        let r = client.get(&answer).send().await?;
         if !r.status().is_success() {
             bail!("the answer after ingest was {}", r.status());
         }
