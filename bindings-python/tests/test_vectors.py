@@ -182,6 +182,7 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "target_label": ("target_label", "the proxy and wrap label the servers they launch"),
     "validate_observations": ("validate_observations", "prepare_observation builds only valid observations; the server validates"),
     "weight": ("weight", "the server weighs"),
+    "key_weight": ("key_tier", "the server weighs"),
     # The sampling gateway's rules run in the server; clients only compute `decide`.
     "salt_days": ("salt_state", "the gateway checks salt days; clients follow valid_until"),
     "decision_check": ("check_decision", "the gateway checks decisions"),

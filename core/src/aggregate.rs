@@ -11,6 +11,11 @@
 //!   failure. A partial counts as rated but not as a success. Rejected (request-layer),
 //!   protocol and cancelled records are never rated.
 //! - `protocol_requests`, `rejected_requests` and `cancelled_requests` count every source.
+//! - No single network moves a figure far: per network, target and UTC day at most
+//!   [`NETWORK_DAILY_CAP`] rated organic records count as rated; the server stores the rest
+//!   as [`OutcomeClass::Capped`], counted in `interactions` and reported as `capped`.
+//! - `confidence` weighs independence as well as volume ([`Confidence::of`]): many records
+//!   from one network are one participant's view, however many node ids or keys it uses.
 //! - `success_rate` is rounded half-up to 3 decimals with integer arithmetic, so every host
 //!   gets the same digits; `None` when nothing is rated.
 
@@ -46,6 +51,20 @@ pub enum OutcomeClass {
     Protocol,
     /// A request the client cancelled. Not rated.
     Cancelled,
+    /// A rated organic tool call past [`NETWORK_DAILY_CAP`] for its network, target and
+    /// day: counted in `interactions`, never rated. The server decides it at ingest; a
+    /// record never arrives as one.
+    Capped,
+}
+
+/// Rated organic records one network may add to one target's rated figures per UTC day.
+pub const NETWORK_DAILY_CAP: u64 = 20;
+
+/// Of `n` more rated organic records from one network for one target and day, of which
+/// `before` were already stored, how many still count as rated: the first up to
+/// [`NETWORK_DAILY_CAP`]; the rest are [`OutcomeClass::Capped`].
+pub fn under_cap(before: u64, n: u64) -> u64 {
+    NETWORK_DAILY_CAP.saturating_sub(before).min(n)
 }
 
 /// Classifies a record (SPEC §3.1), first rule that applies wins: a `protocol` request is
@@ -82,6 +101,8 @@ pub struct ClassCounts {
     pub protocol: u64,
     /// Cancelled requests.
     pub cancelled: u64,
+    /// Rated organic calls past their network's daily cap.
+    pub capped: u64,
 }
 
 impl ClassCounts {
@@ -94,6 +115,7 @@ impl ClassCounts {
             OutcomeClass::Rejected => &mut self.rejected,
             OutcomeClass::Protocol => &mut self.protocol,
             OutcomeClass::Cancelled => &mut self.cancelled,
+            OutcomeClass::Capped => &mut self.capped,
         };
         *c = c.saturating_add(n);
     }
@@ -110,6 +132,7 @@ impl ClassCounts {
         self.rated()
             .saturating_add(self.rejected)
             .saturating_add(self.cancelled)
+            .saturating_add(self.capped)
     }
 }
 
@@ -160,30 +183,49 @@ impl SourceCounts {
     }
 }
 
-/// How much organic evidence stands behind a `success_rate`.
+/// How much independent organic evidence stands behind a `success_rate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     /// No rated interactions.
     None,
-    /// 1 to 9 rated.
+    /// Below 10 rated, or from fewer than 3 networks.
     Low,
-    /// 10 to 99 rated.
+    /// Below 100 rated, or from fewer than 10 networks.
     Medium,
-    /// 100 or more rated.
+    /// 100 or more rated from 10 or more networks.
     High,
 }
 
 impl Confidence {
-    /// The confidence for `rated` organic rated interactions.
-    pub fn from_rated(rated: u64) -> Self {
-        match rated {
-            0 => Self::None,
-            1..=9 => Self::Low,
-            10..=99 => Self::Medium,
-            _ => Self::High,
+    /// The confidence for `rated` organic rated interactions from `networks` distinct
+    /// networks. The seeds read confidence off `rated_interactions` alone; here networks
+    /// count too, since anyone can write many records (under many node ids and keys), but
+    /// not from many networks.
+    pub fn of(rated: u64, networks: u64) -> Self {
+        if rated == 0 {
+            Self::None
+        } else if rated < 10 || networks < 3 {
+            Self::Low
+        } else if rated < 100 || networks < 10 {
+            Self::Medium
+        } else {
+            Self::High
         }
     }
+}
+
+/// Who stands behind a target's rated organic records: what the server counts beside the
+/// classes (SPEC §5). Missing keys deserialise as 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Independence {
+    /// Distinct node ids or agent keys.
+    pub contributors: u64,
+    /// Distinct client networks (IPv4 /24, IPv6 /48).
+    pub networks: u64,
+    /// Rated records of the network that holds the most.
+    pub top_network: u64,
 }
 
 /// The numbers of a reputation answer (SPEC §5).
@@ -191,8 +233,17 @@ impl Confidence {
 pub struct Summary {
     /// Tool interactions of every source (all classes but protocol).
     pub interactions: u64,
-    /// Organic success + partial + failure.
+    /// Organic success + partial + failure (past the network caps: see `capped`).
     pub rated_interactions: u64,
+    /// Rated organic calls past their network's daily cap: in `interactions`, not rated.
+    pub capped: u64,
+    /// Distinct node ids or agent keys among the rated organic records.
+    pub contributors: u64,
+    /// Distinct networks among the rated organic records.
+    pub networks: u64,
+    /// The largest share of the rated records one network holds (3 decimals); `None`
+    /// when nothing is rated.
+    pub top_network_share: Option<f64>,
     /// Organic successes / rated, 3 decimals; `None` when nothing is rated.
     pub success_rate: Option<f64>,
     /// Protocol requests, every source.
@@ -203,7 +254,7 @@ pub struct Summary {
     pub cancelled_requests: u64,
     /// Counts per source.
     pub by_source: BySource,
-    /// From `rated_interactions`: none, low (<10), medium (<100), high.
+    /// From `rated_interactions` and `networks` ([`Confidence::of`]).
     pub confidence: Confidence,
 }
 
@@ -217,18 +268,28 @@ pub(crate) fn permille(num: u64, den: u64) -> Option<u64> {
     Some(((2000 * n + d) / (2 * d)) as u64)
 }
 
-/// Turns counters into the reputation numbers.
-pub fn summarize(counts: &SourceCounts) -> Summary {
+/// `part / whole` as a share with 3 decimals (half-up, `part` at most `whole`); `None`
+/// when `whole` is 0. What `top_network_share` is, here and in the telemetry block.
+pub fn share(part: u64, whole: u64) -> Option<f64> {
+    permille(part.min(whole), whole).map(|p| p as f64 / 1000.0)
+}
+
+/// Turns counters, and who stands behind them, into the reputation numbers.
+pub fn summarize(counts: &SourceCounts, who: &Independence) -> Summary {
     let o = &counts.organic;
     let rated = o.rated();
     Summary {
         interactions: counts.sum(ClassCounts::interactions),
         rated_interactions: rated,
+        capped: counts.sum(|c| c.capped),
+        contributors: who.contributors,
+        networks: who.networks,
+        top_network_share: share(who.top_network, rated),
         success_rate: permille(o.success, rated).map(|p| p as f64 / 1000.0),
         protocol_requests: counts.sum(|c| c.protocol),
         rejected_requests: counts.sum(|c| c.rejected),
         cancelled_requests: counts.sum(|c| c.cancelled),
         by_source: *counts,
-        confidence: Confidence::from_rated(rated),
+        confidence: Confidence::of(rated, who.networks),
     }
 }

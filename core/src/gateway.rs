@@ -8,6 +8,7 @@ pub mod headers;
 pub mod receipt;
 pub mod reputation;
 pub mod score;
+pub mod share;
 
 use serde::Serializer;
 

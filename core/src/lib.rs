@@ -13,6 +13,7 @@ pub mod defaults;
 pub mod gateway;
 pub mod identity;
 pub mod logdiff;
+pub mod quota;
 pub mod record;
 pub mod redact;
 pub mod sample;

@@ -17,6 +17,7 @@ mod host;
 mod ip;
 mod listed;
 mod private;
+mod standing;
 mod summary;
 mod url;
 
@@ -25,6 +26,9 @@ pub use host::{host_verdict, BlockReason, HostPolicy, HostVerdict};
 pub use listed::{unlisted_host, unlisted_target};
 pub use private::{
     is_blocked_ip, is_private_name, METADATA_NAMES, PRIVATE_NAME_SUFFIXES, SPECIAL_USE_SUFFIXES,
+};
+pub use standing::{
+    key_tier, KeyStanding, EARNED_ACCEPTED, EARNED_TENURE_MS, EARNING_ACCEPTED, EARNING_TENURE_MS,
 };
 pub(crate) use summary::percentile;
 pub use summary::{
@@ -45,9 +49,10 @@ pub fn address_block_reason(addr: std::net::IpAddr) -> Option<BlockReason> {
 
 /// Observations one agent key may send per hour.
 pub const RATE_LIMIT_PER_KEY_PER_HOUR: u32 = 600;
-/// Observations one IP may send per hour without an agent key.
+/// Observations one network (an IPv4 /24, an IPv6 /48) may send per hour without an
+/// agent key.
 pub const RATE_LIMIT_PER_IP_PER_HOUR: u32 = 60;
-/// Agent registrations one caller (an IPv4 address, an IPv6 /64) may make per hour.
+/// Agent registrations one network (an IPv4 /24, an IPv6 /48) may make per hour.
 pub const REGISTRATIONS_PER_CALLER_PER_HOUR: u32 = 10;
 /// Longest HTTP method token accepted.
 pub const MAX_METHOD: usize = 16;

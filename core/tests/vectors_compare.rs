@@ -1,6 +1,6 @@
 //! Golden vectors for `aggregate::compare` over summaries of the given counts.
 mod common;
-use lowdown_core::aggregate::{compare, summarize, SourceCounts};
+use lowdown_core::aggregate::{compare, summarize, Independence, SourceCounts};
 
 #[test]
 fn compare_vectors() {
@@ -9,7 +9,11 @@ fn compare_vectors() {
         for c in input["candidates"].as_array().unwrap() {
             let counts: SourceCounts =
                 serde_json::from_value(c["counts"].clone()).map_err(|e| e.to_string())?;
-            candidates.push((c["target"].as_str().unwrap().to_owned(), summarize(&counts)));
+            let who: Independence = common::optional(c, "independence")?;
+            candidates.push((
+                c["target"].as_str().unwrap().to_owned(),
+                summarize(&counts, &who),
+            ));
         }
         match compare(&candidates) {
             Ok(c) => Ok(serde_json::to_value(c).unwrap()),

@@ -1,8 +1,9 @@
-//! Who a request comes from, for rate limits (SPEC §4): the client address, taken from
-//! `X-Forwarded-For` only when the connection comes from a trusted proxy; its bucket (one
-//! per IPv4 address, one per IPv6 /64, since one host usually holds a whole /64); and the
-//! subject stored for it, an HMAC-SHA256 under the deployment's secret, never the address
-//! (an unkeyed hash of an IPv4 address is undone by hashing all 2^32 of them).
+//! Who a request comes from, for quotas, caps and independence figures (SPEC §4): the
+//! client address, taken from `X-Forwarded-For` only when the connection comes from a
+//! trusted proxy; its network (an IPv4 /24, an IPv6 /48: [`lowdown_core::quota::network_of`]);
+//! whether a deployment trusts that network (`--trusted-network`); and what is stored for
+//! it, an HMAC-SHA256 under the deployment's secret, never the address (an unkeyed hash of
+//! an IPv4 address is undone by hashing all 2^32 of them).
 
 use std::net::IpAddr;
 
@@ -18,20 +19,7 @@ pub struct TrustedProxies(Vec<IpNet>);
 impl TrustedProxies {
     /// Parses `--trusted-proxy` values: a CIDR (`10.0.0.0/8`, `fd00::/8`) or one address.
     pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<Self, String> {
-        values
-            .iter()
-            .map(|v| {
-                let v = v.as_ref().trim();
-                v.parse::<IpNet>()
-                    .or_else(|_| v.parse::<IpAddr>().map(IpNet::from))
-                    .map_err(|_| {
-                        format!(
-                            "--trusted-proxy {v:?}: expected a CIDR like 10.0.0.0/8 or an address"
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()
-            .map(TrustedProxies)
+        parse_nets(values, "--trusted-proxy").map(TrustedProxies)
     }
 
     /// Whether `ip` is inside a trusted range (IPv4-mapped IPv6 counts as its IPv4 address).
@@ -85,18 +73,50 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
         .and_then(|h| h.parse().ok())
 }
 
-/// The rate-limit bucket of a client address: `ip4:a.b.c.d` (IPv4-mapped IPv6 included),
-/// `ip6:<first four groups>::/64`, or `unknown` when the address is not known (the app
-/// running without a socket).
-pub fn bucket(ip: Option<IpAddr>) -> String {
-    match ip.map(|i| i.to_canonical()) {
-        Some(IpAddr::V4(a)) => format!("ip4:{a}"),
-        Some(IpAddr::V6(a)) => {
-            let s = a.segments();
-            format!("ip6:{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-        }
-        None => "unknown".to_owned(),
+/// The network of a client address: `ip4:a.b.c.0/24` or `ip6:x:x:x::/48`.
+pub fn network(ip: IpAddr) -> String {
+    lowdown_core::quota::network_of(ip)
+}
+
+/// What is stored for the network of `ip` beside a record or an observation (to count
+/// distinct networks and cap each one): 128 bits of its HMAC under the deployment's
+/// `secret`, as 32 hex digits.
+pub fn network_id(secret: &[u8], ip: IpAddr) -> String {
+    let mut id = subject(secret, "network", &network(ip));
+    id.truncate(32);
+    id
+}
+
+/// The networks a deployment trusts (`--trusted-network CIDR`, repeatable): exempt from
+/// quotas and from the per-network cap. Empty by default: nothing is trusted, loopback
+/// included.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedNetworks(Vec<IpNet>);
+
+impl TrustedNetworks {
+    /// Parses `--trusted-network` values: a CIDR or one address.
+    pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<Self, String> {
+        parse_nets(values, "--trusted-network").map(TrustedNetworks)
     }
+
+    /// Whether the client `ip` is inside a trusted network.
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// CIDRs or single addresses given to `flag`.
+fn parse_nets<S: AsRef<str>>(values: &[S], flag: &str) -> Result<Vec<IpNet>, String> {
+    values
+        .iter()
+        .map(|v| {
+            let v = v.as_ref().trim();
+            v.parse::<IpNet>()
+                .or_else(|_| v.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| format!("{flag} {v:?}: expected a CIDR like 10.0.0.0/8 or an address"))
+        })
+        .collect()
 }
 
 /// The subject stored for `caller` under one limit: lowercase hex HMAC-SHA256 keyed by the
@@ -157,17 +177,24 @@ mod tests {
     }
 
     #[test]
-    fn ipv6_callers_share_a_bucket_per_64() {
+    fn networks_are_stored_as_keyed_ids() {
+        let a = network_id(b"k", ip("2001:db8:1:2::1"));
+        assert_eq!(a.len(), 32);
+        assert_eq!(a, network_id(b"k", ip("2001:db8:1:ffff::9")), "one /48");
+        assert_ne!(a, network_id(b"k", ip("2001:db8:2::1")));
+        assert_ne!(a, network_id(b"other", ip("2001:db8:1:2::1")));
         assert_eq!(
-            bucket(Some(ip("2001:db8:1:2:aaaa::1"))),
-            bucket(Some(ip("2001:db8:1:2:bbbb::2")))
+            network_id(b"k", ip("::ffff:192.0.2.7")),
+            network_id(b"k", ip("192.0.2.200"))
         );
-        assert_ne!(
-            bucket(Some(ip("2001:db8:1:2::1"))),
-            bucket(Some(ip("2001:db8:1:3::1")))
+        let t = TrustedNetworks::parse(&["10.0.0.0/8", "192.0.2.5"]).unwrap();
+        assert!(t.contains(ip("10.9.9.9")) && t.contains(ip("::ffff:10.1.1.1")));
+        assert!(t.contains(ip("192.0.2.5")) && !t.contains(ip("192.0.2.6")));
+        assert!(
+            !TrustedNetworks::default().contains(ip("127.0.0.1")),
+            "nothing by default"
         );
-        assert_eq!(bucket(Some(ip("::ffff:192.0.2.7"))), "ip4:192.0.2.7");
-        assert_eq!(bucket(None), "unknown");
+        assert!(TrustedNetworks::parse(&["lan"]).is_err());
     }
 
     #[test]

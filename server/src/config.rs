@@ -41,6 +41,18 @@ pub struct Cli {
     /// client and X-Forwarded-For is ignored.
     #[arg(long = "trusted-proxy", value_name = "CIDR", global = true)]
     pub trusted_proxies: Vec<String>,
+    /// A network this deployment trusts (CIDR such as 10.0.0.0/8, or one address;
+    /// repeatable): its writes draw on no quota and no per-network cap limits them.
+    /// Nothing is trusted by default, loopback included.
+    #[arg(long = "trusted-network", value_name = "CIDR", global = true)]
+    pub trusted_networks: Vec<String>,
+    /// A write quota per sliding hour, NAME=N (repeatable): records-per-node (default
+    /// 60000), records-per-key (60000), records-per-network (200000), observations-per-key
+    /// (600), observations-per-anonymous-network (60), observations-per-network (3000,
+    /// every key of one network together), registrations-per-network (10). A network is an
+    /// IPv4 /24 or an IPv6 /48.
+    #[arg(long = "quota", value_name = "NAME=N", global = true)]
+    pub quotas: Vec<String>,
     /// UNSAFE, for local testing only: store and list private and special-use hosts
     /// (localhost, RFC 1918 and other private addresses, .local, .internal, single-label
     /// names), which the server otherwise refuses whatever a client sent.
@@ -126,6 +138,39 @@ pub enum CatalogCommand {
     List,
 }
 
+/// The write quotas: the defaults with each `--quota NAME=N` applied.
+pub fn limits(overrides: &[String]) -> Result<crate::db::quota::Limits, String> {
+    let mut l = crate::db::quota::Limits::default();
+    for o in overrides {
+        let (name, n) = o.split_once('=').ok_or_else(|| {
+            format!("--quota {o:?}: expected NAME=N, e.g. records-per-node=60000")
+        })?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("--quota {o:?}: {n:?} is not a whole number"))?;
+        let slot = match name.trim() {
+            "records-per-node" => &mut l.records_per_node,
+            "records-per-key" => &mut l.records_per_key,
+            "records-per-network" => &mut l.records_per_network,
+            "observations-per-key" => &mut l.observations_per_key,
+            "observations-per-anonymous-network" => &mut l.observations_per_anonymous_network,
+            "observations-per-network" => &mut l.observations_per_network,
+            "registrations-per-network" => &mut l.registrations_per_network,
+            other => {
+                return Err(format!(
+                    "--quota {other:?}: not a quota (records-per-node, records-per-key, \
+                     records-per-network, observations-per-key, \
+                     observations-per-anonymous-network, observations-per-network, \
+                     registrations-per-network)"
+                ))
+            }
+        };
+        *slot = n;
+    }
+    Ok(l)
+}
+
 /// The database URL to use: `--db`, then `DATABASE_URL`, then the SQLite file in the
 /// state directory. A plain path becomes a SQLite URL that creates the file.
 pub fn database_url(flag: Option<&str>, env_url: Option<&str>, home: &Path) -> String {
@@ -173,5 +218,23 @@ mod tests {
             PathBuf::from("/root/.lowdown")
         );
         assert_eq!(lowdown_home(Some("/x"), Some("/root")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn quotas_are_overridden_by_name() {
+        let l = limits(&[
+            "records-per-node=5".into(),
+            " records-per-network = 7".into(),
+        ])
+        .unwrap();
+        assert_eq!((l.records_per_node, l.records_per_network), (5, 7));
+        assert_eq!(l.observations_per_key, 600);
+        assert!(limits(&["records=5".into()])
+            .unwrap_err()
+            .contains("not a quota"));
+        assert!(limits(&["records-per-node".into()])
+            .unwrap_err()
+            .contains("NAME=N"));
+        assert!(limits(&["records-per-node=-1".into()]).is_err());
     }
 }

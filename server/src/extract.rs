@@ -71,21 +71,66 @@ impl FromRequestParts<AppState> for ClientAddr {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        let Some(peer) = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip())
-        else {
-            return Ok(ClientAddr(None));
-        };
-        let forwarded: Vec<&str> = parts
-            .headers
-            .get_all("x-forwarded-for")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        Ok(ClientAddr(Some(
-            state.trusted_proxies.client(peer, &forwarded),
-        )))
+        Ok(client_addr(&parts.extensions, &parts.headers, state))
+    }
+}
+
+/// The client address of a request with these extensions and headers (see [`ClientAddr`]).
+fn client_addr(
+    extensions: &axum::http::Extensions,
+    headers: &axum::http::HeaderMap,
+    state: &AppState,
+) -> ClientAddr {
+    let Some(peer) = extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+    else {
+        return ClientAddr(None);
+    };
+    let forwarded: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    ClientAddr(Some(state.trusted_proxies.client(peer, &forwarded)))
+}
+
+/// Where a write comes from: the client address, the stored id of its network
+/// ([`crate::caller::network_id`]) and whether the deployment trusts that network
+/// (`--trusted-network`: no quotas, no caps). Without a socket, nothing is known.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    /// The client address.
+    pub ip: Option<IpAddr>,
+    /// The keyed id of its network.
+    pub network: Option<String>,
+    /// Inside `--trusted-network`.
+    pub trusted: bool,
+}
+
+impl FromRequestParts<AppState> for Origin {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Origin::of(&parts.extensions, &parts.headers, state))
+    }
+}
+
+impl Origin {
+    /// The origin of a request with these extensions and headers.
+    pub fn of(
+        extensions: &axum::http::Extensions,
+        headers: &axum::http::HeaderMap,
+        state: &AppState,
+    ) -> Origin {
+        let ClientAddr(ip) = client_addr(extensions, headers, state);
+        Origin {
+            ip,
+            network: ip.map(|ip| crate::caller::network_id(state.db.caller_secret(), ip)),
+            trusted: ip.is_some_and(|ip| state.trusted_networks.contains(ip)),
+        }
     }
 }

@@ -27,6 +27,9 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let trusted = lowdown_server::caller::TrustedProxies::parse(&cli.trusted_proxies)
         .map_err(anyhow::Error::msg)?;
+    let trusted_networks = lowdown_server::caller::TrustedNetworks::parse(&cli.trusted_networks)
+        .map_err(anyhow::Error::msg)?;
+    let limits = config::limits(&cli.quotas).map_err(anyhow::Error::msg)?;
     if cli.command.is_some() && cli.serve.any_given() {
         anyhow::bail!(
             "serve options (--gateway-listen, --gateway-timeout, --scan-at, --registry-url, \
@@ -104,6 +107,8 @@ async fn main() -> anyhow::Result<()> {
         listen: cli.listen,
         name: cli.name,
         trusted,
+        trusted_networks,
+        limits,
         allow_private: cli.unsafe_allow_private_hosts,
         public_url: cli.public_url,
     };
@@ -115,6 +120,8 @@ struct Served {
     listen: std::net::SocketAddr,
     name: String,
     trusted: lowdown_server::caller::TrustedProxies,
+    trusted_networks: lowdown_server::caller::TrustedNetworks,
+    limits: lowdown_server::db::quota::Limits,
     allow_private: bool,
     public_url: Option<String>,
 }
@@ -129,6 +136,8 @@ async fn serve(
         listen,
         name,
         trusted,
+        trusted_networks,
+        limits,
         allow_private,
         public_url,
     } = served;
@@ -160,6 +169,8 @@ async fn serve(
         .with_admin_token(admin_token)
         .with_prowl(prowl)
         .with_trusted_proxies(trusted)
+        .with_trusted_networks(trusted_networks)
+        .with_limits(limits)
         .with_private_hosts(allow_private)
         .with_public_url(public_url);
     let (stop, stopped) = tokio::sync::watch::channel(false);

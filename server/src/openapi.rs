@@ -35,11 +35,12 @@ fn schemas() -> Value {
         "Rejection": {"type": "object", "required": ["index", "error"], "properties": {
             "index": {"type": "integer", "minimum": 0, "description": "Position of the item in the submitted array (0 for a single object)."},
             "error": {"type": "string", "description": "`field: what is wrong` (`record: …` when the item is not an object); never echoes the value."}}},
-        "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected"], "properties": {
-            "ok": {"const": true},
-            "accepted": {"type": "integer", "minimum": 1, "description": "Valid records, each now stored (new or already)."},
-            "duplicates": {"type": "integer", "minimum": 0, "description": "Accepted records whose record_id was already stored or repeated: acknowledged, never counted twice."},
-            "rejected": {"type": "array", "items": r("Rejection"), "description": "Refused records by index; the others were stored."}}},
+        "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected", "rate_limited"], "properties": {
+            "ok": {"type": "boolean", "description": "true when any record was accepted (false only in a 429)."},
+            "accepted": {"type": "integer", "minimum": 0, "description": "Valid records taken, each now stored (new or already)."},
+            "duplicates": {"type": "integer", "minimum": 0, "description": "Accepted records whose record_id was already stored or repeated: acknowledged, never counted twice, free of every quota."},
+            "rejected": {"type": "array", "items": r("Rejection"), "description": "Refused records by index (invalid); sending them again fails again."},
+            "rate_limited": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Indices of valid records refused over a quota (their node id's, the agent key's or the network's records per sliding hour): send them again after Retry-After."}}},
         "BySource": {"type": "object", "properties": {"organic": count.clone(), "seeded": count.clone(), "synthetic": count.clone()}},
         "Source": {"type": "object", "required": ["dataset", "license", "retrieved_at", "cite"], "description": "Always the answer's last field: where the numbers come from and how to cite them.", "properties": {
             "dataset": {"type": "string", "description": "`Lowdown records: <deployment name>`."},
@@ -58,6 +59,9 @@ fn schemas() -> Value {
             "status_classes": {"type": "object", "properties": {"success": count.clone(), "failure": count.clone(), "throttled": count.clone(), "rejected": count.clone()}},
             "latency_p50_ms": {"type": ["number", "null"]}, "latency_p95_ms": {"type": ["number", "null"]},
             "status_codes": {"type": "object", "additionalProperties": count.clone()},
+            "contributors": {"type": "integer", "minimum": 0, "description": "Distinct agent keys among the organic observations."},
+            "networks": {"type": "integer", "minimum": 0, "description": "Distinct client networks (IPv4 /24, IPv6 /48) among the organic observations."},
+            "top_network_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": "The largest share of the organic observations one network sent."},
             "weight_mix": {"type": "object", "properties": {"anonymous_unknown_host": count.clone(), "anonymous_known_host": count.clone(), "key_unknown_host": count.clone(), "key_known_host": count.clone()}},
             "by_source": r("BySource"),
             "subject": {"type": "object", "properties": {"kind": enum_of(&["host", "service"]), "name": {"type": "string"}}},
@@ -68,10 +72,15 @@ fn schemas() -> Value {
             "task_type": {"type": "string"},
             "candidates": {"type": "array", "items": {"type": "string"}, "description": "Present (and no numbers) when a short name matched several targets, or a namespaced name (npm:, pypi:, mcp:, url:) matched none exactly: similar names are listed, never substituted."},
             "message": {"type": "string"},
-            "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone(),
+            "interactions": count.clone(), "rated_interactions": count.clone(),
+            "capped": {"type": "integer", "minimum": 0, "description": "Rated organic calls past their network's cap (20 per target per UTC day): counted in interactions, never rated."},
+            "contributors": {"type": "integer", "minimum": 0, "description": "Distinct node ids or agent keys among the rated organic records."},
+            "networks": {"type": "integer", "minimum": 0, "description": "Distinct client networks (IPv4 /24, IPv6 /48) among the rated organic records."},
+            "top_network_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": "The largest share of the rated records one network holds; null when nothing is rated."},
+            "success_rate": rate.clone(),
             "protocol_requests": count.clone(), "rejected_requests": count.clone(), "cancelled_requests": count.clone(),
             "by_source": r("BySource"),
-            "confidence": enum_of(&["none", "low", "medium", "high"]),
+            "confidence": {"type": "string", "enum": ["none", "low", "medium", "high"], "description": "none with 0 rated; low below 10 rated or 3 networks; medium below 100 rated or 10 networks; else high."},
             "latency_ms": r("Latency"),
             "failure_breakdown": r("FailureCounts"),
             "telemetry": r("Telemetry"),
@@ -157,7 +166,7 @@ fn base_document() -> Value {
     let internal = error_response("Internal error (details are logged, never returned).");
     let node_header = json!({"name": "x-lowdown-node-id", "in": "header", "required": false, "schema": {"type": "string", "pattern": "^ld_[A-Za-z0-9_-]{1,64}$"},
         "description": "Id of a node that has contributed records: adds the contributor detail."});
-    let retry_after = json!({"schema": {"type": "integer", "minimum": 1}, "description": "Seconds until the caller's one-hour window ends (sent when something was refused for the rate limit)."});
+    let retry_after = json!({"schema": {"type": "integer", "minimum": 1}, "description": "Seconds until the budgets that refused items have room again (sent when something was refused over a quota)."});
     let task_param = json!({"name": "task_type", "in": "query", "required": false, "schema": {"type": "string", "maxLength": MAX_NAME}, "description": "Narrow to one task."});
     json!({
         "openapi": "3.1.0",
@@ -167,8 +176,12 @@ fn base_document() -> Value {
         "paths": {
             "/api/interactions": {"post": {"operationId": "recordInteractions", "summary": "Record one interaction or an array of them; each is accepted or refused on its own.",
                 "requestBody": json_body(json!({"oneOf": [r("InteractionRecord"), {"type": "array", "minItems": 1, "maxItems": MAX_BATCH, "items": r("InteractionRecord")}]})),
-                "responses": {"201": ok("The valid records are stored (repeated record_ids acknowledged, never counted twice); the others are refused by index.", r("Recorded")),
-                    "400": error_response("The body is not a record or an array of records, or no record is valid (then `rejected` lists each by index)."), "413": too_large.clone(), "500": internal.clone()}}},
+                "parameters": [{"name": "X-Agent-Key", "in": "header", "required": false, "schema": {"type": "string"}, "description": "A registered ak_ key: the records then count as that agent's and draw on its quota."}],
+                "responses": {"201": {"description": "The valid records are stored (repeated record_ids acknowledged, never counted twice); the invalid ones are refused by index (`rejected`), and those over a quota too (`rate_limited`, with Retry-After).",
+                        "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": r("Recorded")}}},
+                    "400": error_response("The body is not a record or an array of records, or no record is valid (then `rejected` lists each by index)."), "413": too_large.clone(),
+                    "429": {"description": "Valid records, none taken: every one is over a quota (`rate_limited` lists them; `error` names the quota).", "headers": {"Retry-After": retry_after.clone()},
+                        "content": {"application/json": {"schema": {"allOf": [r("Recorded"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}, "500": internal.clone()}}},
             "/api/reputation/{target}": {"get": {"operationId": "getReputation", "summary": "What the network has seen of a target.",
                 "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
                     "description": "As recorded (a `/` raw or `%2F`); `pypi:` names also by PEP 503 and `npm:` names in any case; or a short name that matches one target."}, task_param.clone(), node_header],
@@ -182,7 +195,7 @@ fn base_document() -> Value {
             "/v1/telemetry/observe": {"post": {"operationId": "observe", "summary": "Report HTTP observations (host only); the limit counts observations.",
                 "parameters": [{"name": "X-Agent-Key", "in": "header", "required": false, "schema": {"type": "string"}, "description": "A registered ak_ key raises the weight and the rate limit."}],
                 "requestBody": json_body(json!({"oneOf": [r("Observation"), {"type": "array", "minItems": 1, "maxItems": MAX_BATCH, "items": r("Observation")}]})),
-                "responses": {"200": {"description": format!("Weighed and stored. Past the limit ({RATE_LIMIT_PER_KEY_PER_HOUR} observations/h per agent key, {RATE_LIMIT_PER_IP_PER_HOUR}/h per caller without one) an array is partly accepted: the first items up to the remaining budget, the rest refused (`rate_limited`)."),
+                "responses": {"200": {"description": format!("Weighed and stored. Past the limit ({RATE_LIMIT_PER_KEY_PER_HOUR} observations per sliding hour per agent key, {RATE_LIMIT_PER_IP_PER_HOUR} per network without one) an array is partly accepted: the first items up to the remaining budget, the rest refused (`rate_limited`)."),
                         "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": r("ObserveResult")}}},
                     "400": error_response("The body is not an observation or an array of them, or nothing in it is valid (a private host is refused, never stored)."), "413": too_large.clone(),
                     "429": {"description": "Nothing accepted: the caller's budget is used up.", "headers": {"Retry-After": retry_after.clone()},
@@ -190,7 +203,7 @@ fn base_document() -> Value {
             "/v1/auth/agents/register": {"post": {"operationId": "registerAgent", "summary": "Get an agent key (shown once, stored hashed).",
                 "requestBody": json_body(r("AgentRegistration")),
                 "responses": {"201": ok("Registered.", r("AgentKey")), "400": bad.clone(), "413": too_large.clone(),
-                    "429": {"description": format!("Over {REGISTRATIONS_PER_CALLER_PER_HOUR} registrations per hour for this caller."), "headers": {"Retry-After": retry_after},
+                    "429": {"description": format!("Over {REGISTRATIONS_PER_CALLER_PER_HOUR} registrations per sliding hour for this network (an IPv4 /24, an IPv6 /48)."), "headers": {"Retry-After": retry_after},
                         "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},
             "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document.", "responses": {"200": ok("OpenAPI 3.1.", json!({"type": "object"}))}}},
             "/llms.txt": {"get": {"operationId": "llmsTxt", "summary": "How an agent uses this API, in plain text.",

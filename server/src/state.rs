@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use crate::caller::TrustedProxies;
+use crate::caller::{TrustedNetworks, TrustedProxies};
+use crate::db::quota::Limits;
 use crate::db::Db;
 use crate::gateway::Prowl;
 
@@ -16,6 +17,10 @@ pub struct AppState {
     pub deployment: String,
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
     pub trusted_proxies: Arc<TrustedProxies>,
+    /// Networks exempt from quotas and caps (`--trusted-network`). @default none
+    pub trusted_networks: Arc<TrustedNetworks>,
+    /// Write quotas (`--quota-*`). @default the core's
+    pub limits: Limits,
     /// `--unsafe-allow-private-hosts`: store and list private and special-use hosts (for
     /// local testing only). @default false
     pub allow_private_hosts: bool,
@@ -38,6 +43,8 @@ impl AppState {
             db,
             deployment: deployment.into(),
             trusted_proxies: Arc::default(),
+            trusted_networks: Arc::default(),
+            limits: Limits::default(),
             allow_private_hosts: false,
             prowl: Arc::new(Prowl::default()),
             public_url: None,
@@ -56,6 +63,23 @@ impl AppState {
     pub fn with_trusted_proxies(mut self, proxies: TrustedProxies) -> Self {
         self.trusted_proxies = Arc::new(proxies);
         self
+    }
+
+    /// The same state, exempting `networks` from quotas and caps.
+    pub fn with_trusted_networks(mut self, networks: TrustedNetworks) -> Self {
+        self.trusted_networks = Arc::new(networks);
+        self
+    }
+
+    /// The same state with these write quotas.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Unix milliseconds now, on the state's one clock (tests move it instead of waiting).
+    pub fn now(&self) -> i64 {
+        self.prowl.clock.now()
     }
 
     /// The same state, storing and listing private hosts when `allow` (unsafe).

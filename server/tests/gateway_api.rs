@@ -35,7 +35,7 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
     let first = rig.service("vendor").await;
     assert_eq!(
         first["score"],
-        json!({"value": null, "n": 0, "success": null, "speed": null, "capped_by": null})
+        json!({"value": null, "n": 0, "success": null, "speed": null, "capped_by": null, "agents": 0, "networks": 0})
     );
     assert_eq!(
         first["probe_health"],
@@ -95,10 +95,11 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
             assert_eq!(s["score"]["capped_by"], capped, "read {k}");
         }
     }
-    // Weighted telemetry joins the score: a keyed observation of a catalog host weighs 1.0.
+    // Weighted telemetry joins the score: an observation of a catalog host from a key
+    // that has not earned its weight yet weighs what an anonymous one does, 0.3.
     assert_eq!(
         observe(&rig, &key, 200).await,
-        json!({"ok": true, "weight": 1.0, "service_id": "svc_vendor"})
+        json!({"ok": true, "weight": 0.3, "service_id": "svc_vendor"})
     );
     assert_eq!(rig.service("vendor").await["score"]["n"], 27);
     // The audit ran at the first read and runs again only 24 h later.
@@ -271,7 +272,8 @@ async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
         assert_eq!(rig.call("/vendor/status", &h).await.0, 200);
         observe(&rig, &honest_key, 200).await;
     }
-    // The other agent reports failures the gateway never saw.
+    // The other agent reports failures the gateway never saw. Each agent is compared with
+    // the others' reports, never its own.
     observe(&rig, &liar_key, 503).await;
     observe(&rig, &liar_key, 503).await;
     wait_calls(t, 4).await;
@@ -289,8 +291,9 @@ async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
             "consistency": {"value": 1, "n": 1},
             "receipt_cosign_rate": {"value": null, "n": 0},
             "diversity": {"value": 1, "n": 8},
-            "error_report_balance": {"value": -0.333, "n": 4},
+            "error_report_balance": {"value": -1, "n": 4},
             "abuse_flags": {"value": 0, "n": 4},
+            "compared_agents": 1,
         }),
         "{}",
         rep.text
@@ -300,10 +303,7 @@ async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
         .await
         .json;
     assert_eq!(liar["consistency"], json!({"value": 0, "n": 1}), "{liar}");
-    assert_eq!(
-        liar["error_report_balance"],
-        json!({"value": 0.667, "n": 2})
-    );
+    assert_eq!(liar["error_report_balance"], json!({"value": 1, "n": 2}));
     assert_eq!(
         get(&rig.app, "/v1/agents/ag_nobody/reputation")
             .await

@@ -47,7 +47,7 @@ async fn one_bad_record_costs_only_itself(t: &TestDb) {
         json!({"ok": true, "accepted": 3, "duplicates": 0, "rejected": [
             {"index": 1, "error": "outcome: must be one of success|partial|failure|cancelled"},
             {"index": 3, "error": "record: must be a JSON object"}
-        ]})
+        ], "rate_limited": []})
     );
     assert_eq!(
         stored(t).await,
@@ -168,7 +168,7 @@ async fn repeated_record_ids_count_once(t: &TestDb) {
     assert_eq!(r.status, 201);
     assert_eq!(
         r.json,
-        json!({"ok": true, "accepted": 1, "duplicates": 1, "rejected": []})
+        json!({"ok": true, "accepted": 1, "duplicates": 1, "rejected": [], "rate_limited": []})
     );
     let rep = get(&app, "/api/reputation/npm:retry").await;
     assert_eq!(rep.json["interactions"], 1);

@@ -96,9 +96,9 @@ async fn upgrade(kind: Kind) {
     previous_version(&url).await;
     let t = TestDb::open(kind, url, dir, pg).await;
     assert_eq!(
-        t.count("rate_limits").await,
+        t.count("quotas").await,
         0,
-        "old unkeyed callers are dropped"
+        "old fixed windows are dropped; budgets start afresh"
     );
     let key: String = sqlx::query("SELECT lookup_key FROM targets")
         .fetch_one(&t.check.pool)

@@ -82,7 +82,7 @@ async fn the_seeds_curl_examples_run_against_the_server(t: &TestDb) {
     })
     .await
     .unwrap();
-    let recorded = serde_json::json!({"ok": true, "accepted": 1, "duplicates": 0, "rejected": []});
+    let recorded = serde_json::json!({"ok": true, "accepted": 1, "duplicates": 0, "rejected": [], "rate_limited": []});
     assert_eq!(answers[0], recorded);
     assert_eq!(answers[1], recorded);
     let brave = &answers[2];

@@ -31,11 +31,12 @@ async fn add_catalog(t: &TestDb) {
     catalog::upsert(&t.db, vec![s], 0).await.unwrap();
 }
 
-async fn weights_follow_key_and_catalog(t: &TestDb) {
-    let app = t.app();
+async fn weights_follow_key_standing_and_catalog(t: &TestDb) {
+    let state = t.state();
+    let app = lowdown_server::app(state.clone());
     add_catalog(t).await;
     let key = register(&app).await;
-    let send = |host: &'static str, key: Option<String>| {
+    let send = |body: Value, key: Option<String>| {
         let app = app.clone();
         async move {
             let mut h = vec![];
@@ -47,33 +48,52 @@ async fn weights_follow_key_and_catalog(t: &TestDb) {
                 "POST",
                 "/v1/telemetry/observe",
                 &h,
-                Some(obs(host, json!(200)).to_string()),
+                Some(body.to_string()),
             )
             .await;
             assert_eq!(r.status, 200, "{}", r.text);
             r.json
         }
     };
+    let one = |host: &str| obs(host, json!(200));
+    let many = |n: usize| Value::Array((0..n).map(|_| obs("example.org", json!(200))).collect());
     assert_eq!(
-        send("example.org", None).await,
+        send(one("example.org"), None).await,
         json!({"ok": true, "weight": 0.1, "service_id": null})
     );
     assert_eq!(
-        send("api.stripe.com", None).await,
+        send(one("api.stripe.com"), None).await,
         json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
     );
-    assert_eq!(send("example.org", Some(key.clone())).await["weight"], 0.5);
+    // A new key weighs what anonymous telemetry weighs.
+    let k = || Some(key.clone());
+    assert_eq!(send(one("example.org"), k()).await["weight"], 0.1);
     assert_eq!(
-        send("files.stripe.com", Some(key.clone())).await,
+        send(one("files.stripe.com"), k()).await,
+        json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
+    );
+    // 50 accepted, but not yet a day old: still anonymous.
+    send(many(48), k()).await;
+    assert_eq!(send(one("api.stripe.com"), k()).await["weight"], 0.3);
+    // A day old with 50 accepted: 0.5 for either host.
+    state.prowl.clock.shift(86_400_000);
+    assert_eq!(send(one("example.org"), k()).await["weight"], 0.5);
+    assert_eq!(send(one("api.stripe.com"), k()).await["weight"], 0.5);
+    // Seven days and 500 accepted: the seed's weights.
+    send(many(500), k()).await;
+    state.prowl.clock.shift(6 * 86_400_000);
+    assert_eq!(send(one("example.org"), k()).await["weight"], 0.5);
+    assert_eq!(
+        send(one("files.stripe.com"), k()).await,
         json!({"ok": true, "weight": 1.0, "service_id": "stripe"})
     );
     assert_eq!(
-        send("api.stripe.com", Some("ak_forged".into())).await["weight"],
+        send(one("api.stripe.com"), Some("ak_forged".into())).await["weight"],
         0.3,
         "an unknown key is anonymous"
     );
 }
-on_both!(weights_follow_key_and_catalog);
+on_both!(weights_follow_key_standing_and_catalog);
 
 async fn telemetry_block_is_apart_from_success_rate(t: &TestDb) {
     let app = t.app();

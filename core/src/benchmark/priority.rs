@@ -86,6 +86,7 @@ mod tests {
             diversity: d(Some(1.0)),
             error_report_balance: d(None),
             abuse_flags: d(Some(abuse)),
+            compared_agents: 0,
         }
     }
 

@@ -57,8 +57,9 @@ pub struct ReputationInputs {
     pub service_samples: u64,
     /// The agent's observations of catalog services.
     pub reported: Tally,
-    /// Every agent's observations of the same services.
-    pub network: Tally,
+    /// Every other agent's observations of the same services, one tally per agent
+    /// (anonymous observations count as one agent per network).
+    pub others: Vec<Tally>,
     /// Refused forged or replayed decisions and receipts.
     pub abuse_flags: u64,
     /// Gateway requests and receipts the agent made (the population abuse is counted in).
@@ -89,10 +90,14 @@ pub struct Reputation {
     pub receipt_cosign_rate: Dimension,
     /// Distinct services.
     pub diversity: Dimension,
-    /// Its reported error rate minus the network's for the same services.
+    /// Its reported error rate minus the other agents' for the same services (each
+    /// agent's share of theirs capped, see [`super::share`]).
     pub error_report_balance: Dimension,
     /// Refused forged or replayed decisions and receipts.
     pub abuse_flags: Dimension,
+    /// Other agents whose reports `error_report_balance` compares with.
+    #[serde(default)]
+    pub compared_agents: u64,
 }
 
 fn dim(value: Option<f64>, n: u64) -> Dimension {
@@ -123,10 +128,25 @@ pub fn reputation(i: &ReputationInputs) -> Reputation {
         .collect();
     let agreeing = comparable.iter().filter(|b| consistent(b)).count() as u64;
     let n_buckets = comparable.len() as u64;
-    let balance = match (
-        ratio(i.reported.errors, i.reported.counted),
-        ratio(i.network.errors, i.network.counted),
-    ) {
+    // The others' error rate with no agent holding more than its share of their calls.
+    let factors = super::share::share_factors(
+        &i.others
+            .iter()
+            .map(|t| t.counted as f64)
+            .collect::<Vec<_>>(),
+    );
+    let (errors, counted) = i
+        .others
+        .iter()
+        .zip(&factors)
+        .fold((0.0, 0.0), |(e, c), (t, f)| {
+            (
+                e + t.errors.min(t.counted) as f64 * f,
+                c + t.counted as f64 * f,
+            )
+        });
+    let others_rate = (counted > 0.0).then(|| errors / counted);
+    let balance = match (ratio(i.reported.errors, i.reported.counted), others_rate) {
         (Some(a), Some(n)) => Some(round3(a - n)),
         _ => None,
     };
@@ -148,6 +168,7 @@ pub fn reputation(i: &ReputationInputs) -> Reputation {
         diversity: dim(Some(i.services as f64), i.service_samples),
         error_report_balance: dim(balance, i.reported.counted),
         abuse_flags: dim(Some(i.abuse_flags as f64), i.attempts),
+        compared_agents: i.others.iter().filter(|t| t.counted > 0).count() as u64,
     }
 }
 

@@ -26,7 +26,7 @@ pub const SCORE_CALL_WINDOW: usize = 1000;
 pub const AUDIT_FLAG: &str = "prowl_capped_audit";
 
 /// One call: a ProxyCall (weight 1.0) or an observation (its telemetry weight).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallSample {
     /// HTTP status, `None` when no response arrived.
     pub status: Option<u16>,
@@ -35,6 +35,12 @@ pub struct CallSample {
     /// 1.0 for a ProxyCall; an observation's weight otherwise.
     #[serde(default = "one")]
     pub weight: f64,
+    /// The agent that made or reported it (`None`: anonymous telemetry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The keyed hash of the network it came from (`None`: not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
 }
 
 fn one() -> f64 {
@@ -56,14 +62,14 @@ fn percentile(sorted: &[f64], p: usize) -> f64 {
     sorted[rank - 1]
 }
 
-fn counted(calls: &[CallSample]) -> Vec<(CallSample, bool)> {
+fn counted(calls: &[CallSample]) -> Vec<(&CallSample, bool)> {
     calls
         .iter()
-        .filter_map(|c| counts_as_success(c.status).map(|ok| (*c, ok)))
+        .filter_map(|c| counts_as_success(c.status).map(|ok| (c, ok)))
         .collect()
 }
 
-fn error_rate(counted: &[(CallSample, bool)]) -> Option<f64> {
+fn error_rate(counted: &[(&CallSample, bool)]) -> Option<f64> {
     let errors = counted.iter().filter(|(_, ok)| !ok).count();
     (!counted.is_empty()).then(|| errors as f64 / counted.len() as f64)
 }
@@ -142,6 +148,11 @@ pub struct LiveScore {
     pub speed: Option<f64>,
     /// `probe_health` when the cap lowered the value.
     pub capped_by: Option<String>,
+    /// Distinct agents behind the counted samples (anonymous telemetry counts as one
+    /// agent per network).
+    pub agents: usize,
+    /// Distinct known networks behind the counted samples.
+    pub networks: usize,
 }
 
 /// Speed of a p50 latency: 1 at ≤ 500 ms, 0.1 at ≥ 5 s, linear between.
@@ -158,8 +169,13 @@ pub fn speed(p50_ms: f64) -> f64 {
 /// The live score of `samples` (recent ProxyCalls and 24 h of weighted telemetry),
 /// limited by `cap` (from [`probe_health`]). The p50 is weighted: the latency at which the
 /// running weight, in ascending latency order, first reaches half the total.
+///
+/// No network, and then no agent, holds more than its share of the weight
+/// ([`super::share`]): a sample's weight is scaled by its network's factor, then by its
+/// agent's, so many keys from one network, or one agent's many calls, move the score only
+/// as far as one participant may.
 pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
-    let mut counted: Vec<(CallSample, bool)> = counted(samples)
+    let counted: Vec<(&CallSample, bool)> = counted(samples)
         .into_iter()
         .filter(|(c, _)| c.weight > 0.0)
         .collect();
@@ -170,21 +186,44 @@ pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
             success: None,
             speed: None,
             capped_by: None,
+            agents: 0,
+            networks: 0,
         };
     }
-    counted.sort_by(|a, b| a.0.latency_ms.total_cmp(&b.0.latency_ms));
-    let total: f64 = counted.iter().map(|(c, _)| c.weight).sum();
+    let network = |c: &CallSample| c.network.clone().unwrap_or_default();
+    let agent = |c: &CallSample| match &c.agent {
+        Some(a) => format!("agent:{a}"),
+        None => format!("anonymous:{}", c.network.as_deref().unwrap_or_default()),
+    };
+    let weights: Vec<f64> = counted.iter().map(|(c, _)| c.weight).collect();
+    let weights = capped_by_group(&counted, weights, network);
+    let weights = capped_by_group(&counted, weights, agent);
+    let agents = distinct(&counted, agent);
+    let networks = counted
+        .iter()
+        .filter_map(|(c, _)| c.network.as_deref())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let mut order: Vec<usize> = (0..counted.len()).collect();
+    order.sort_by(|a, b| {
+        counted[*a]
+            .0
+            .latency_ms
+            .total_cmp(&counted[*b].0.latency_ms)
+    });
+    let total: f64 = weights.iter().sum();
     let good: f64 = counted
         .iter()
-        .filter(|(_, ok)| *ok)
-        .map(|(c, _)| c.weight)
+        .zip(&weights)
+        .filter(|((_, ok), _)| *ok)
+        .map(|(_, w)| w)
         .sum();
     let mut run = 0.0;
-    let mut p50 = counted[counted.len() - 1].0.latency_ms;
-    for (c, _) in &counted {
-        run += c.weight;
+    let mut p50 = counted[order[order.len() - 1]].0.latency_ms;
+    for i in &order {
+        run += weights[*i];
         if run >= total / 2.0 {
-            p50 = c.latency_ms;
+            p50 = counted[*i].0.latency_ms;
             break;
         }
     }
@@ -201,5 +240,37 @@ pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
         success: Some(round3(success)),
         speed: Some(round3(spd)),
         capped_by,
+        agents,
+        networks,
     }
+}
+
+/// Distinct groups among the counted samples.
+fn distinct(counted: &[(&CallSample, bool)], group: impl Fn(&CallSample) -> String) -> usize {
+    counted
+        .iter()
+        .map(|(c, _)| group(c))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+}
+
+/// `weights` (one per counted sample) with each `group`'s total limited to its share
+/// ([`super::share::share_factors`]).
+fn capped_by_group(
+    counted: &[(&CallSample, bool)],
+    weights: Vec<f64>,
+    group: impl Fn(&CallSample) -> String,
+) -> Vec<f64> {
+    let mut totals: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    let keys: Vec<String> = counted.iter().map(|(c, _)| group(c)).collect();
+    for (k, w) in keys.iter().zip(&weights) {
+        *totals.entry(k.clone()).or_insert(0.0) += w;
+    }
+    let names: Vec<&String> = totals.keys().collect();
+    let factors = super::share::share_factors(&totals.values().copied().collect::<Vec<_>>());
+    let factor: std::collections::BTreeMap<&String, f64> = names.into_iter().zip(factors).collect();
+    keys.iter()
+        .zip(weights)
+        .map(|(k, w)| w * factor[k])
+        .collect()
 }

@@ -157,3 +157,14 @@ pub fn check(file: &str, run: impl Fn(&Value) -> Result<Value, String>) {
         failures.join("\n")
     );
 }
+
+/// The input field `key` deserialised, or its type's default when the case leaves it out.
+pub fn optional<T: serde::de::DeserializeOwned + Default>(
+    input: &Value,
+    key: &str,
+) -> Result<T, String> {
+    match input.get(key) {
+        None => Ok(T::default()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("{key}: {e}")),
+    }
+}

@@ -80,8 +80,10 @@ test('get_lowdown answers with the facts, readable and structured; node.json is 
     assert.equal(r.structuredContent.interactions, 10);
     assert.equal(r.structuredContent.rated_interactions, 10);
     assert.equal(r.structuredContent.success_rate, 0.8);
-    assert.equal(r.structuredContent.confidence, 'medium');
-    assert.match(text(r), /npm:alpha-search — 10 interactions, 10 rated, success rate 80\.0% \(organic\), confidence medium/);
+    // Ten rated, all from this machine's network: low, since one network is one view.
+    assert.equal(r.structuredContent.networks, 1);
+    assert.equal(r.structuredContent.confidence, 'low');
+    assert.match(text(r), /npm:alpha-search — 10 interactions, 10 rated from 1 network, success rate 80\.0% \(organic\), confidence low/);
     const seeded = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:beta-search' } });
     assert.equal(seeded.structuredContent.rated_interactions, 3, 'seeded records never count in the rate');
     assert.match(text(seeded), /By source: organic 3; seeded 4; synthetic 0 \(only organic counts in the success rate\)/);
@@ -175,7 +177,7 @@ test('compare_tools ranks by organic success rate, unrated last, and recommends 
     assert.deepEqual(thin.structuredContent.recommendation, { target: null, reason: 'Insufficient interaction history for a reliable comparison.' });
     assert.match(
       text(thin),
-      /^1\. npm:beta-search — success rate 100\.0% over 3 rated organic interactions, confidence low\n2\. npm:alpha-search — success rate 80\.0% over 10 rated organic interactions, confidence medium\n3\. npm:gamma-search — no rated organic interactions \(confidence none\)\nNo recommendation: Insufficient interaction history for a reliable comparison\.$/m,
+      /^1\. npm:beta-search — success rate 100\.0% over 3 rated organic interactions, confidence low\n2\. npm:alpha-search — success rate 80\.0% over 10 rated organic interactions, confidence low\n3\. npm:gamma-search — no rated organic interactions \(confidence none\)\nNo recommendation: Insufficient interaction history for a reliable comparison\.$/m,
     );
 
     const clear = await c.callTool({ name: 'compare_tools', arguments: { candidates: ['npm:alpha-search', 'pypi:delta-search'] } });

@@ -116,7 +116,7 @@ test('status shows each server wrapped or not with its reputation line; an unrea
     const env = { LOWDOWN_API_URL: server.url, LOWDOWN_HOME: path.join(w.root, 'ld') };
     const code = await main(['status', '--client', 'cursor'], { ...w.where, env, stdout: out, stderr: out });
     assert.equal(code, 0);
-    assert.match(out.text(), /^Cursor \(user\): .*\.cursor\/mcp\.json\n {2}brave-search +wrapped +npm:status-npx\n {6}npm:status-npx — 5 interactions, 5 rated, success rate 80\.0% \(organic\), confidence low\n {2}figma +not wrappable/m);
+    assert.match(out.text(), /^Cursor \(user\): .*\.cursor\/mcp\.json\n {2}brave-search +wrapped +npm:status-npx\n {6}npm:status-npx — 5 interactions, 5 rated from 1 network, success rate 80\.0% \(organic\), confidence low\n {2}figma +not wrappable/m);
     assert.match(out.text(), /local-tools +wrapped +npm:status-python\n {6}npm:status-python — no interactions recorded yet/);
 
     const down = sink();

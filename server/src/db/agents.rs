@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 
 use super::{random_id, Db};
-use crate::db::ratelimit::Quota;
+use crate::db::quota::{Draws, Quota};
 use crate::error::AppResult;
 
 /// What an agent registers with.
@@ -37,7 +37,7 @@ pub fn key_hash(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
 }
 
-/// Registers an agent and returns its new key. With a `quota` (the caller's registration
+/// Registers an agent and returns its new key. With a `quota` (the network's registration
 /// budget) the registration is counted in the same transaction; over the limit the answer
 /// is [`crate::error::AppError::RateLimited`] and nothing is written.
 pub async fn register(
@@ -52,10 +52,13 @@ pub async fn register(
     let id = agent_id.clone();
     db.write(move |conn| {
         Box::pin(async move {
-            if let Some(q) = &quota {
-                let g = crate::db::ratelimit::grant(conn, q, 1, now).await?;
-                if g.granted == 0 {
-                    return Err(q.refusal(&g));
+            if let Some(q) = quota {
+                let mut draws = Draws::default();
+                let i = draws.quota(q.clone());
+                draws.item(vec![i]);
+                let taken = crate::db::quota::take(conn, &draws, now).await?;
+                if let Some(r) = taken.items[0] {
+                    return Err(q.refusal(r.retry_after_secs));
                 }
             }
             sqlx::query(
@@ -82,14 +85,29 @@ pub async fn register(
     })
 }
 
-/// The agent id a key belongs to, or `None` for an unknown key.
-pub async fn agent_for_key(db: &Db, key: &str) -> AppResult<Option<String>> {
-    let row = sqlx::query("SELECT agent_id FROM agents WHERE key_hash = $1")
+/// The agent behind a key, as writes see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHolder {
+    /// Its id.
+    pub agent_id: String,
+    /// How far the key has earned its weight.
+    pub standing: lowdown_core::telemetry::KeyStanding,
+}
+
+/// The agent a key belongs to, or `None` for an unknown key.
+pub async fn agent_for_key(db: &Db, key: &str) -> AppResult<Option<KeyHolder>> {
+    let row = sqlx::query("SELECT agent_id, created_at, accepted FROM agents WHERE key_hash = $1")
         .bind(key_hash(key))
         .fetch_optional(&db.pool)
         .await?;
     Ok(match row {
-        Some(r) => Some(r.try_get(0)?),
+        Some(r) => Some(KeyHolder {
+            agent_id: r.try_get(0)?,
+            standing: lowdown_core::telemetry::KeyStanding {
+                registered_at_ms: r.try_get(1)?,
+                accepted: super::get_u64(&r, 2)?,
+            },
+        }),
         None => None,
     })
 }

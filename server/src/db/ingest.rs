@@ -1,5 +1,6 @@
-//! Ingest of interaction records: the raw rows, and on PostgreSQL every rollup, in one
-//! transaction (SQLite rolls up behind a watermark, see [`super::roller`]).
+//! Ingest of interaction records: the raw rows, the quotas they draw on, and on PostgreSQL
+//! the per-network cap and every rollup, in one transaction (SQLite caps and rolls up
+//! behind a watermark, see [`super::roller`]).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -8,12 +9,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
-use lowdown_core::record::InteractionRecord;
+use lowdown_core::quota::Refused;
+use lowdown_core::record::{InteractionRecord, Source};
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
+use super::quota::{Draws, Quota};
 use super::rollup::{Added, Fact, Rollup};
-use super::upsert::is_sqlite;
+use super::upsert::{add_text_counts_returning, is_sqlite, placeholders, Binds, MAX_PARAMS};
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::error::{AppError, AppResult};
@@ -41,19 +44,72 @@ const COLS: &[Col<'static>] = &[
     ("tools_has_more", "bigint"),
     ("day", "text"),
     ("created_at", "bigint"),
+    ("network", "text"),
+    ("agent_id", "text"),
+    ("trusted", "bigint"),
 ];
 
-/// A validated record with what the server adds: its id and class.
+/// Who sent a request's records: what is stored beside each of them, and the quotas
+/// they draw on.
+#[derive(Debug, Clone, Default)]
+pub struct Sender {
+    /// The keyed id of the client's network ([`crate::caller::network_id`]).
+    pub network: Option<String>,
+    /// The agent behind the request's `X-Agent-Key`.
+    pub agent_id: Option<String>,
+    /// The network is trusted (`--trusted-network`): no cap applies to it.
+    pub trusted: bool,
+    /// One item per record, in order: the budgets it draws on (none when trusted).
+    pub draws: Draws,
+}
+
+/// What became of one record of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Stored now.
+    Stored,
+    /// Its `record_id` was already stored (or came earlier in the request): acknowledged,
+    /// never counted twice, and free of every quota.
+    Duplicate,
+    /// Over a quota: refused, nothing written.
+    RateLimited(Refused),
+}
+
+/// What became of a request's records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ingested {
+    /// One per record given to [`store_interactions`], in order.
+    pub fates: Vec<Fate>,
+}
+
+impl Ingested {
+    /// The quota behind the first refusal, and the longest `Retry-After` of all of them.
+    pub fn refusal<'q>(&self, sender: &'q Sender) -> Option<(&'q Quota, u64)> {
+        let mut first = None;
+        let mut retry = 0;
+        for f in &self.fates {
+            if let Fate::RateLimited(r) = f {
+                first.get_or_insert(r.budget);
+                retry = retry.max(r.retry_after_secs);
+            }
+        }
+        first.map(|b| (&sender.draws.quotas[b], retry))
+    }
+}
+
+/// A validated record with what the server adds: its id, class and place in its request.
 pub(crate) struct Stored {
     id: String,
     rec: InteractionRecord,
     class: OutcomeClass,
+    pos: usize,
 }
 
 /// One request's records waiting for a writer, and where its answer goes.
 pub(crate) struct Job {
     records: Vec<Stored>,
-    reply: oneshot::Sender<Result<usize, String>>,
+    sender: Sender,
+    reply: oneshot::Sender<Result<Vec<(usize, Fate)>, String>>,
 }
 
 /// Ingest transactions one PostgreSQL server runs at once. One leaves the database idle
@@ -126,9 +182,10 @@ impl Queue {
     }
 }
 
-/// Stores `records` (already validated) in one transaction with multi-row statements. A
-/// record whose `record_id` is already stored (or repeated) is skipped. Returns how many
-/// records were new.
+/// Stores `records` (already validated) sent by `sender` in one transaction with
+/// multi-row statements. A record whose `record_id` is already stored (or repeated) is a
+/// [`Fate::Duplicate`] and draws on no quota; the new ones draw on theirs in order, and
+/// those past a budget are refused ([`Fate::RateLimited`]) and not written.
 ///
 /// Requests that arrive while a write is running are committed together in the next
 /// transaction (group commit): each request is still all-or-nothing and is answered only
@@ -140,33 +197,47 @@ impl Queue {
 pub async fn store_interactions(
     db: &Db,
     records: Vec<InteractionRecord>,
+    sender: Sender,
     now: i64,
-) -> AppResult<usize> {
-    let mut stored = Vec::with_capacity(records.len());
-    for rec in records {
+) -> AppResult<Ingested> {
+    let total = records.len();
+    let mut stored = Vec::with_capacity(total);
+    for (pos, rec) in records.into_iter().enumerate() {
         let id = match &rec.record_id {
             Some(id) => id.clone(),
             None => random_id("srv_", 16)?,
         };
         let class = outcome_class(rec.request_kind, rec.outcome, rec.error_layer);
-        stored.push(Stored { id, rec, class });
+        stored.push(Stored {
+            id,
+            rec,
+            class,
+            pos,
+        });
     }
     // A repeated id within the request: the first copy counts (the sort is stable and
     // `dedup_by` keeps the first of equal neighbours).
     stored.sort_by(|a, b| a.id.cmp(&b.id));
     stored.dedup_by(|later, first| later.id == first.id);
+    let mut fates = vec![Fate::Duplicate; total];
     if stored.is_empty() {
-        return Ok(0);
+        return Ok(Ingested { fates });
     }
     let (reply, answer) = oneshot::channel();
     db.ingest_queue.push(Job {
         records: stored,
+        sender,
         reply,
     });
     let leader = db.clone();
     tokio::spawn(async move { commit_group(&leader, now).await });
     match answer.await {
-        Ok(Ok(n)) => Ok(n),
+        Ok(Ok(decided)) => {
+            for (pos, fate) in decided {
+                fates[pos] = fate;
+            }
+            Ok(Ingested { fates })
+        }
         Ok(Err(detail)) => Err(AppError::internal(detail)),
         Err(_) => Err(AppError::internal("ingest group writer stopped")),
     }
@@ -184,51 +255,64 @@ async fn commit_group(db: &Db, now: i64) {
     if jobs.is_empty() {
         return;
     }
-    let (batches, replies): (Vec<Vec<Stored>>, Vec<_>) =
-        jobs.into_iter().map(|j| (j.records, j.reply)).unzip();
+    let mut senders = Vec::with_capacity(jobs.len());
+    let mut replies = Vec::with_capacity(jobs.len());
+    let mut tagged: Vec<(usize, Stored)> = Vec::new();
+    for (job, j) in jobs.into_iter().enumerate() {
+        senders.push(j.sender);
+        replies.push(j.reply);
+        tagged.extend(j.records.into_iter().map(|s| (job, s)));
+    }
     // Each id belongs to the first job that sent it; later copies are repeats (stable
     // sort by id, jobs in arrival order, then keep the first of equal neighbours).
-    let mut tagged: Vec<(usize, Stored)> = batches
-        .into_iter()
-        .enumerate()
-        .flat_map(|(job, batch)| batch.into_iter().map(move |s| (job, s)))
-        .collect();
     tagged.sort_by(|a, b| a.1.id.cmp(&b.1.id));
-    tagged.dedup_by(|later, first| later.1.id == first.1.id);
-    let (owner, all): (Vec<usize>, Vec<Stored>) = tagged.into_iter().unzip();
-    // One order for every writer (ids sorted, rollup keys in BTreeMaps): several servers
-    // sharing one PostgreSQL database then wait on each other, never deadlock.
+    let mut repeats: Vec<Vec<(usize, Fate)>> = vec![Vec::new(); replies.len()];
+    let mut all: Vec<(usize, Stored)> = Vec::with_capacity(tagged.len());
+    for (job, s) in tagged {
+        match all.last() {
+            Some((_, prev)) if prev.id == s.id => repeats[job].push((s.pos, Fate::Duplicate)),
+            _ => all.push((job, s)),
+        }
+    }
+    // One order for every writer (ids sorted, quota subjects sorted, rollup keys in
+    // BTreeMaps): several servers sharing one PostgreSQL database then wait on each
+    // other, never deadlock.
     let known = db.known.clone();
+    let senders = std::sync::Arc::new(senders);
+    let for_write = senders.clone();
     let result = match writer.as_deref_mut() {
         Some(writer) => {
             db.write_locked(writer, move |c| {
-                Box::pin(async move { write_batch(c, all, None, now).await })
+                Box::pin(async move { write_batch(c, all, &for_write, None, now).await })
             })
             .await
         }
         None => {
-            db.write(move |c| Box::pin(async move { write_batch(c, all, Some(&known), now).await }))
-                .await
+            db.write(move |c| {
+                Box::pin(async move { write_batch(c, all, &for_write, Some(&known), now).await })
+            })
+            .await
         }
     };
     let mut roll = false;
-    let result = result.map(|(fresh, added)| {
+    let result = result.map(|(decided, added)| {
         added.commit_to(&db.known);
         if let Some(r) = &db.roller {
-            roll = r.committed(fresh.iter().filter(|new| **new).count() as u64);
+            let fresh = decided
+                .iter()
+                .filter(|(_, _, f)| *f == Fate::Stored)
+                .count();
+            roll = r.committed(fresh as u64);
         }
-        fresh
+        decided
     });
     match result {
-        Ok(fresh) => {
-            let mut counts = vec![0usize; replies.len()];
-            for (job, new) in owner.iter().zip(fresh) {
-                if new {
-                    counts[*job] += 1;
-                }
+        Ok(decided) => {
+            for (job, pos, fate) in decided {
+                repeats[job].push((pos, fate));
             }
-            for (reply, n) in replies.into_iter().zip(counts) {
-                let _ = reply.send(Ok(n));
+            for (reply, fates) in replies.into_iter().zip(repeats) {
+                let _ = reply.send(Ok(fates));
             }
         }
         Err(e) => {
@@ -275,32 +359,50 @@ impl Labels {
     }
 }
 
-/// Writes the raw rows, and with `known` (PostgreSQL) their rollups; returns, for each
-/// record in order, whether it was new, and what it registered.
+/// Writes the raw rows, takes their quotas, and with `known` (PostgreSQL) applies the
+/// per-network cap and writes their rollups; returns, for each record, its job, place and
+/// fate, and what was registered.
 ///
 /// Values are bound straight from the records and rollup keys borrow them: a batch
 /// allocates per bound value only what the driver needs, not per record and rollup.
 async fn write_batch(
     conn: &mut AnyConnection,
-    stored: Vec<Stored>,
+    mut all: Vec<(usize, Stored)>,
+    senders: &[Sender],
     known: Option<&super::known::Known>,
     now: i64,
-) -> AppResult<(Vec<bool>, Added)> {
+) -> AppResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
-    let labels: Vec<Labels> = stored.iter().map(Labels::of).collect();
-    let inserted = insert_records(conn, &stored, &labels, &day, now).await?;
-    let is_new: Vec<bool> = stored.iter().map(|s| inserted.contains(&s.id)).collect();
+    let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
+    let inserted = insert_records(conn, &all, senders, &labels, &day, now).await?;
+    let mut fates: Vec<Fate> = all
+        .iter()
+        .map(|(_, s)| match inserted.contains(&s.id) {
+            true => Fate::Stored,
+            false => Fate::Duplicate,
+        })
+        .collect();
+    limit(conn, &all, senders, &mut fates, now).await?;
     let Some(known) = known else {
-        return Ok((is_new, Added::default()));
+        let decided = all
+            .iter()
+            .zip(fates)
+            .map(|((j, s), f)| (*j, s.pos, f))
+            .collect();
+        return Ok((decided, Added::default()));
     };
+    cap(conn, &mut all, senders, &fates, &day).await?;
+    // Again: capped records now count in their own class.
+    let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
     let mut rollup = Rollup::default();
-    for ((s, l), _) in stored
+    for (((job, s), l), _) in all
         .iter()
         .zip(&labels)
-        .zip(&is_new)
-        .filter(|(_, new)| **new)
+        .zip(&fates)
+        .filter(|(_, f)| **f == Fate::Stored)
     {
         let r = &s.rec;
+        let sender = &senders[*job];
         rollup.add(
             &Fact {
                 target: &r.target,
@@ -313,26 +415,184 @@ async fn write_batch(
                 latency_ms: r.latency_ms,
                 node: r.node_id.as_deref(),
                 day: &day,
+                network: sender.network.as_deref(),
+                agent: sender.agent_id.as_deref(),
             },
             known,
         );
     }
     let added = rollup.write(conn, now).await?;
-    Ok((is_new, added))
+    let decided = all
+        .iter()
+        .zip(fates)
+        .map(|((j, s), f)| (*j, s.pos, f))
+        .collect();
+    Ok((decided, added))
+}
+
+/// Takes the quotas of the new records, job by job in request order; the refused ones are
+/// deleted again (in this transaction, so no one ever sees them) and marked.
+async fn limit(
+    conn: &mut AnyConnection,
+    all: &[(usize, Stored)],
+    senders: &[Sender],
+    fates: &mut [Fate],
+    now: i64,
+) -> AppResult<()> {
+    if senders.iter().all(|s| s.draws.quotas.is_empty()) {
+        return Ok(());
+    }
+    // The new records of each job, in request order.
+    let mut order: Vec<usize> = (0..all.len())
+        .filter(|i| fates[*i] == Fate::Stored)
+        .collect();
+    order.sort_by_key(|i| (all[*i].0, all[*i].1.pos));
+    let mut group = Draws::default();
+    let mut local: Vec<Vec<usize>> = Vec::with_capacity(senders.len());
+    for s in senders {
+        local.push(
+            s.draws
+                .quotas
+                .iter()
+                .map(|q| group.quota(q.clone()))
+                .collect(),
+        );
+    }
+    for i in &order {
+        let (job, s) = &all[*i];
+        let item = senders[*job]
+            .draws
+            .items
+            .get(s.pos)
+            .map(|qs| qs.iter().map(|q| local[*job][*q]).collect())
+            .unwrap_or_default();
+        group.item(item);
+    }
+    let taken = super::quota::take(conn, &group, now).await?;
+    let mut refused = Vec::new();
+    for (k, i) in order.iter().enumerate() {
+        if let Some(r) = taken.items[k] {
+            // The refusal names the job's own quota index.
+            let (job, s) = &all[*i];
+            let budget_subject = &group.quotas[r.budget].subject;
+            let own = senders[*job]
+                .draws
+                .quotas
+                .iter()
+                .position(|q| &q.subject == budget_subject)
+                .unwrap_or(0);
+            fates[*i] = Fate::RateLimited(Refused {
+                budget: own,
+                retry_after_secs: r.retry_after_secs,
+            });
+            refused.push(s.id.as_str());
+        }
+    }
+    delete_records(conn, &refused).await
+}
+
+/// Deletes raw rows by record id (the refused ones this transaction inserted).
+async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> AppResult<()> {
+    for chunk in ids.chunks(MAX_PARAMS) {
+        let sql = format!(
+            "DELETE FROM interactions WHERE record_id IN {}",
+            placeholders(is_sqlite(conn), 1, chunk.len())
+        );
+        let mut b = Binds::with_capacity(chunk.len());
+        for id in chunk {
+            b.add(*id)?;
+        }
+        b.query(sql).execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// PostgreSQL: the per-network cap. Of the new rated organic records of each (target, day,
+/// network), those past [`lowdown_core::aggregate::NETWORK_DAILY_CAP`] (counting what
+/// the network already stored that day) become [`OutcomeClass::Capped`], in the raw rows
+/// too. Trusted networks and records of no known network are never capped. (SQLite does
+/// the same in SQL as it rolls up.)
+async fn cap(
+    conn: &mut AnyConnection,
+    all: &mut [(usize, Stored)],
+    senders: &[Sender],
+    fates: &[Fate],
+    day: &str,
+) -> AppResult<()> {
+    let mut groups: std::collections::BTreeMap<(String, String), Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (i, ((job, s), f)) in all.iter().zip(fates).enumerate() {
+        let sender = &senders[*job];
+        let rated = matches!(
+            s.class,
+            OutcomeClass::Success | OutcomeClass::Partial | OutcomeClass::Failure
+        );
+        if *f != Fate::Stored || !rated || sender.trusted || s.rec.source != Source::Organic {
+            continue;
+        }
+        if let Some(n) = &sender.network {
+            groups
+                .entry((s.rec.target.clone(), n.clone()))
+                .or_default()
+                .push(i);
+        }
+    }
+    if groups.is_empty() {
+        return Ok(());
+    }
+    let counts: std::collections::BTreeMap<[&str; 3], i64> = groups
+        .iter()
+        .map(|((t, n), v)| ([t.as_str(), day, n.as_str()], v.len() as i64))
+        .collect();
+    let totals =
+        add_text_counts_returning(conn, "network_days", &["target", "day", "network"], &counts)
+            .await?;
+    let mut capped = Vec::new();
+    for ((t, n), members) in &groups {
+        let total = totals
+            .get(&[t.clone(), day.to_owned(), n.clone()])
+            .copied()
+            .unwrap_or(0);
+        let wanted = members.len() as u64;
+        let before = (total.max(0) as u64).saturating_sub(wanted);
+        let counted = lowdown_core::aggregate::under_cap(before, wanted) as usize;
+        capped.extend(members[counted..].iter().copied());
+    }
+    if capped.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<&str> = capped.iter().map(|i| all[*i].1.id.as_str()).collect();
+    for chunk in ids.chunks(MAX_PARAMS) {
+        let sql = format!(
+            "UPDATE interactions SET outcome_class = 'capped' WHERE record_id IN {}",
+            placeholders(is_sqlite(conn), 1, chunk.len())
+        );
+        let mut b = Binds::with_capacity(chunk.len());
+        for id in chunk {
+            b.add(*id)?;
+        }
+        b.query(sql).execute(&mut *conn).await?;
+    }
+    for i in capped {
+        all[i].1.class = OutcomeClass::Capped;
+    }
+    Ok(())
 }
 
 /// Inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records; returns
 /// the ids that were new.
 async fn insert_records(
     conn: &mut AnyConnection,
-    stored: &[Stored],
+    stored: &[(usize, Stored)],
+    senders: &[Sender],
     labels: &[Labels],
     day: &str,
     now: i64,
 ) -> AppResult<HashSet<String>> {
     let mut rows = Rows::new(COLS, stored.len());
-    for (s, l) in stored.iter().zip(labels) {
+    for ((job, s), l) in stored.iter().zip(labels) {
         let r = &s.rec;
+        let sender = &senders[*job];
         for cell in [
             Cell::Text(&s.id),
             Cell::Text(&r.actor),
@@ -354,6 +614,9 @@ async fn insert_records(
             Cell::OptInt(r.tools_has_more.map(i64::from)),
             Cell::Text(day),
             Cell::Int(now),
+            Cell::OptText(sender.network.as_deref()),
+            Cell::OptText(sender.agent_id.as_deref()),
+            Cell::Int(i64::from(sender.trusted)),
         ] {
             rows.push(cell);
         }
@@ -368,7 +631,7 @@ async fn insert_records(
             .try_get(0)?;
         let written = rows.execute(conn, "interactions", conflict).await?;
         if written == stored.len() as u64 {
-            return Ok(stored.iter().map(|s| s.id.clone()).collect());
+            return Ok(stored.iter().map(|(_, s)| s.id.clone()).collect());
         }
         sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
             .bind(before)

@@ -26,7 +26,7 @@ pub mod lease;
 pub mod lookup;
 mod meta;
 pub mod nodes;
-pub mod ratelimit;
+pub mod quota;
 pub mod reputation;
 mod roller;
 mod rollup;
@@ -119,6 +119,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         "rollup_watermark",
         include_str!("../../migrations/0010_rollup_watermark.sqlite.sql"),
         include_str!("../../migrations/0010_rollup_watermark.postgres.sql"),
+    ),
+    (
+        11,
+        "independence",
+        include_str!("../../migrations/0011_independence.sqlite.sql"),
+        include_str!("../../migrations/0011_independence.postgres.sql"),
     ),
 ];
 

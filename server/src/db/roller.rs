@@ -9,7 +9,10 @@
 //!
 //! `rollup_watermark.rolled` (migration 0010) is the last `interactions` rowid the rollups
 //! include. A roll takes the rows after it in rowid order (SQLite has one writer, so rowid
-//! order is commit order, and raw rows are never deleted), adds them to every rollup with
+//! order is commit order, and committed raw rows are never deleted), first applies the
+//! per-network cap to them (rated organic rows past a network's daily 20 for a target
+//! become `capped`, in rowid order, counting what `network_days` holds; the rule
+//! [`lowdown_core::aggregate::under_cap`] that PostgreSQL applies at ingest), then adds them to every rollup with
 //! SQLite's own `GROUP BY` (no row leaves the database; the same keys as
 //! [`super::rollup::Rollup`]) and moves the watermark in the same transaction: every row
 //! is counted exactly once, whichever process rolls it and whenever it crashes.
@@ -28,6 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
+use lowdown_core::aggregate::{OutcomeClass, NETWORK_DAILY_CAP};
 use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
@@ -173,7 +177,7 @@ const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
 /// The statements that add the rows in [`RANGE`] to each rollup, aggregated by SQLite
 /// itself (no row leaves the database); the same keys as [`super::rollup::Rollup`],
 /// which the server's tests check both against a recomputation from the raw rows.
-static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
+static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
     // Adds the count of the rows in RANGE matching `filter` per key, and with `sum` the
     // sum of their latencies.
     let add = |table: &str, keys: &str, select: &str, filter: &str, sum: bool| {
@@ -194,10 +198,19 @@ static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
             group.join(", ")
         )
     };
-    // Rated organic calls with a latency; the labels are the core's enum names.
+    // Rated organic calls (with a latency); the labels are the core's enum names.
     let (organic, rated) = latency_rule();
-    let rated_organic = format!(
-        " AND latency_ms IS NOT NULL AND source = '{organic}' AND outcome_class IN ('{}')",
+    let rated_only = format!(
+        " AND source = '{organic}' AND outcome_class IN ('{}')",
+        rated.join("', '")
+    );
+    let rated_organic = format!(" AND latency_ms IS NOT NULL{rated_only}");
+    let capped = crate::names::enum_label(&OutcomeClass::Capped);
+    // Rows a network cap applies to: rated organic (capped already, for the count), of a
+    // known network the deployment does not trust.
+    let cappable = format!(
+        " AND source = '{organic}' AND outcome_class IN ('{}', '{capped}') \
+         AND network IS NOT NULL AND trusted = 0",
         rated.join("', '")
     );
     // The core's latency buckets: the first bound a latency does not exceed.
@@ -206,7 +219,17 @@ static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
         bucket.push_str(&format!(" WHEN latency_ms <= {bound:?} THEN {i}"));
     }
     bucket.push_str(&format!(" ELSE {} END", LATENCY_BUCKETS_MS.len() - 1));
-    [
+    vec![
+        // The cap first, against the counts before this roll; then the counts.
+        format!(
+            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
+             SELECT r.rowid FROM (SELECT rowid, target, day, network, ROW_NUMBER() OVER \
+             (PARTITION BY target, day, network ORDER BY rowid) AS k {RANGE}{rated_only} \
+             AND network IS NOT NULL AND trusted = 0) r LEFT JOIN network_days d \
+             ON d.target = r.target AND d.day = r.day AND d.network = r.network \
+             WHERE COALESCE(d.n, 0) + r.k > {NETWORK_DAILY_CAP})"
+        ),
+        add("network_days", "target, day, network", "target, day, network", &cappable, false),
         add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", false),
         add(
             "rollup_releases",
@@ -243,6 +266,19 @@ static ROLL_SQL: LazyLock<[String; 7]> = LazyLock::new(|| {
         format!(
             "INSERT INTO node_targets (node_id, target) SELECT DISTINCT node_id, target {RANGE} \
              AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
+        ),
+        add(
+            "rollup_networks",
+            "target, task_type, network",
+            "target, task_type, network",
+            &format!("{rated_only} AND network IS NOT NULL"),
+            false,
+        ),
+        // `contributor` of db/rollup.rs: the agent key, else the node id.
+        format!(
+            "INSERT INTO rollup_contributors (target, task_type, contributor) SELECT DISTINCT \
+             target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id) {RANGE}{rated_only} \
+             AND (agent_id IS NOT NULL OR node_id IS NOT NULL) ON CONFLICT DO NOTHING"
         ),
     ]
 });

@@ -33,6 +33,20 @@ pub(super) struct Fact<'a> {
     pub latency_ms: Option<f64>,
     pub node: Option<&'a str>,
     pub day: &'a str,
+    /// The keyed id of the sender's network.
+    pub network: Option<&'a str>,
+    /// The agent behind the sender's key.
+    pub agent: Option<&'a str>,
+}
+
+/// Who a record counts as in `rollup_contributors`: the agent key when the request had
+/// one (keys are issued and limited per network), else the node id.
+pub(super) fn contributor(agent: Option<&str>, node: Option<&str>) -> Option<String> {
+    match (agent, node) {
+        (Some(a), _) => Some(format!("key:{a}")),
+        (None, Some(n)) => Some(format!("node:{n}")),
+        (None, None) => None,
+    }
 }
 
 /// The labels of the records whose latency `rollup_latency` counts: rated organic calls.
@@ -52,6 +66,7 @@ static LATENCY_RULE: LazyLock<LatencyRule> = LazyLock::new(|| LatencyRule {
 });
 
 impl LatencyRule {
+    /// Whether `f` is a rated organic record (what latency and independence count).
     fn counts(&self, f: &Fact<'_>) -> bool {
         f.source == self.organic && self.rated.iter().any(|c| f.class == c)
     }
@@ -99,6 +114,8 @@ pub(super) struct Rollup<'a> {
     node_days: BTreeSet<[&'a str; 2]>,
     node_targets: BTreeSet<[&'a str; 2]>,
     latency: LatencyRows<&'a str>,
+    networks: BTreeMap<[&'a str; 3], i64>,
+    contributors: BTreeSet<(&'a str, &'a str, String)>,
 }
 
 impl<'a> Rollup<'a> {
@@ -121,13 +138,22 @@ impl<'a> Rollup<'a> {
             .by_day
             .entry([f.target, f.day, f.task, f.source, f.class])
             .or_insert(0) += 1;
-        if let (true, Some(ms)) = (LATENCY_RULE.counts(f), f.latency_ms) {
+        let rated_organic = LATENCY_RULE.counts(f);
+        if let (true, Some(ms)) = (rated_organic, f.latency_ms) {
             let e = self
                 .latency
                 .entry((f.target, f.task, latency_bucket(ms) as i64))
                 .or_insert((0, 0.0));
             e.0 += 1;
             e.1 += ms;
+        }
+        if rated_organic {
+            if let Some(n) = f.network {
+                *self.networks.entry([f.target, f.task, n]).or_insert(0) += 1;
+            }
+            if let Some(c) = contributor(f.agent, f.node) {
+                self.contributors.insert((f.target, f.task, c));
+            }
         }
         if let Some(node) = f.node {
             *self.nodes.entry(node).or_insert(0) += 1;
@@ -174,6 +200,25 @@ impl<'a> Rollup<'a> {
             "node_targets",
             &["node_id", "target"],
             &self.node_targets,
+        )
+        .await?;
+        add_text_counts(
+            conn,
+            "rollup_networks",
+            &["target", "task_type", "network"],
+            &self.networks,
+        )
+        .await?;
+        let contributors: BTreeSet<[&str; 3]> = self
+            .contributors
+            .iter()
+            .map(|(t, k, c)| [*t, *k, c.as_str()])
+            .collect();
+        insert_text_keys(
+            conn,
+            "rollup_contributors",
+            &["target", "task_type", "contributor"],
+            &contributors,
         )
         .await?;
         Ok(Added {

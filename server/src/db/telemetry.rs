@@ -14,9 +14,10 @@ use sqlx::{AnyConnection, Row};
 use super::upsert::{add_counts, insert_new, is_sqlite, placeholders, Binds, Val, MAX_PARAMS};
 use super::{get_u64, random_id, Db};
 use crate::clock;
-use crate::db::ratelimit::{self, Quota};
+use crate::db::quota::Draws;
 use crate::error::AppResult;
 use crate::names::{enum_str, parse_enum};
+use lowdown_core::quota::Refused;
 
 /// An observation with what the server decided about it.
 #[derive(Debug, Clone)]
@@ -29,6 +30,8 @@ pub struct Weighed {
     pub service_id: Option<String>,
     /// The registered agent that sent it.
     pub agent_id: Option<String>,
+    /// The keyed id of the sender's network.
+    pub network: Option<String>,
 }
 
 const COLS: &[&str] = &[
@@ -46,6 +49,7 @@ const COLS: &[&str] = &[
     "agent_id",
     "day",
     "created_at",
+    "network",
 ];
 
 const ROLLUP_KEYS: &[&str] = &[
@@ -66,30 +70,25 @@ pub enum Fate {
     /// Its `record_id` was already stored (or came earlier in the request): acknowledged,
     /// never counted twice, and free of the rate limit.
     Duplicate,
-    /// Past the caller's remaining budget: refused, nothing written.
-    RateLimited,
+    /// Past one of the sender's budgets: refused, nothing written.
+    RateLimited(Refused),
 }
 
-/// The fate of each observation, in request order, and the rate-limit window.
+/// The fate of each observation, in request order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
     /// One per observation given to [`store`].
     pub fates: Vec<Fate>,
-    /// Seconds until the caller's window ends (`Retry-After`); 0 without a quota.
-    pub retry_after_secs: u64,
 }
 
 /// Stores observations in one transaction. Repeated `record_id`s are acknowledged as
-/// duplicates. With a `quota`, the new observations take what is left of the caller's
-/// budget in the same transaction ([`crate::db::ratelimit`]): the first ones up to it are
-/// stored, the rest refused as [`Fate::RateLimited`]. When nothing at all is accepted the
-/// answer is [`crate::error::AppError::RateLimited`] and nothing is written.
-pub async fn store(
-    db: &Db,
-    items: Vec<Weighed>,
-    now: i64,
-    quota: Option<Quota>,
-) -> AppResult<Stored> {
+/// duplicates and draw on no budget. The new ones draw on theirs in `draws` (one item per
+/// observation) in the same transaction ([`crate::db::quota`]): the first ones up to the
+/// tightest budget are stored, the rest refused as [`Fate::RateLimited`]. When nothing at
+/// all is accepted the answer is [`crate::error::AppError::RateLimited`] and nothing is
+/// written. Each agent's count of accepted observations grows by what it got stored.
+pub async fn store(db: &Db, items: Vec<Weighed>, now: i64, draws: &Draws) -> AppResult<Stored> {
+    let draws = draws.clone();
     let mut ids = Vec::with_capacity(items.len());
     for w in &items {
         ids.push(match &w.obs.record_id {
@@ -100,29 +99,22 @@ pub async fn store(
     db.write(move |conn| {
         Box::pin(async move {
             let mut fates = duplicates(conn, &items, &ids).await?;
-            let wanted = fates.iter().filter(|f| f.is_none()).count();
-            let (granted, retry_after_secs) = match &quota {
-                Some(q) if wanted > 0 => {
-                    let g =
-                        ratelimit::grant(conn, q, u32::try_from(wanted).unwrap_or(u32::MAX), now)
-                            .await?;
-                    if g.granted == 0 && fates.iter().all(Option::is_none) {
-                        return Err(q.refusal(&g));
-                    }
-                    (g.granted as usize, g.retry_after_secs)
-                }
-                _ => (wanted, 0),
-            };
-            let mut rows = Vec::with_capacity(granted);
-            let mut taken = 0;
-            for (i, fate) in fates.iter_mut().enumerate() {
-                if fate.is_none() {
-                    if taken < granted {
-                        rows.push((ids[i].clone(), &items[i], i));
-                        taken += 1;
-                    } else {
-                        *fate = Some(Fate::RateLimited);
-                    }
+            // Only the new observations draw on the budgets.
+            let new: Vec<usize> = (0..fates.len()).filter(|i| fates[*i].is_none()).collect();
+            let wanted = draws.only(&new);
+            let taken = crate::db::quota::take(conn, &wanted, now).await?;
+            if !new.is_empty()
+                && new.len() == fates.len()
+                && taken.items.iter().all(Option::is_some)
+            {
+                let r = taken.items[0].expect("refused");
+                return Err(draws.quotas[r.budget].refusal(r.retry_after_secs));
+            }
+            let mut rows = Vec::with_capacity(new.len());
+            for (k, i) in new.iter().enumerate() {
+                match taken.items[k] {
+                    None => rows.push((ids[*i].clone(), &items[*i], *i)),
+                    Some(r) => fates[*i] = Some(Fate::RateLimited(r)),
                 }
             }
             // One lock order for every writer (ids sorted, rollup keys in a BTreeMap).
@@ -139,10 +131,7 @@ pub async fn store(
                 .into_iter()
                 .map(|f| f.unwrap_or(Fate::Duplicate))
                 .collect();
-            Ok(Stored {
-                fates,
-                retry_after_secs,
-            })
+            Ok(Stored { fates })
         })
     })
     .await
@@ -207,6 +196,7 @@ async fn write(
                 Val::OptText(w.agent_id.clone()),
                 Val::Text(day.clone()),
                 Val::Int(now),
+                Val::OptText(w.network.clone()),
             ]
         })
         .collect();
@@ -216,18 +206,39 @@ async fn write(
             .into_iter()
             .collect();
     let mut rollups: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
+    let mut networks: BTreeMap<Vec<Val>, i64> = BTreeMap::new();
+    let mut contributors: BTreeSet<Vec<Val>> = BTreeSet::new();
+    let mut accepted: BTreeMap<&str, i64> = BTreeMap::new();
     let mut subjects = BTreeSet::new();
     for (id, w, _) in items {
         if !inserted.contains(id) {
             continue;
         }
         let o = &w.obs;
+        if let Some(a) = &w.agent_id {
+            *accepted.entry(a.as_str()).or_insert(0) += 1;
+        }
         let mut kinds = vec![("host", o.host.clone())];
         if let Some(s) = &w.service_id {
             kinds.push(("service", s.clone()));
         }
         for (kind, subject) in kinds {
             subjects.insert(subject.clone());
+            if o.source == Source::Organic {
+                let at = |v: String| {
+                    vec![
+                        Val::Text(kind.to_owned()),
+                        Val::Text(subject.clone()),
+                        Val::Text(v),
+                    ]
+                };
+                if let Some(n) = &w.network {
+                    *networks.entry(at(n.clone())).or_insert(0) += 1;
+                }
+                if let Some(a) = &w.agent_id {
+                    contributors.insert(at(format!("key:{a}")));
+                }
+            }
             let key = vec![
                 Val::Text(kind.to_owned()),
                 Val::Text(subject),
@@ -242,6 +253,23 @@ async fn write(
     }
     super::rollup::add_targets(conn, subjects.iter().map(|s| (s.as_str(), now))).await?;
     add_counts(conn, "telemetry_rollups", ROLLUP_KEYS, rollups).await?;
+    let independence = ["subject_kind", "subject", "network"];
+    add_counts(conn, "telemetry_networks", &independence, networks).await?;
+    super::upsert::insert_ignore(
+        conn,
+        "telemetry_contributors",
+        &["subject_kind", "subject", "contributor"],
+        "subject_kind, subject, contributor",
+        contributors.into_iter().collect(),
+    )
+    .await?;
+    for (agent, n) in accepted {
+        sqlx::query("UPDATE agents SET accepted = accepted + $1 WHERE agent_id = $2")
+            .bind(n)
+            .bind(agent.to_owned())
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(inserted)
 }
 
@@ -315,8 +343,16 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
             rollup.latency_histogram[bucket] += n;
         }
         let summary = summarize_telemetry(&rollup);
+        let organic = by_source.get("organic").copied().unwrap_or(0);
+        let who = independence(db, kind, subject).await?;
         let mut v = serde_json::to_value(summary).map_err(crate::error::AppError::internal)?;
         if let Value::Object(m) = &mut v {
+            m.insert("contributors".into(), json!(who.contributors));
+            m.insert("networks".into(), json!(who.networks));
+            m.insert(
+                "top_network_share".into(),
+                json!(lowdown_core::aggregate::share(who.top_network, organic)),
+            );
             m.insert("subject".into(), json!({"kind": kind, "name": subject}));
             m.insert("by_source".into(), json!(by_source));
             m.insert(
@@ -327,4 +363,33 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
         return Ok(Some(v));
     }
     Ok(None)
+}
+
+/// Who stands behind a telemetry subject's organic observations: distinct agent keys,
+/// distinct networks, and the observations of the network with the most.
+async fn independence(
+    db: &Db,
+    kind: &str,
+    subject: &str,
+) -> AppResult<lowdown_core::aggregate::Independence> {
+    let nets = sqlx::query(
+        "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM telemetry_networks \
+         WHERE subject_kind = $1 AND subject = $2",
+    )
+    .bind(kind.to_owned())
+    .bind(subject.to_owned())
+    .fetch_one(&db.pool)
+    .await?;
+    let keys = sqlx::query(
+        "SELECT COUNT(*) FROM telemetry_contributors WHERE subject_kind = $1 AND subject = $2",
+    )
+    .bind(kind.to_owned())
+    .bind(subject.to_owned())
+    .fetch_one(&db.pool)
+    .await?;
+    Ok(lowdown_core::aggregate::Independence {
+        contributors: get_u64(&keys, 0)?,
+        networks: get_u64(&nets, 0)?,
+        top_network: get_u64(&nets, 1)?,
+    })
 }

@@ -30,9 +30,11 @@ fn schemas() -> Value {
             "checked_at": {"type": ["string", "null"], "format": "date-time"}}},
         "ProbeHealth": {"type": "object", "required": ["error_rate", "n", "cap"], "description": "Over the last 100 ProxyCalls, on every read: cap 50 above 30 % errors, 30 above 80 %.", "properties": {
             "error_rate": rate.clone(), "n": count.clone(), "cap": {"type": ["integer", "null"], "enum": [50, 30, null]}}},
-        "LiveScore": {"type": "object", "required": ["value", "n", "success", "speed", "capped_by"], "description": "round(100 x (0.7 success + 0.3 speed)) over the last 1,000 ProxyCalls and 24 h of weighted telemetry, limited by probe_health.cap; computed on read.", "properties": {
+        "LiveScore": {"type": "object", "required": ["value", "n", "success", "speed", "capped_by", "agents", "networks"], "description": "round(100 x (0.7 success + 0.3 speed)) over the last 1,000 ProxyCalls and 24 h of weighted telemetry, no network and then no agent holding more than max(20 %, 1/groups) of the weight, limited by probe_health.cap; computed on read.", "properties": {
             "value": {"type": ["integer", "null"], "minimum": 0, "maximum": 100}, "n": count.clone(), "success": rate.clone(),
-            "speed": {"type": ["number", "null"], "minimum": 0.1, "maximum": 1}, "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]}}},
+            "speed": {"type": ["number", "null"], "minimum": 0.1, "maximum": 1}, "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]},
+            "agents": {"type": "integer", "minimum": 0, "description": "Distinct agents behind the counted samples (anonymous telemetry: one per network)."},
+            "networks": {"type": "integer", "minimum": 0, "description": "Distinct networks behind the counted samples."}}},
         "Service": {"type": "object", "required": ["slug", "service_id", "hosts", "sampling_rate", "audit", "probe_health"], "description": "A catalog entry (services.toml) without its credential.", "properties": {
             "slug": {"type": "string", "description": "The gateway serves /{slug}/{path}."}, "service_id": {"type": "string"}, "name": {"type": "string"},
             "upstream": {"type": "string", "format": "uri"}, "hosts": {"type": "array", "items": {"type": "string"}},
@@ -65,7 +67,8 @@ fn schemas() -> Value {
         "AgentReputation": {"type": "object", "description": "Seven dimensions over 30 days, never folded into one number.", "properties": {
             "agent_id": {"type": "string"}, "window_days": {"const": 30}, "since": {"type": "string", "format": "date-time"},
             "volume": dim.clone(), "tenure_days": dim.clone(), "consistency": dim.clone(), "receipt_cosign_rate": dim.clone(),
-            "diversity": dim.clone(), "error_report_balance": dim.clone(), "abuse_flags": dim}}
+            "diversity": dim.clone(), "error_report_balance": dim.clone(), "abuse_flags": dim,
+            "compared_agents": {"type": "integer", "minimum": 0, "description": "Other agents error_report_balance compares with (each holding at most max(20 %, 1/agents) of their reports)."}}}
     })
 }
 

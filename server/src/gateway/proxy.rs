@@ -195,6 +195,7 @@ async fn forward_inner(
         ));
     };
     let headers = req.headers();
+    let network = crate::extract::Origin::of(req.extensions(), headers, &state).network;
     let key = header_str(headers, AGENT_KEY_HEADER)
         .ok_or_else(|| refuse(DecisionRefusal::MissingAgentKey))?;
     let agent = agent(&state, key)
@@ -272,6 +273,7 @@ async fn forward_inner(
         response_bytes: None,
         error_type: None,
         at: now,
+        network,
     };
     let failed = |mut call: ProxyCall, kind: &str| {
         call.latency_ms = started.elapsed().as_secs_f64() * 1000.0;

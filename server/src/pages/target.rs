@@ -289,15 +289,18 @@ fn summary_facts(a: &Value) -> String {
     let f = |n: String, label: &str| format!("<li><b>{}</b>{}</li>", escape(&n), escape(label));
     let bs = &a["by_source"];
     format!(
-        "<ul class=\"facts\" id=\"summary\">{}{}{}{}{}{}</ul><p class=\"muted\">By source: organic {}, seeded {}, synthetic {} (only organic counts in rates). Not in any rate: {} protocol requests, {} rejected requests, {} cancelled.</p>",
+        "<ul class=\"facts\" id=\"summary\">{}{}{}{}{}{}{}{}</ul><p class=\"muted\">By source: organic {}, seeded {}, synthetic {} (only organic counts in rates). Not in any rate: {} protocol requests, {} rejected requests, {} cancelled, {} capped (one network counts at most 20 rated calls a day per target). The largest share one network holds of the rated calls: {}.</p>",
         f(u(&a["interactions"]).to_string(), "interactions (every source)"),
         f(u(&a["rated_interactions"]).to_string(), "rated organic interactions"),
+        f(u(&a["networks"]).to_string(), "networks behind them"),
+        f(u(&a["contributors"]).to_string(), "contributors (nodes or agent keys)"),
         f(pct(a["success_rate"].as_f64()), "organic success rate"),
         f(s(&a["confidence"]), "confidence"),
         f(a["latency_ms"]["p50"].as_f64().map_or("—".into(), |v| format!("≤ {v} ms")), "latency p50"),
         f(a["latency_ms"]["p95"].as_f64().map_or("—".into(), |v| format!("≤ {v} ms")), "latency p95"),
         u(&bs["organic"]), u(&bs["seeded"]), u(&bs["synthetic"]),
         u(&a["protocol_requests"]), u(&a["rejected_requests"]), u(&a["cancelled_requests"]),
+        u(&a["capped"]), pct(a["top_network_share"].as_f64()),
     )
 }
 

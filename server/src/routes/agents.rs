@@ -6,9 +6,9 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use crate::db::agents::{register as store, NewAgent};
-use crate::db::ratelimit::Quota;
+use crate::db::quota::Quota;
 use crate::error::{AppError, AppResult};
-use crate::extract::{ClientAddr, JsonBody};
+use crate::extract::{JsonBody, Origin};
 use crate::state::AppState;
 
 /// Longest value of each registration field, in characters.
@@ -27,11 +27,11 @@ fn field(body: &Value, key: &str) -> AppResult<String> {
 
 /// Registers an agent; the key (`ak_…`) is returned once and stored only as a hash. An
 /// optional `public_key` (base64 Ed25519) verifies the agent's receipt signatures. At most
-/// 10 registrations per hour per caller (an IPv4 address, an IPv6 /64): past that, 429 with
-/// `Retry-After`.
+/// 10 registrations per sliding hour per network (an IPv4 /24, an IPv6 /48; none from a
+/// trusted network): past that, 429 with `Retry-After`.
 pub async fn register(
     State(state): State<AppState>,
-    ClientAddr(ip): ClientAddr,
+    origin: Origin,
     JsonBody(body): JsonBody,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     if !body.is_object() {
@@ -54,8 +54,9 @@ pub async fn register(
             }
         },
     };
-    let quota = Quota::registrations(state.db.caller_secret(), ip);
-    let r = store(&state.db, agent, crate::clock::now_ms(), Some(quota)).await?;
+    let quota = (!origin.trusted)
+        .then(|| Quota::registrations(state.db.caller_secret(), &state.limits, origin.ip));
+    let r = store(&state.db, agent, state.now(), quota).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id})),

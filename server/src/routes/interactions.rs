@@ -1,37 +1,53 @@
-//! `POST /api/interactions`: per-record acceptance (SPEC §5).
+//! `POST /api/interactions`: per-record acceptance under quotas (SPEC §5).
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::record::validate::{check_records, Rejection};
+use lowdown_core::record::InteractionRecord;
 use lowdown_core::telemetry::unlisted_target;
-use serde_json::{json, Value};
+use serde_json::json;
 
+use crate::db::ingest::{Fate, Sender};
+use crate::db::quota::{Draws, Quota};
 use crate::error::{AppError, AppResult};
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, Origin};
 use crate::state::AppState;
 
 /// Checks every record on its own with the core and stores the valid ones in one
 /// transaction; the others are refused by index, so one bad record never costs the rest.
 /// A record whose target names a private or special-use host (`url:localhost`,
-/// `10.0.0.7`) is refused like an invalid one: it is never stored.
+/// `10.0.0.7`) is refused like an invalid one: it is never stored. Each new record draws
+/// on the hourly record budget of its node id, of the request's agent key (`X-Agent-Key`,
+/// optional; an unknown key counts as none) and of the client's network, unless that
+/// network is trusted (`--trusted-network`); a record already stored draws on nothing.
 ///
-/// 201 `{"ok":true,"accepted":N,"duplicates":D,"rejected":[{"index":i,"error":"field: …"}]}`:
-/// `accepted` counts every valid record (each is now stored), `duplicates` those among them
-/// whose `record_id` was already stored or repeated (acknowledged, never counted twice).
-/// 400 when the body is not a record or an array of records, or when no record is valid.
+/// 201 `{"ok":true,"accepted":N,"duplicates":D,"rejected":[{"index":i,"error":"field: …"}],
+/// "rate_limited":[i, …]}`: `accepted` counts every valid record taken (each is now
+/// stored), `duplicates` those among them whose `record_id` was already stored or repeated
+/// (acknowledged, never counted twice), `rate_limited` the indices refused over a budget
+/// (send them again after `Retry-After`, which the answer then carries). 429 with the same
+/// fields when records were valid but none was taken; 400 when the body is not a record or
+/// an array of records, or when no record is valid.
 pub async fn post(
     State(state): State<AppState>,
+    origin: Origin,
+    headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> AppResult<(StatusCode, Json<Value>)> {
+) -> AppResult<Response> {
     let checked = check_records(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
     let single = checked.single;
     let mut valid = Vec::with_capacity(checked.items.len());
+    let mut indices = Vec::with_capacity(checked.items.len());
     let mut rejected = Vec::new();
     for (index, item) in checked.items.into_iter().enumerate() {
         match item {
             Ok(record) => match unlisted_target(&record.target, state.allow_private_hosts) {
-                None => valid.push(record),
+                None => {
+                    valid.push(record);
+                    indices.push(index);
+                }
                 Some(reason) => rejected.push(Rejection {
                     index,
                     error: super::private_host_error("target", reason),
@@ -43,18 +59,79 @@ pub async fn post(
     if valid.is_empty() {
         return Err(none_valid(single, rejected));
     }
-    let accepted = valid.len();
-    let stored =
-        crate::db::ingest::store_interactions(&state.db, valid, crate::clock::now_ms()).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "ok": true,
-            "accepted": accepted,
-            "duplicates": accepted - stored,
-            "rejected": rejected,
-        })),
-    ))
+    let agent_id = super::telemetry::agent(&state, &headers)
+        .await?
+        .map(|a| a.agent_id);
+    let sender = sender(&state, &origin, agent_id, &valid);
+    let ingested =
+        crate::db::ingest::store_interactions(&state.db, valid, sender.clone(), state.now())
+            .await?;
+    let (mut accepted, mut duplicates, mut limited) = (0, 0, Vec::new());
+    for (fate, index) in ingested.fates.iter().zip(&indices) {
+        match fate {
+            Fate::Stored => accepted += 1,
+            Fate::Duplicate => {
+                accepted += 1;
+                duplicates += 1;
+            }
+            Fate::RateLimited(_) => limited.push(*index),
+        }
+    }
+    crate::db::quota::prune_if_due(&state.db, state.now()).await;
+    let mut body = json!({
+        "ok": accepted > 0,
+        "accepted": accepted,
+        "duplicates": duplicates,
+        "rejected": rejected,
+        "rate_limited": limited,
+    });
+    let refusal = ingested.refusal(&sender);
+    let status = match (&refusal, accepted) {
+        (Some((q, retry)), 0) => {
+            body["error"] = json!(q.refusal(*retry).to_string());
+            StatusCode::TOO_MANY_REQUESTS
+        }
+        _ => StatusCode::CREATED,
+    };
+    let mut response = (status, Json(body)).into_response();
+    if let Some((_, retry)) = refusal {
+        if let Ok(v) = HeaderValue::from_str(&retry.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+    }
+    Ok(response)
+}
+
+/// Who sends `records`, and the budgets each of them draws on: its node id's, the agent
+/// key's and the network's (none from a trusted network).
+fn sender(
+    state: &AppState,
+    origin: &Origin,
+    agent_id: Option<String>,
+    records: &[InteractionRecord],
+) -> Sender {
+    let (secret, limits) = (state.db.caller_secret(), &state.limits);
+    let mut draws = Draws::default();
+    if !origin.trusted {
+        let mut shared = Vec::new();
+        if let Some(a) = &agent_id {
+            shared.push(draws.quota(Quota::key_records(secret, limits, a)));
+        }
+        shared.push(draws.quota(Quota::network_records(secret, limits, origin.ip)));
+        for r in records {
+            let mut item = shared.clone();
+            if let Some(node) = &r.node_id {
+                item.push(draws.quota(Quota::node_records(secret, limits, node)));
+            }
+            draws.item(item);
+        }
+    }
+    Sender {
+        network: origin.network.clone(),
+        agent_id,
+        trusted: origin.trusted,
+        draws,
+    }
 }
 
 /// The 400 of a body with nothing valid in it: a single record's own error, or for an

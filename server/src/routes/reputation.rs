@@ -54,6 +54,10 @@ pub(crate) struct Answer {
     message: String,
     interactions: u64,
     rated_interactions: u64,
+    capped: u64,
+    contributors: u64,
+    networks: u64,
+    top_network_share: Option<f64>,
     success_rate: Option<f64>,
     protocol_requests: u64,
     rejected_requests: u64,
@@ -184,18 +188,20 @@ pub(crate) async fn reply(
         };
         tokio::try_join!(
             store::counts(db, t, task),
+            store::independence(db, t, task),
             crate::db::latency::summary(db, t, task),
             store::failure_breakdown(db, t, task),
             crate::db::telemetry::block(db, t),
             detail,
         )
     };
-    let ((counts, latency_ms, failure_breakdown, telemetry, contributor), registry, package) = tokio::try_join!(
-        reads,
-        crate::scanner::answer::blocks(db, &name, now),
-        crate::scanner::answer::package_blocks(db, &name),
-    )?;
-    let s = aggregate::summarize(&counts);
+    let ((counts, who, latency_ms, failure_breakdown, telemetry, contributor), registry, package) =
+        tokio::try_join!(
+            reads,
+            crate::scanner::answer::blocks(db, &name, now),
+            crate::scanner::answer::package_blocks(db, &name),
+        )?;
+    let s = aggregate::summarize(&counts, &who);
     Ok(Reply::Answer(Box::new(Answer {
         message: crate::scanner::answer::answer_message(
             registry.as_ref(),
@@ -209,6 +215,10 @@ pub(crate) async fn reply(
         task_type: task,
         interactions: s.interactions,
         rated_interactions: s.rated_interactions,
+        capped: s.capped,
+        contributors: s.contributors,
+        networks: s.networks,
+        top_network_share: s.top_network_share,
         success_rate: s.success_rate,
         protocol_requests: s.protocol_requests,
         rejected_requests: s.rejected_requests,
@@ -233,9 +243,15 @@ pub(crate) async fn summary_for(
 ) -> AppResult<(String, Summary)> {
     match resolve(&state.db, name, state.allow_private_hosts).await? {
         Resolution::Found(t) => {
-            let counts = store::counts(&state.db, &t, task).await?;
-            Ok((t, aggregate::summarize(&counts)))
+            let (counts, who) = tokio::try_join!(
+                store::counts(&state.db, &t, task),
+                store::independence(&state.db, &t, task),
+            )?;
+            Ok((t, aggregate::summarize(&counts, &who)))
         }
-        _ => Ok((name.to_owned(), aggregate::summarize(&Default::default()))),
+        _ => Ok((
+            name.to_owned(),
+            aggregate::summarize(&Default::default(), &Default::default()),
+        )),
     }
 }

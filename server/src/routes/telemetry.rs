@@ -8,24 +8,26 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
 use lowdown_core::record::validate::Rejection;
-use lowdown_core::telemetry::{check_observations, unlisted_host, WeightTier};
+use lowdown_core::telemetry::{check_observations, key_tier, unlisted_host};
 use serde_json::{json, Value};
 
-use crate::db::ratelimit::Quota;
+use crate::db::agents::KeyHolder;
+use crate::db::quota::{Draws, Quota};
 use crate::db::telemetry::{store, Fate, Weighed};
 use crate::db::{agents, catalog};
 use crate::error::{AppError, AppResult};
-use crate::extract::{ClientAddr, JsonBody};
+use crate::extract::{JsonBody, Origin};
 use crate::state::AppState;
 
 /// Longest agent key header considered (longer is not a key this server issued).
 const MAX_KEY_LEN: usize = 128;
 
 /// Accepts one observation or an array, each item on its own: invalid items and private
-/// or special-use hosts are refused (never stored), the others weighed by agent key and
-/// catalog (the core's weights) and counted against the hourly limit, which counts
-/// observations, not requests: past it, the first items up to the remaining budget are
-/// stored and the rest refused.
+/// or special-use hosts are refused (never stored), the others weighed by agent key
+/// (the weight it has earned) and catalog (the core's weights) and counted against the
+/// budgets of the key and of the client's network (a sliding hour; none from a trusted
+/// network), which count observations, not requests: past one, the first items up to the
+/// remaining budget are stored and the rest refused.
 ///
 /// One object: 200 `{"ok":true,"weight":w,"service_id":id|null}`; 400 when it is refused;
 /// 429 with `Retry-After` when over the limit. An array: 200 `{"ok":true,"accepted":N,
@@ -36,7 +38,7 @@ const MAX_KEY_LEN: usize = 128;
 /// revoked key.
 pub async fn post(
     State(state): State<AppState>,
-    ClientAddr(ip): ClientAddr,
+    origin: Origin,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> AppResult<Response> {
@@ -66,12 +68,18 @@ pub async fn post(
     if valid.is_empty() {
         return Err(none_valid(single, rejected));
     }
-    let agent_id = agent(&state, &headers).await?;
-    let secret = state.db.caller_secret();
-    let quota = match &agent_id {
-        Some(a) => Quota::agent_observations(secret, a),
-        None => Quota::address_observations(secret, ip),
-    };
+    let holder = agent(&state, &headers).await?;
+    let (secret, limits) = (state.db.caller_secret(), &state.limits);
+    let now = state.now();
+    let mut draws = Draws::default();
+    let mut each = Vec::new();
+    if !origin.trusted {
+        if let Some(a) = &holder {
+            each.push(draws.quota(Quota::key_observations(secret, limits, &a.agent_id)));
+        }
+        let q = Quota::network_observations(secret, limits, origin.ip, holder.is_some());
+        each.push(draws.quota(q));
+    }
     let mut items = Vec::with_capacity(valid.len());
     let mut positions = Vec::with_capacity(valid.len());
     // A batch usually repeats a few hosts: look each one up once.
@@ -85,35 +93,42 @@ pub async fn post(
                 s
             }
         };
-        let tier = WeightTier::of(agent_id.is_some(), service_id.is_some());
+        let tier = key_tier(
+            holder.as_ref().map(|h| h.standing),
+            service_id.is_some(),
+            now,
+        );
         positions.push(index);
+        draws.item(each.clone());
         items.push(Weighed {
             obs,
             tier,
             service_id,
-            agent_id: agent_id.clone(),
+            agent_id: holder.as_ref().map(|h| h.agent_id.clone()),
+            network: origin.network.clone(),
         });
     }
     let weighed: Vec<Value> = items
         .iter()
         .map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id}))
         .collect();
-    let now = crate::clock::now_ms();
     // Counted and stored in one transaction: a refused request writes nothing.
-    let stored = store(&state.db, items, now, Some(quota.clone())).await?;
-    crate::db::ratelimit::prune_if_due(&state.db, now).await;
-    let (mut accepted, mut limited) = (0, 0);
+    let stored = store(&state.db, items, now, &draws).await?;
+    crate::db::quota::prune_if_due(&state.db, now).await;
+    let (mut accepted, mut limited, mut retry_after) = (0, 0, 0);
     for ((index, fate), answer) in positions.into_iter().zip(&stored.fates).zip(weighed) {
         answers[index] = Some(match fate {
             Fate::Stored | Fate::Duplicate => {
                 accepted += 1;
                 answer
             }
-            Fate::RateLimited => {
+            Fate::RateLimited(r) => {
                 limited += 1;
+                retry_after = retry_after.max(r.retry_after_secs);
+                let q = &draws.quotas[r.budget];
                 json!({"error": format!(
                     "rate limited: {} {} per hour for this {}; retry after {} s",
-                    quota.limit, quota.what, quota.scope, stored.retry_after_secs
+                    q.limit, q.what, q.scope, r.retry_after_secs
                 )})
             }
         });
@@ -133,15 +148,16 @@ pub async fn post(
     }))
     .into_response();
     if limited > 0 {
-        if let Ok(v) = HeaderValue::from_str(&stored.retry_after_secs.to_string()) {
+        if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
             response.headers_mut().insert(header::RETRY_AFTER, v);
         }
     }
     Ok(response)
 }
 
-/// The registered agent behind the request's `X-Agent-Key`, if any.
-async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Option<String>> {
+/// The registered agent behind the request's `X-Agent-Key`, if any. An unknown or
+/// malformed key counts as none.
+pub(crate) async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Option<KeyHolder>> {
     let key = headers
         .get(AGENT_KEY_HEADER)
         .and_then(|v| v.to_str().ok())

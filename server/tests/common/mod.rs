@@ -297,6 +297,31 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
             "{table} disagrees with the raw interactions"
         );
     }
+    // Independence and the cap: rated organic rows per network, the contributors behind
+    // them, and each untrusted network's rated organic rows per target and day (capped
+    // ones included: that is what the cap counts).
+    let rated = "source = 'organic' AND outcome_class IN ('success', 'partial', 'failure')";
+    let independence: &[(&str, String)] = &[
+        (
+            "SELECT target, task_type, network, n FROM rollup_networks",
+            format!("SELECT target, task_type, network, COUNT(*) FROM interactions WHERE {rated} AND network IS NOT NULL GROUP BY target, task_type, network"),
+        ),
+        (
+            "SELECT target, task_type, contributor, 1 FROM rollup_contributors",
+            format!("SELECT target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id), 1 FROM interactions WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id)"),
+        ),
+        (
+            "SELECT target, day, network, n FROM network_days",
+            "SELECT target, day, network, COUNT(*) FROM interactions WHERE source = 'organic' AND outcome_class IN ('success', 'partial', 'failure', 'capped') AND network IS NOT NULL AND trusted = 0 GROUP BY target, day, network".to_owned(),
+        ),
+    ];
+    for (stored, raw) in independence {
+        assert_eq!(
+            fetch_pairs(t, stored).await,
+            fetch_pairs(t, raw).await,
+            "{stored} disagrees with the raw interactions"
+        );
+    }
     let nodes = fetch_pairs(t, "SELECT node_id, interactions FROM nodes").await;
     let raw_nodes = fetch_pairs(
         t,

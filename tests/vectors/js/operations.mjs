@@ -112,6 +112,7 @@ export const NOT_EXPOSED = {
   validate_observations: ['validateObservations', 'the server validates'],
   validate_records: ['validateRecords', 'the server validates'],
   weight: ['weight', 'the server weighs'],
+  key_weight: ['keyTier', 'the server weighs'],
   // The sampling gateway's rules run in the server; clients only compute `decide`.
   salt_days: ['saltState', 'the gateway checks salt days; clients follow valid_until'],
   decision_check: ['checkDecision', 'the gateway checks decisions'],

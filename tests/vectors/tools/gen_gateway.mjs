@@ -118,17 +118,42 @@ function probe(calls) {
   return { error_rate: rate === null ? null : r3(rate), n: c.length, cap: rate === null ? null : rate > 0.8 ? 30 : rate > 0.3 ? 50 : null };
 }
 const speed = (p) => (p <= 500 ? 1 : p >= 5000 ? 0.1 : 1 - (0.9 * (p - 500)) / 4500);
+// The share cap (SPEC §10), found by bisection rather than the core's closed form: the
+// largest level T at which the heaviest group, cut to T, holds at most max(0.2, 1/n).
+function shareFactors(weights) {
+  const present = weights.filter((w) => w > 0);
+  if (present.length <= 1) return weights.map(() => 1);
+  const cap = Math.max(0.2, 1 / present.length);
+  const ratio = (T) => T / present.reduce((a, w) => a + Math.min(w, T), 0);
+  let lo = Math.min(...present), hi = Math.max(...present);
+  if (ratio(hi) <= cap) return weights.map(() => 1);
+  for (let k = 0; k < 200; k++) { const mid = (lo + hi) / 2; if (ratio(mid) <= cap) lo = mid; else hi = mid; }
+  return weights.map((w) => (w > lo ? lo / w : 1));
+}
+function capGroups(c, weights, key) {
+  const totals = new Map();
+  c.forEach((x, i) => totals.set(key(x), (totals.get(key(x)) ?? 0) + weights[i]));
+  const names = [...totals.keys()], f = new Map();
+  shareFactors(names.map((n) => totals.get(n))).forEach((v, i) => f.set(names[i], v));
+  return c.map((x, i) => weights[i] * f.get(key(x)));
+}
 function score(samples, cap) {
   const c = counted(samples).filter((x) => x.weight > 0).sort((a, b) => a.latency_ms - b.latency_ms);
-  if (!c.length) return { value: null, n: 0, success: null, speed: null, capped_by: null };
-  let total = 0; for (const x of c) total += x.weight;
-  let good = 0; for (const x of c) if (x.ok) good += x.weight;
+  if (!c.length) return { value: null, n: 0, success: null, speed: null, capped_by: null, agents: 0, networks: 0 };
+  const net = (x) => x.network ?? "";
+  const agent = (x) => (x.agent != null ? "agent:" + x.agent : "anonymous:" + net(x));
+  let w = c.map((x) => x.weight);
+  w = capGroups(c, w, net);
+  w = capGroups(c, w, agent);
+  let total = 0; for (const x of w) total += x;
+  let good = 0; c.forEach((x, i) => { if (x.ok) good += w[i]; });
   let run = 0, p50 = c[c.length - 1].latency_ms;
-  for (const x of c) { run += x.weight; if (run >= total / 2) { p50 = x.latency_ms; break; } }
+  for (let i = 0; i < c.length; i++) { run += w[i]; if (run >= total / 2 - 1e-12) { p50 = c[i].latency_ms; break; } }
   const s = good / total, sp = speed(p50);
   const raw = Math.round(100 * (0.7 * s + 0.3 * sp));
   const capped = cap !== null && cap < raw;
-  return { value: capped ? cap : raw, n: c.length, success: r3(s), speed: r3(sp), capped_by: capped ? "probe_health" : null };
+  return { value: capped ? cap : raw, n: c.length, success: r3(s), speed: r3(sp), capped_by: capped ? "probe_health" : null,
+    agents: new Set(c.map(agent)).size, networks: new Set(c.filter((x) => x.network != null).map((x) => x.network)).size };
 }
 const calls = (n, f) => Array.from({ length: n }, (_, i) => f(i));
 const auditInputs = [
@@ -173,9 +198,21 @@ const scoreInputs = [
   ["weighted p50 falls on a heavy slow call", [
     { status: 200, latency_ms: 100, weight: 0.1 }, { status: 200, latency_ms: 200, weight: 0.3 },
     { status: 200, latency_ms: 3000, weight: 1 }], null],
+  // Twenty agents on twenty networks saw a healthy service; three fresh keys on one network
+  // report failures at full weight. The network's share is cut to a fifth, then each key's.
+  ["three keys of one network move the score a fifth at most", [
+    ...calls(20, (i) => ({ status: 200, latency_ms: 120, weight: 1, agent: "ag_" + i, network: "net" + i })),
+    ...calls(60, (i) => ({ status: 503, latency_ms: 120, weight: 1, agent: "ag_bad" + (i % 3), network: "net_bad" }))], null],
+  ["one agent's many calls weigh as much as another's one", [
+    ...calls(50, () => ({ status: 500, latency_ms: 100, agent: "ag_a", network: "n1" })),
+    { status: 200, latency_ms: 100, agent: "ag_b", network: "n2" }], null],
+  ["anonymous telemetry counts as one agent per network", [
+    ...calls(10, () => ({ status: 200, latency_ms: 100, weight: 0.1, network: "n1" })),
+    ...calls(10, () => ({ status: 500, latency_ms: 100, weight: 0.1, network: "n2" })),
+    { status: 200, latency_ms: 100, agent: "ag_a", network: "n3" }], null],
 ];
 writeVectors("live_score.json", "live_score",
-  "live_score(samples[{status, latency_ms, weight}], cap) -> {value, n, success, speed, capped_by}: value = round(100 (0.7 success + 0.3 speed)) limited by cap; success weighted over counted samples; speed from the weighted p50.",
+  "live_score(samples[{status, latency_ms, weight, agent?, network?}], cap) -> {value, n, success, speed, capped_by, agents, networks}: value = round(100 (0.7 success + 0.3 speed)) limited by cap; success weighted over counted samples after the share cap (each network's weight, then each agent's, at most max(0.2, 1/groups) of the total; anonymous samples are one agent per network); speed from the weighted p50.",
   scoreInputs.map(([name, samples, cap]) => ({ name, input: { samples, cap }, expected: score(samples, cap) })));
 
 // ---- receipts ---------------------------------------------------------------------------
@@ -219,7 +256,9 @@ function rep(i) {
     // 0.2 tolerance decided on exact fractions: |a - g| <= 1/5.
     return Math.abs((b.reported.counted - b.reported.errors) * b.gateway.counted - (b.gateway.counted - b.gateway.errors) * b.reported.counted) * 5 <= b.reported.counted * b.gateway.counted && Math.abs(a - g) <= 0.2 + 1e-12;
   }).length;
-  const ra = ratio(i.reported.errors, i.reported.counted), rn = ratio(i.network.errors, i.network.counted);
+  const f = shareFactors(i.others.map((o) => o.counted));
+  const nErr = i.others.reduce((a, o, k) => a + o.errors * f[k], 0), nCnt = i.others.reduce((a, o, k) => a + o.counted * f[k], 0);
+  const ra = ratio(i.reported.errors, i.reported.counted), rn = nCnt > 0 ? nErr / nCnt : null;
   const opt = (x) => (x === null ? null : r3(x));
   return {
     volume: { value: i.volume, n: i.volume },
@@ -229,21 +268,23 @@ function rep(i) {
     diversity: { value: i.services, n: i.service_samples },
     error_report_balance: { value: ra === null || rn === null ? null : r3(ra - rn), n: i.reported.counted },
     abuse_flags: { value: i.abuse_flags, n: i.attempts },
+    compared_agents: i.others.filter((o) => o.counted > 0).length,
   };
 }
 const t = (counted, errors) => ({ counted, errors });
-const repBase = { volume: 0, registered_at_ms: T, now_ms: T, buckets: [], receipts: 0, receipts_cosigned: 0, services: 0, service_samples: 0, reported: t(0, 0), network: t(0, 0), abuse_flags: 0, attempts: 0 };
+const repBase = { volume: 0, registered_at_ms: T, now_ms: T, buckets: [], receipts: 0, receipts_cosigned: 0, services: 0, service_samples: 0, reported: t(0, 0), others: [], abuse_flags: 0, attempts: 0 };
 const repCases = [
   ["a new agent", {}],
   ["a seasoned agent", { volume: 420, now_ms: T + 9 * DAY + 5, buckets: [
       { reported: t(10, 1), gateway: t(20, 2) }, { reported: t(5, 0), gateway: t(5, 1) },
       { reported: t(4, 4), gateway: t(10, 0) }, { reported: t(3, 0), gateway: t(0, 0) }],
-    receipts: 8, receipts_cosigned: 6, services: 3, service_samples: 300, reported: t(200, 30), network: t(5000, 500), abuse_flags: 2, attempts: 150 }],
+    receipts: 8, receipts_cosigned: 6, services: 3, service_samples: 300, reported: t(200, 30), others: Array.from({ length: 10 }, () => t(500, 50)), abuse_flags: 2, attempts: 150 }],
   ["exactly 0.2 apart is consistent", { buckets: [{ reported: t(5, 1), gateway: t(1, 0) }, { reported: t(5, 0), gateway: t(5, 1) }] }],
   ["just over 0.2 apart is not", { buckets: [{ reported: t(100, 21), gateway: t(1, 0) }] }],
-  ["reports fewer errors than the network", { reported: t(10, 0), network: t(10, 5) }],
+  ["reports fewer errors than the network", { reported: t(10, 0), others: [t(4, 2), t(6, 3)] }],
+  ["one other agent's flood counts as one agent", { reported: t(10, 1), others: [t(1000, 1000), t(10, 1), t(10, 1), t(10, 1), t(10, 1)] }],
   ["one day minus a millisecond", { now_ms: T + DAY - 1 }],
 ];
 writeVectors("reputation.json", "reputation",
-  "reputation(inputs) -> the seven dimensions {value, n}; consistency: share of buckets with counts on both sides whose success rates are within 0.2; rates to 3 decimals.",
+  "reputation(inputs) -> the seven dimensions {value, n} and compared_agents; consistency: share of buckets with counts on both sides whose success rates are within 0.2; error_report_balance against the other agents' reports (others[], one tally per agent), each agent's share of them capped at max(0.2, 1/agents); rates to 3 decimals.",
   repCases.map(([name, over]) => { const input = { ...repBase, ...over }; return { name, input, expected: rep(input) }; }));

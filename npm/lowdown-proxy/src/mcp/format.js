@@ -21,7 +21,8 @@ function plural(n, word) {
 
 /**
  * One line summarising a reputation answer, e.g.
- * `npm:x — 120 interactions, 100 rated, success rate 97.0% (organic), confidence high`.
+ * `npm:x — 120 interactions, 100 rated from 12 networks, success rate 97.0% (organic), confidence high`
+ * (with `, N capped` after the rated count when a network passed its daily cap).
  * @param {object} rep the API's reputation answer
  * @returns {string}
  */
@@ -32,8 +33,10 @@ export function reputationLine(rep) {
   const n = rep.interactions ?? 0;
   if (!n) return `${name} — no interactions recorded yet`;
   const rated = rep.rated_interactions ?? 0;
+  const from = rep.networks ? ` from ${plural(rep.networks, 'network')}` : '';
+  const capped = rep.capped ? `, ${rep.capped} capped` : '';
   const rate = rep.success_rate == null ? 'no success rate yet (no rated organic interactions)' : `success rate ${pct(rep.success_rate)} (organic)`;
-  return `${name} — ${plural(n, 'interaction')}, ${rated} rated, ${rate}, confidence ${rep.confidence ?? 'none'}`;
+  return `${name} — ${plural(n, 'interaction')}, ${rated} rated${from}${capped}, ${rate}, confidence ${rep.confidence ?? 'none'}`;
 }
 
 /**

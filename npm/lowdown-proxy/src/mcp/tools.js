@@ -39,8 +39,12 @@ const REPUTATION = z
     message: z.string().optional(),
     interactions: z.number().optional().describe('Tool interactions of every source.'),
     rated_interactions: z.number().optional().describe('Organic interactions that count in success_rate.'),
+    capped: z.number().optional().describe('Rated organic calls past their network\'s daily cap (20 per target): in interactions, not rated.'),
+    contributors: z.number().optional().describe('Distinct node ids or agent keys behind the rated interactions.'),
+    networks: z.number().optional().describe('Distinct client networks (IPv4 /24, IPv6 /48) behind the rated interactions.'),
+    top_network_share: z.number().nullable().optional().describe('The largest share of the rated interactions one network holds, 0..1.'),
     success_rate: z.number().nullable().optional().describe('Organic successes / rated, 0..1; null when nothing is rated.'),
-    confidence: z.string().optional().describe('none (0 rated), low (<10), medium (<100), high (>=100).'),
+    confidence: z.string().optional().describe('none (0 rated), low (<10 rated or <3 networks), medium (<100 rated or <10 networks), high.'),
   })
   .describe('The Lowdown API reputation answer.');
 

@@ -319,11 +319,14 @@ async fn over_http(
 async fn store_only(url: &str, bodies: &[String], load: &Load) -> anyhow::Result<Seen> {
     let db = Db::open(url, 16).await?;
     let mut batches = Vec::with_capacity(bodies.len());
-    for b in bodies {
-        let v: Value = serde_json::from_str(b)?;
-        batches.push(validate_records(&v).map_err(|e| anyhow::anyhow!("{e}"))?);
+    for (b, text) in bodies.iter().enumerate() {
+        let v: Value = serde_json::from_str(text)?;
+        let records = validate_records(&v).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let from = crate::records::sender(&db, b as u64, &records);
+        batches.push((records, from));
     }
-    let queue: Arc<Mutex<Vec<Vec<InteractionRecord>>>> = Arc::new(Mutex::new(batches));
+    type Batch = (Vec<InteractionRecord>, ingest::Sender);
+    let queue: Arc<Mutex<Vec<Batch>>> = Arc::new(Mutex::new(batches));
     let now = clock::now_ms();
     let before = cpu("self")?;
     let start = Instant::now();
@@ -332,10 +335,11 @@ async fn store_only(url: &str, bodies: &[String], load: &Load) -> anyhow::Result
         let (db, queue) = (db.clone(), queue.clone());
         tasks.push(tokio::spawn(async move {
             loop {
-                let Some(batch) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop() else {
+                let Some((batch, from)) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop()
+                else {
                     return Ok::<_, anyhow::Error>(());
                 };
-                ingest::store_interactions(&db, batch, now)
+                ingest::store_interactions(&db, batch, from, now)
                     .await
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
             }

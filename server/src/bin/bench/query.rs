@@ -8,7 +8,7 @@ use lowdown_server::db::{ingest, Db};
 use lowdown_server::{clock, AppState};
 use serde_json::Value;
 
-use crate::records::{body, first_node_id, Spread, HOT};
+use crate::records::{body, first_node_id, sender, Spread, HOT};
 use crate::scratch::Scratch;
 
 fn pct(sorted: &[Duration], p: f64) -> f64 {
@@ -28,17 +28,15 @@ pub async fn run(url: &str, records: u64, requests: usize) -> anyhow::Result<()>
     let mut seq = 0;
     while seq < records {
         let n = chunk.min(records - seq);
-        let mut recs = Vec::with_capacity(n as usize);
-        for b in (seq / 1000)..(seq + n).div_ceil(1000) {
-            recs.extend(
-                validate_records(&body(b, 1000, "seed", Spread::HotThird))
-                    .map_err(|e| anyhow::anyhow!("{e}"))?,
-            );
-        }
         let day = (seq / n.max(1)) as i64 % 60;
-        ingest::store_interactions(&db, recs, now - day * 86_400_000)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for b in (seq / 1000)..(seq + n).div_ceil(1000) {
+            let recs = validate_records(&body(b, 1000, "seed", Spread::HotThird))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let from = sender(&db, b, &recs);
+            ingest::store_interactions(&db, recs, from, now - day * 86_400_000)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
         seq += n;
     }
     let seed_secs = seed_start.elapsed().as_secs_f64();

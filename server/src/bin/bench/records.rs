@@ -12,6 +12,10 @@ pub const VERSIONS: u64 = 4;
 /// Distinct nodes. Each batch comes from one node, as a proxy sends its own records, and
 /// record ids start with the node's prefix, as proxies make them.
 pub const NODES: u64 = 500;
+/// Client networks the load comes from. Each node sends from one of them, as `127.N.0.1`
+/// (every 127/8 address reaches loopback on Linux), so records arrive the way an honest
+/// busy network's do: from many networks, none past its daily cap on a target.
+pub const NETWORKS: u64 = 100;
 /// The target the query benchmark asks about.
 pub const HOT: &str = "npm:@bench/server-0";
 
@@ -82,6 +86,42 @@ pub fn first_node_id() -> String {
 
 fn node_id(node: u64) -> String {
     format!("ld_bench{node:04}")
+}
+
+/// The address batch `b` is sent from: its node's network.
+pub fn batch_addr(b: u64) -> std::net::IpAddr {
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(
+        127,
+        1 + (batch_node(b) % NETWORKS) as u8,
+        0,
+        1,
+    ))
+}
+
+/// Who sends batch `b` of `records` when they are stored without HTTP: its network and
+/// the quotas of its node and network, as the route would draw on them.
+pub fn sender(
+    db: &lowdown_server::db::Db,
+    b: u64,
+    records: &[lowdown_core::record::InteractionRecord],
+) -> lowdown_server::db::ingest::Sender {
+    use lowdown_server::db::quota::{Draws, Limits, Quota};
+    let (secret, limits, ip) = (db.caller_secret(), Limits::default(), batch_addr(b));
+    let mut draws = Draws::default();
+    let net = draws.quota(Quota::network_records(secret, &limits, Some(ip)));
+    for r in records {
+        let mut item = vec![net];
+        if let Some(node) = &r.node_id {
+            item.push(draws.quota(Quota::node_records(secret, &limits, node)));
+        }
+        draws.item(item);
+    }
+    lowdown_server::db::ingest::Sender {
+        network: Some(lowdown_server::caller::network_id(secret, ip)),
+        agent_id: None,
+        trusted: false,
+        draws,
+    }
 }
 
 /// Batch `b` of `size` records as a JSON body, from one node.

@@ -28,6 +28,8 @@ pub struct ProxyCall {
     pub error_type: Option<String>,
     /// Unix ms of arrival.
     pub at: i64,
+    /// The keyed id of the agent's network.
+    pub network: Option<String>,
 }
 
 /// Stores ProxyCalls in one transaction (multi-row statements of up to 500 rows).
@@ -40,15 +42,15 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> AppResult<()> {
         Box::pin(async move {
             for chunk in rows.chunks(500) {
                 let mut sql = String::from(
-                    "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at) VALUES ",
+                    "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at, network) VALUES ",
                 );
                 for i in 0..chunk.len() {
-                    let b = i * 10;
+                    let b = i * 11;
                     if i > 0 {
                         sql.push(',');
                     }
                     sql.push('(');
-                    sql.push_str(&(1..=10).map(|k| format!("${}", b + k)).collect::<Vec<_>>().join(", "));
+                    sql.push_str(&(1..=11).map(|k| format!("${}", b + k)).collect::<Vec<_>>().join(", "));
                     sql.push(')');
                 }
                 let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -63,7 +65,8 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> AppResult<()> {
                         .bind(c.latency_ms)
                         .bind(c.response_bytes.map(|b| i64::try_from(b).unwrap_or(i64::MAX)))
                         .bind(c.error_type.clone())
-                        .bind(c.at);
+                        .bind(c.at)
+                        .bind(c.network.clone());
                 }
                 q.execute(&mut *conn).await?;
             }
@@ -73,24 +76,26 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> AppResult<()> {
     .await
 }
 
-fn sample(status: Option<i64>, latency_ms: f64, weight: f64) -> CallSample {
-    CallSample {
+/// A sample from a row of `status, latency_ms, agent_id, network` and its weight.
+fn sample(r: &sqlx::any::AnyRow, weight: f64) -> Result<CallSample, sqlx::Error> {
+    let status: Option<i64> = r.try_get(0)?;
+    Ok(CallSample {
         status: status.and_then(|s| u16::try_from(s).ok()),
-        latency_ms,
+        latency_ms: r.try_get(1)?,
         weight,
-    }
+        agent: r.try_get(2)?,
+        network: r.try_get(3)?,
+    })
 }
 
 /// The `limit` most recent ProxyCalls of a service, newest first.
 pub async fn recent(db: &Db, service_id: &str, limit: usize) -> AppResult<Vec<CallSample>> {
-    let rows = sqlx::query("SELECT status, latency_ms FROM proxy_calls WHERE service_id = $1 ORDER BY at DESC LIMIT $2")
+    let rows = sqlx::query("SELECT status, latency_ms, agent_id, network FROM proxy_calls WHERE service_id = $1 ORDER BY at DESC LIMIT $2")
         .bind(service_id.to_owned())
         .bind(limit as i64)
         .fetch_all(&db.pool)
         .await?;
-    rows.iter()
-        .map(|r| Ok(sample(r.try_get(0)?, r.try_get(1)?, 1.0)))
-        .collect()
+    rows.iter().map(|r| Ok(sample(r, 1.0)?)).collect()
 }
 
 /// Organic observations of a service since `since`, with their telemetry weights.
@@ -100,20 +105,14 @@ pub async fn observations_since(
     since: i64,
 ) -> AppResult<Vec<CallSample>> {
     let rows = sqlx::query(
-        "SELECT status, latency_ms, weight_tenths FROM observations WHERE service_id = $1 AND created_at >= $2 AND source = 'organic'",
+        "SELECT status, latency_ms, agent_id, network, weight_tenths FROM observations WHERE service_id = $1 AND created_at >= $2 AND source = 'organic'",
     )
     .bind(service_id.to_owned())
     .bind(since)
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| {
-            Ok(sample(
-                r.try_get(0)?,
-                r.try_get(1)?,
-                r.try_get::<i64, _>(2)? as f64 / 10.0,
-            ))
-        })
+        .map(|r| Ok(sample(r, r.try_get::<i64, _>(4)? as f64 / 10.0)?))
         .collect()
 }
 

@@ -69,8 +69,10 @@ pub async fn inputs(
         service_samples += n;
         services.insert(service);
     }
-    // What the gateway saw of those services in the same window, per hour (every agent).
-    let mut network = Tally::default();
+    // What the gateway saw of those services in the same window, per hour (every agent);
+    // what every other agent reported of them, per agent (anonymous reports: one per
+    // network).
+    let mut others: BTreeMap<String, Tally> = BTreeMap::new();
     for service in &services {
         let seen = sqlx::query(
             "SELECT at / 3600000, status, COUNT(*) FROM proxy_calls WHERE service_id = $1 AND at >= $2 GROUP BY at / 3600000, status",
@@ -86,14 +88,23 @@ pub async fn inputs(
             }
         }
         let all = sqlx::query(
-            "SELECT status, COUNT(*) FROM observations WHERE service_id = $1 AND created_at >= $2 GROUP BY status",
+            "SELECT COALESCE(agent_id, 'anonymous:' || COALESCE(network, '')), status, COUNT(*) \
+             FROM observations WHERE service_id = $1 AND created_at >= $2 \
+             AND (agent_id IS NULL OR agent_id <> $3) \
+             GROUP BY COALESCE(agent_id, 'anonymous:' || COALESCE(network, '')), status",
         )
         .bind(service.clone())
         .bind(since)
+        .bind(agent_id.to_owned())
         .fetch_all(&db.pool)
         .await?;
         for r in &all {
-            add(&mut network, r.try_get(0)?, crate::db::get_u64(r, 1)?);
+            let who: String = r.try_get(0)?;
+            add(
+                others.entry(who).or_default(),
+                r.try_get(1)?,
+                crate::db::get_u64(r, 2)?,
+            );
         }
     }
     let calls = sqlx::query("SELECT service_id, COUNT(*) FROM proxy_calls WHERE agent_id = $1 AND at >= $2 GROUP BY service_id")
@@ -146,7 +157,7 @@ pub async fn inputs(
         services: services.len() as u64,
         service_samples,
         reported,
-        network,
+        others: others.into_values().collect(),
         abuse_flags: flags,
         attempts: proxy_calls + receipts + flags,
     })

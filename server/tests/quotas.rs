@@ -1,8 +1,9 @@
-//! Rate limits kept in the database: one limit for every server sharing it (the scale-out
-//! case), limits that count observations with partial acceptance, 429 + `Retry-After`
-//! only when nothing is accepted, windows that reset, callers stored as keyed hashes (one
-//! bucket per IPv6 /64), `X-Forwarded-For` believed only from a trusted proxy, and
-//! limited registration. On SQLite and PostgreSQL.
+//! Quotas kept in the database: one budget for every server sharing it (the scale-out
+//! case), budgets that count observations with partial acceptance, 429 + `Retry-After`
+//! only when nothing is accepted, an hour that slides, subjects stored as keyed hashes (one
+//! network per IPv4 /24 and IPv6 /48), `X-Forwarded-For` believed only from a trusted
+//! proxy, and limited registration. On SQLite and PostgreSQL. (Record quotas over real
+//! sockets: `forgery.rs`.)
 
 mod common;
 
@@ -13,8 +14,9 @@ use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use common::TestDb;
-use lowdown_server::caller::{bucket, subject, TrustedProxies};
-use lowdown_server::db::ratelimit::{prune, WINDOW_MS};
+use lowdown_core::quota::Window;
+use lowdown_server::caller::{network, subject, TrustedProxies};
+use lowdown_server::db::quota::prune;
 use lowdown_server::db::Db;
 use lowdown_server::AppState;
 use serde_json::{json, Value};
@@ -61,12 +63,12 @@ async fn observe(app: &Router, ip: &str, n: usize) -> (StatusCode, Option<u64>) 
     (status, retry)
 }
 
-/// The stored subject of the anonymous observation budget of address `ip`.
+/// The stored subject of the anonymous observation budget of the network of `ip`.
 fn observe_subject(t: &TestDb, ip: &str) -> String {
     subject(
         t.db.caller_secret(),
         "observe",
-        &bucket(Some(ip.parse().unwrap())),
+        &network(ip.parse().unwrap()),
     )
 }
 
@@ -76,24 +78,21 @@ async fn second_server(t: &TestDb) -> (Router, Db) {
     (lowdown_server::app(AppState::new(db.clone(), "b")), db)
 }
 
-/// `(window_start, n)` stored for client address `ip`.
-async fn window(t: &TestDb, ip: &str) -> Option<(i64, i64)> {
-    sqlx::query("SELECT window_start, n FROM rate_limits WHERE subject = $1")
+/// The anonymous observations the network of `ip` used in the hour before `now` (unix
+/// ms), as stored; `None` when it has no row.
+async fn used(t: &TestDb, ip: &str, now: i64) -> Option<u64> {
+    sqlx::query("SELECT newest, counts FROM quotas WHERE subject = $1")
         .bind(observe_subject(t, ip))
         .fetch_optional(&t.check.pool)
         .await
         .unwrap()
-        .map(|r| (r.try_get(0).unwrap(), r.try_get(1).unwrap()))
+        .map(|r| {
+            Window::decode(r.try_get(0).unwrap(), &r.try_get::<String, _>(1).unwrap()).used(now)
+        })
 }
 
-/// Moves the stored window of `ip` to open at `start` (time passing, without waiting).
-async fn open_window_at(t: &TestDb, ip: &str, start: i64) {
-    sqlx::query("UPDATE rate_limits SET window_start = $1 WHERE subject = $2")
-        .bind(start)
-        .bind(observe_subject(t, ip))
-        .execute(&t.check.pool)
-        .await
-        .unwrap();
+fn now() -> i64 {
+    lowdown_server::clock::now_ms()
 }
 
 async fn two_servers_share_one_limit(t: &TestDb) {
@@ -117,7 +116,7 @@ async fn two_servers_share_one_limit(t: &TestDb) {
     for i in 0..20 {
         let app = if i % 2 == 0 { a.clone() } else { b.clone() };
         tasks.push(tokio::spawn(async move {
-            observe(&app, "198.51.100.2", 5).await.0
+            observe(&app, "198.51.99.2", 5).await.0
         }));
     }
     let mut ok = 0;
@@ -133,7 +132,7 @@ async fn two_servers_share_one_limit(t: &TestDb) {
         "60 per hour in batches of 5, whichever server answers"
     );
     assert_eq!(t.count("observations").await, 120);
-    assert_eq!(window(t, "198.51.100.2").await.map(|w| w.1), Some(60));
+    assert_eq!(used(t, "198.51.99.2", now()).await, Some(60));
     db_b.close().await;
 }
 on_both!(two_servers_share_one_limit);
@@ -158,12 +157,12 @@ async fn the_limit_counts_observations_and_accepts_part_of_a_request(t: &TestDb)
     let retry = retry.expect("Retry-After on a partial acceptance");
     assert!((3500..=3600).contains(&retry), "{retry}");
     assert_eq!(t.count("observations").await, 60);
-    assert_eq!(window(t, "198.51.100.3").await.map(|w| w.1), Some(60));
+    assert_eq!(used(t, "198.51.100.3", now()).await, Some(60));
     // Now nothing fits: 429, and nothing is written, not even the count.
     let before = (
         t.count("observations").await,
         t.count("telemetry_rollups").await,
-        window(t, "198.51.100.3").await,
+        used(t, "198.51.100.3", now()).await,
     );
     let (status, retry, body) =
         from_peer(&app, "/v1/telemetry/observe", "198.51.100.3", &[], batch(4)).await;
@@ -176,46 +175,67 @@ async fn the_limit_counts_observations_and_accepts_part_of_a_request(t: &TestDb)
     let after = (
         t.count("observations").await,
         t.count("telemetry_rollups").await,
-        window(t, "198.51.100.3").await,
+        used(t, "198.51.100.3", now()).await,
     );
     assert_eq!(before, after, "no rows, no rollups, no count");
-    // Another address has its own budget.
-    assert_eq!(observe(&app, "198.51.100.4", 60).await.0, StatusCode::OK);
+    // Another address of the same /24 shares the budget; another network has its own.
+    assert_eq!(
+        observe(&app, "198.51.100.4", 1).await.0,
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    assert_eq!(observe(&app, "198.51.101.4", 60).await.0, StatusCode::OK);
 }
 on_both!(the_limit_counts_observations_and_accepts_part_of_a_request);
 
-async fn the_window_resets_after_an_hour(t: &TestDb) {
-    let app = t.app();
-    assert_eq!(observe(&app, "198.51.100.5", 60).await.0, StatusCode::OK);
+async fn the_hour_slides(t: &TestDb) {
+    let state = t.state();
+    let app = lowdown_server::app(state.clone());
+    // 40 now, 20 half an hour later: full.
+    assert_eq!(observe(&app, "198.51.100.5", 40).await.0, StatusCode::OK);
+    state.prowl.clock.shift(30 * 60_000);
+    assert_eq!(observe(&app, "198.51.100.5", 20).await.0, StatusCode::OK);
+    let (status, retry) = observe(&app, "198.51.100.5", 1).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // The first 40 leave the hour about 30 minutes from now (the minute they were sent
+    // in ends up to a minute earlier), not at the top of some clock hour.
+    let retry = retry.unwrap();
+    assert!((1740..=1800).contains(&retry), "{retry}");
+    // 29 minutes on: still full (a fixed window opened by the first request would have
+    // reset at the hour).
+    state.prowl.clock.shift(29 * 60_000);
     assert_eq!(
         observe(&app, "198.51.100.5", 1).await.0,
         StatusCode::TOO_MANY_REQUESTS
     );
-    // An hour passes: move the stored window back instead of waiting.
-    let (start, _) = window(t, "198.51.100.5").await.unwrap();
-    open_window_at(t, "198.51.100.5", start - WINDOW_MS).await;
-    assert_eq!(observe(&app, "198.51.100.5", 60).await.0, StatusCode::OK);
-    let (new_start, n) = window(t, "198.51.100.5").await.unwrap();
-    assert_eq!(n, 60, "the new window counts only what was sent in it");
-    assert!(new_start >= start, "a new window opened now");
-    assert_eq!(t.count("observations").await, 120);
-    // Ended windows are pruned; current ones are kept. The first window is moved 1 ms
-    // back rather than sleeping, so it ended strictly before the second even when both
-    // opened in the same millisecond.
-    assert_eq!(observe(&app, "198.51.100.6", 1).await.0, StatusCode::OK);
-    let ended = new_start - 1;
-    open_window_at(t, "198.51.100.5", ended).await;
-    let pruned = prune(&t.db, ended + WINDOW_MS).await.unwrap();
-    assert_eq!(pruned, 1, "only the window that opened at {ended} ended");
-    assert!(window(t, "198.51.100.5").await.is_none());
-    assert!(window(t, "198.51.100.6").await.is_some());
+    // Past the first 40's hour: those 40 are free again, the later 20 are not.
+    state.prowl.clock.shift(2 * 60_000);
+    let (status, _, body) = from_peer(
+        &app,
+        "/v1/telemetry/observe",
+        "198.51.100.5",
+        &[],
+        batch(50),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (body["accepted"].as_u64(), body["rate_limited"].as_u64()),
+        (Some(40), Some(10))
+    );
+    assert_eq!(t.count("observations").await, 100);
+    // Idle subjects are pruned an hour after their last use; busy ones are kept.
+    assert_eq!(observe(&app, "198.51.200.6", 1).await.0, StatusCode::OK);
+    let later = state.now() + 61 * 60_000;
+    assert_eq!(prune(&t.db, later).await.unwrap(), 2);
+    assert!(used(t, "198.51.100.5", later).await.is_none());
+    assert_eq!(prune(&t.db, state.now()).await.unwrap(), 0);
 }
-on_both!(the_window_resets_after_an_hour);
+on_both!(the_hour_slides);
 
 async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
     let app = t.app();
     assert_eq!(observe(&app, "203.0.113.77", 1).await.0, StatusCode::OK);
-    let rows = sqlx::query("SELECT subject FROM rate_limits")
+    let rows = sqlx::query("SELECT subject FROM quotas")
         .fetch_all(&t.check.pool)
         .await
         .unwrap();
@@ -224,7 +244,7 @@ async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
     assert!(!stored.contains("203.0.113"), "{stored}");
     // Not an unkeyed hash anyone could recompute by trying every address...
     use sha2::Digest;
-    for plain in ["203.0.113.77", "ip:203.0.113.77", "ip4:203.0.113.77"] {
+    for plain in ["203.0.113.77", "203.0.113.0/24", "ip4:203.0.113.0/24"] {
         assert_ne!(stored, hex::encode(sha2::Sha256::digest(plain.as_bytes())));
     }
     // ...but an HMAC under the deployment's secret, which the database keeps and every
@@ -255,13 +275,13 @@ async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
 }
 on_both!(callers_are_stored_as_keyed_hashes);
 
-async fn ipv6_callers_share_one_budget_per_64(t: &TestDb) {
+async fn ipv6_callers_share_one_budget_per_48(t: &TestDb) {
     let app = t.app();
     assert_eq!(observe(&app, "2001:db8:7:1::1", 40).await.0, StatusCode::OK);
     let (status, _, body) = from_peer(
         &app,
         "/v1/telemetry/observe",
-        "2001:db8:7:1:ffff::2",
+        "2001:db8:7:ffff:ffff::2",
         &[],
         batch(40),
     )
@@ -270,15 +290,15 @@ async fn ipv6_callers_share_one_budget_per_64(t: &TestDb) {
     assert_eq!(
         (body["accepted"].as_u64(), body["rate_limited"].as_u64()),
         (Some(20), Some(20)),
-        "another address of the same /64 draws from the same 60"
+        "another /64 of the same /48 draws from the same 60"
     );
     assert_eq!(
-        observe(&app, "2001:db8:7:2::1", 60).await.0,
+        observe(&app, "2001:db8:8::1", 60).await.0,
         StatusCode::OK,
-        "the next /64 has its own budget"
+        "the next /48 has its own budget"
     );
 }
-on_both!(ipv6_callers_share_one_budget_per_64);
+on_both!(ipv6_callers_share_one_budget_per_48);
 
 async fn forwarded_for_counts_only_behind_a_trusted_proxy(t: &TestDb) {
     let proxied = lowdown_server::app(
@@ -286,7 +306,7 @@ async fn forwarded_for_counts_only_behind_a_trusted_proxy(t: &TestDb) {
             .with_trusted_proxies(TrustedProxies::parse(&["10.0.0.0/8"]).unwrap()),
     );
     // Behind the trusted proxy, each forwarded client has its own budget...
-    for client in ["198.51.100.21", "198.51.100.22"] {
+    for client in ["198.51.100.21", "198.51.102.22"] {
         let xff = format!("{client}, 10.0.0.9");
         let (status, _, body) = from_peer(
             &proxied,
@@ -299,9 +319,9 @@ async fn forwarded_for_counts_only_behind_a_trusted_proxy(t: &TestDb) {
         assert_eq!(status, StatusCode::OK, "{client}: {body}");
         assert_eq!(body["accepted"], 60);
     }
-    assert!(window(t, "198.51.100.21").await.is_some());
+    assert!(used(t, "198.51.100.21", now()).await.is_some());
     assert!(
-        window(t, "10.0.0.2").await.is_none(),
+        used(t, "10.0.0.2", now()).await.is_none(),
         "the proxy is not the caller"
     );
     // ...while a peer outside the trusted range cannot pick its bucket with a header.
@@ -316,24 +336,24 @@ async fn forwarded_for_counts_only_behind_a_trusted_proxy(t: &TestDb) {
         .await;
         assert_eq!(status, StatusCode::OK);
     }
-    assert_eq!(window(t, "203.0.113.40").await.map(|w| w.1), Some(60));
-    assert!(window(t, "192.0.2.50").await.is_none());
+    assert_eq!(used(t, "203.0.113.40", now()).await, Some(60));
+    assert!(used(t, "192.0.2.50", now()).await.is_none());
     // A server without --trusted-proxy ignores the header altogether.
     let (status, _, _) = from_peer(
         &t.app(),
         "/v1/telemetry/observe",
         "10.0.0.2",
-        &[("x-forwarded-for", "198.51.100.99")],
+        &[("x-forwarded-for", "198.51.104.99")],
         batch(1),
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(window(t, "10.0.0.2").await.map(|w| w.1), Some(1));
-    assert!(window(t, "198.51.100.99").await.is_none());
+    assert_eq!(used(t, "10.0.0.2", now()).await, Some(1));
+    assert!(used(t, "198.51.104.99", now()).await.is_none());
 }
 on_both!(forwarded_for_counts_only_behind_a_trusted_proxy);
 
-async fn registration_is_limited_per_caller(t: &TestDb) {
+async fn registration_is_limited_per_network(t: &TestDb) {
     let app = t.app();
     let body =
         json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"})
@@ -356,10 +376,15 @@ async fn registration_is_limited_per_caller(t: &TestDb) {
     assert_eq!(t.count("agents").await, 10, "the refused one wrote nothing");
     assert_eq!(
         register("198.51.100.31").await.0,
-        StatusCode::CREATED,
-        "another caller has its own budget"
+        StatusCode::TOO_MANY_REQUESTS,
+        "another address of the same /24 shares the budget"
     );
-    // Registrations and observations are separate budgets of one caller.
+    assert_eq!(
+        register("198.51.103.31").await.0,
+        StatusCode::CREATED,
+        "another network has its own budget"
+    );
+    // Registrations and observations are separate budgets of one network.
     assert_eq!(observe(&app, "198.51.100.30", 60).await.0, StatusCode::OK);
 }
-on_both!(registration_is_limited_per_caller);
+on_both!(registration_is_limited_per_network);

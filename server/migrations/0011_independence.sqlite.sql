@@ -1,0 +1,78 @@
+-- Lowdown storage, version 11 (SQLite; PostgreSQL has its own 0011): facts a stranger
+-- cannot forge (SPEC §4, §5).
+--
+-- 1. Quotas on every write: one row per subject (a node id, agent key or network under one
+--    limit, as a keyed hash) with its last hour of use in one-minute slots, `counts`
+--    newest first from the minute `newest` (unix ms / 60,000). They replace the fixed
+--    one-hour windows of rate_limits; a budget in use at the upgrade starts afresh.
+-- 2. Who wrote what: the keyed id of the client's network (an IPv4 /24, an IPv6 /48) and
+--    the agent behind the key of each record, observation and ProxyCall; `trusted` marks
+--    records from a network the deployment trusts (--trusted-network), which no cap
+--    limits. Rows stored before have none of it: they count in no network.
+-- 3. The per-network cap: network_days counts each network's rated organic records per
+--    target and day; past 20 the rest are stored with outcome_class 'capped'.
+-- 4. Independence rollups: rated organic records per network and the contributors (node
+--    ids, agent keys) behind them, per target and task; the same for telemetry subjects.
+-- 5. Agents count the observations accepted from them: a key earns weight with them.
+
+DROP TABLE rate_limits;
+CREATE TABLE quotas (
+    subject TEXT NOT NULL PRIMARY KEY,
+    newest BIGINT NOT NULL,
+    counts TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX idx_quotas_newest ON quotas (newest);
+
+ALTER TABLE interactions ADD COLUMN network TEXT;
+ALTER TABLE interactions ADD COLUMN agent_id TEXT;
+ALTER TABLE interactions ADD COLUMN trusted BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE observations ADD COLUMN network TEXT;
+ALTER TABLE proxy_calls ADD COLUMN network TEXT;
+ALTER TABLE agents ADD COLUMN accepted BIGINT NOT NULL DEFAULT 0;
+
+CREATE TABLE network_days (
+    target TEXT NOT NULL,
+    day TEXT NOT NULL,
+    network TEXT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (target, day, network)
+) WITHOUT ROWID;
+CREATE TABLE rollup_networks (
+    target TEXT NOT NULL,
+    task_type TEXT NOT NULL,
+    network TEXT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (target, task_type, network)
+) WITHOUT ROWID;
+CREATE TABLE rollup_contributors (
+    target TEXT NOT NULL,
+    task_type TEXT NOT NULL,
+    contributor TEXT NOT NULL,
+    PRIMARY KEY (target, task_type, contributor)
+) WITHOUT ROWID;
+CREATE TABLE telemetry_networks (
+    subject_kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    network TEXT NOT NULL,
+    n BIGINT NOT NULL,
+    PRIMARY KEY (subject_kind, subject, network)
+) WITHOUT ROWID;
+CREATE TABLE telemetry_contributors (
+    subject_kind TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    contributor TEXT NOT NULL,
+    PRIMARY KEY (subject_kind, subject, contributor)
+) WITHOUT ROWID;
+
+-- The contributors behind what is already stored (node ids, and the keys of
+-- observations); networks were never recorded, so none is counted for those rows.
+INSERT INTO rollup_contributors (target, task_type, contributor)
+    SELECT DISTINCT target, task_type, 'node:' || node_id FROM interactions
+    WHERE source = 'organic' AND outcome_class IN ('success', 'partial', 'failure')
+      AND node_id IS NOT NULL;
+INSERT INTO telemetry_contributors (subject_kind, subject, contributor)
+    SELECT DISTINCT 'host', host, 'key:' || agent_id FROM observations
+    WHERE source = 'organic' AND agent_id IS NOT NULL;
+INSERT INTO telemetry_contributors (subject_kind, subject, contributor)
+    SELECT DISTINCT 'service', service_id, 'key:' || agent_id FROM observations
+    WHERE source = 'organic' AND agent_id IS NOT NULL AND service_id IS NOT NULL;
