@@ -375,6 +375,43 @@ async fn agents_below_min_reputation_get_ten_calls_an_hour(t: &TestDb) {
 }
 on_both!(agents_below_min_reputation_get_ten_calls_an_hour);
 
+async fn racing_calls_of_a_new_agent_stop_at_the_limit(t: &TestDb) {
+    let toml = CATALOG.replace(
+        "sampling_rate = 1.0\n",
+        "sampling_rate = 1.0\nmin_reputation = { tenure_days = 7 }\n",
+    );
+    let rig = std::sync::Arc::new(Rig::start(t, &toml, T).await);
+    let (key, agent_id) = rig.agent(None).await;
+    let h = std::sync::Arc::new(rig.honest(&key, &agent_id, "svc_vendor").await);
+    // Forty calls at once, before any of them has ended (the vendor answers /sse only once
+    // released, so the first ten are still streaming when the others arrive).
+    let mut tasks = Vec::new();
+    for _ in 0..40 {
+        let (rig, h) = (rig.clone(), h.clone());
+        tasks.push(tokio::spawn(async move {
+            let c = reqwest::Client::new();
+            let mut req = c.get(rig.url("/vendor/sse"));
+            for (k, v) in h.iter() {
+                req = req.header(k, v);
+            }
+            let r = req.send().await.unwrap();
+            r.status().as_u16()
+        }));
+    }
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.push(task.await.unwrap());
+    }
+    let passed = statuses.iter().filter(|s| **s == 200).count();
+    let refused = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!((passed, refused), (10, 30), "{statuses:?}");
+    assert_eq!(rig.up.requests().len(), 10, "only ten reached the vendor");
+    for _ in 0..10 {
+        rig.up.release.notify_one();
+    }
+}
+on_both!(racing_calls_of_a_new_agent_stop_at_the_limit);
+
 async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
     use lowdown_server::db::lease::{acquire, release, AUDIT_LEASE};
     let rig = Rig::start(t, CATALOG, T).await;

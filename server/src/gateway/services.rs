@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::answer::Refusal;
 use super::Service;
 use crate::db::gateway::{calls, reputation as counts, AgentInfo};
+use crate::db::quota::Quota;
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -67,9 +68,11 @@ pub async fn agent_reputation(
     Ok(reputation(&inputs))
 }
 
-/// Refuses (429) an agent below the service's `min_reputation` that already made 10
-/// gateway calls to it in the last hour. The reputation is computed only past that
-/// count, and a good standing is remembered for five minutes.
+/// Refuses (429) an agent below the service's `min_reputation` that already took its 10
+/// gateway calls to that service in the last hour. The slot is taken before the call is
+/// forwarded, in one transaction ([`crate::db::quota`]), so parallel calls stop at the
+/// limit; the reputation is computed only once the slots are gone, and a good standing is
+/// remembered for five minutes.
 pub async fn within_reputation_limit(
     state: &AppState,
     s: &Service,
@@ -90,12 +93,11 @@ pub async fn within_reputation_limit(
     {
         return Ok(());
     }
-    let recent =
-        calls::agent_calls_since(&state.db, &agent.agent_id, &s.service_id, now - HOUR_MS).await?;
-    let limit = LIMITED_CALLS_PER_HOUR as usize;
-    if recent.len() < limit {
+    let limit = LIMITED_CALLS_PER_HOUR as u32;
+    let slot = Quota::limited_calls(state.db.caller_secret(), &agent.agent_id, &s.service_id, limit);
+    let Some(refused) = crate::db::quota::take_one(&state.db, &slot, now).await? else {
         return Ok(());
-    }
+    };
     if meets_min_reputation(
         &s.min_reputation,
         &agent_reputation(state, agent, now).await?,
@@ -103,9 +105,6 @@ pub async fn within_reputation_limit(
         super::cache_put(&state.prowl.reputable, key, now + REPUTABLE_FOR_MS);
         return Ok(());
     }
-    // The window frees a call when the 10th most recent one is an hour old.
-    let oldest_counted = recent[recent.len() - limit];
-    let wait_ms = (oldest_counted + HOUR_MS - now).max(1000);
     let mut r = Refusal::new(
         StatusCode::TOO_MANY_REQUESTS,
         "below_min_reputation",
@@ -114,6 +113,6 @@ pub async fn within_reputation_limit(
             s.slug
         ),
     );
-    r.retry_after = Some(((wait_ms + 999) / 1000) as u64);
+    r.retry_after = Some(refused.retry_after_secs);
     Err(r)
 }

@@ -116,22 +116,6 @@ pub async fn observations_since(
         .collect()
 }
 
-/// ProxyCalls of `agent_id` to `service_id` since `since`, oldest first (their times).
-pub async fn agent_calls_since(
-    db: &Db,
-    agent_id: &str,
-    service_id: &str,
-    since: i64,
-) -> AppResult<Vec<i64>> {
-    let rows = sqlx::query("SELECT at FROM proxy_calls WHERE agent_id = $1 AND service_id = $2 AND at >= $3 ORDER BY at")
-        .bind(agent_id.to_owned())
-        .bind(service_id.to_owned())
-        .bind(since)
-        .fetch_all(&db.pool)
-        .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
-}
-
 /// A stored audit and when it ran.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredAudit {
