@@ -120,6 +120,13 @@ export declare function appendTextItem(message: Uint8Array, text: string): Buffe
 export declare function decide(serviceId: string, agentId: string, saltId: string, salt: string, samplingRate: number): string
 
 /**
+ * What the answer to a batch of `len` records means (`status` null when none came), as
+ * JSON text `{"delivered","duplicates","rejected","keep":[i…],"pause_ms","reason"}`: the
+ * core's `record::delivery`, so every host delivers alike.
+ */
+export declare function delivery(len: number, status?: number | undefined | null, retryAfter?: string | undefined | null, body?: string | undefined | null): string
+
+/**
  * Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a `--watch-log` path, with the
  * variables of `envJson` (`{"NAME": "value"}`); unknown variables are left as written.
  */

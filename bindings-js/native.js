@@ -845,6 +845,7 @@ module.exports.TelemetryBudget = nativeBinding.TelemetryBudget
 module.exports.JsTelemetryBudget = nativeBinding.JsTelemetryBudget
 module.exports.appendTextItem = nativeBinding.appendTextItem
 module.exports.decide = nativeBinding.decide
+module.exports.delivery = nativeBinding.delivery
 module.exports.expandPath = nativeBinding.expandPath
 module.exports.newNodeIdentity = nativeBinding.newNodeIdentity
 module.exports.parseNodeIdentity = nativeBinding.parseNodeIdentity

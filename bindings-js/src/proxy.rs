@@ -395,3 +395,24 @@ pub fn js_spool_over_bound(names_json: String) -> Result<String> {
 pub fn js_spool_dropped(previous: Option<String>, records: f64, now_iso: String) -> String {
     spool::dropped(previous.as_deref(), records as u64, &now_iso)
 }
+
+/// What the answer to a batch of `len` records means (`status` null when none came), as
+/// JSON text `{"delivered","duplicates","rejected","keep":[i…],"pause_ms","reason"}`: the
+/// core's `record::delivery`, so every host delivers alike.
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "delivery"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "delivery"))]
+pub fn js_delivery(
+    len: u32,
+    status: Option<u32>,
+    retry_after: Option<String>,
+    body: Option<String>,
+) -> String {
+    let status = status.and_then(|s| u16::try_from(s).ok());
+    let d = lowdown_core::record::delivery::delivery(
+        len,
+        status,
+        retry_after.as_deref(),
+        body.as_deref(),
+    );
+    serde_json::to_string(&d).unwrap_or_default()
+}

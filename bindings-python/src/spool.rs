@@ -55,6 +55,28 @@ pub fn spool_dropped(previous: Option<&str>, records: u64, now_iso: &str) -> Str
     spool::dropped(previous, records, now_iso)
 }
 
+/// What the answer to a batch of ``len`` records means (``status`` ``None`` when none
+/// came): ``(delivered, duplicates, rejected, keep, pause_ms, reason)``, ``keep`` the
+/// indices to spool and send again (the core's ``record::delivery``, as every host has it).
+#[pyfunction]
+#[pyo3(signature = (len, status, retry_after, body))]
+pub fn delivery(
+    len: u32,
+    status: Option<u16>,
+    retry_after: Option<&str>,
+    body: Option<&str>,
+) -> (u32, u32, u32, Vec<u32>, u64, Option<String>) {
+    let d = lowdown_core::record::delivery::delivery(len, status, retry_after, body);
+    (
+        d.delivered,
+        d.duplicates,
+        d.rejected,
+        d.keep,
+        d.pause_ms,
+        d.reason,
+    )
+}
+
 /// Adds the spool functions and the two sizes prowl reads to the module (`spool_over_bound`
 /// applies the bound on files).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -67,5 +89,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spool_decode, m)?)?;
     m.add_function(wrap_pyfunction!(spool_over_bound, m)?)?;
     m.add_function(wrap_pyfunction!(spool_dropped, m)?)?;
+    m.add_function(wrap_pyfunction!(delivery, m)?)?;
     Ok(())
 }

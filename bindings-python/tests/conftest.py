@@ -124,8 +124,9 @@ def server_binary() -> Path:
 class LowdownServer:
     """A real lowdown-server on a free loopback port with its own SQLite file."""
 
-    def __init__(self, args: Sequence[str] = (), env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, args: Sequence[str] = (), env: Optional[Dict[str, str]] = None, db: Optional[Path] = None) -> None:
         self.home = tempfile.mkdtemp(prefix="prowl-test-")
+        self.db = db or Path(self.home) / "x.db"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ, LOWDOWN_HOME=self.home, **(env or {}))
@@ -133,7 +134,7 @@ class LowdownServer:
         self.proc = subprocess.Popen(
             # The upstreams these tests call are on loopback, which a real server refuses to
             # store: the tests lift that block, as SPEC §4's test-only flag allows.
-            [str(server_binary()), "serve", "--listen", f"127.0.0.1:{self.port}", "--db", str(Path(self.home) / "x.db"),
+            [str(server_binary()), "serve", "--listen", f"127.0.0.1:{self.port}", "--db", str(self.db),
              "--unsafe-allow-private-hosts", *args],
             env=env,
             stdout=self.log,

@@ -157,7 +157,8 @@ class Vendor:
 class Collector:
     """A raw-socket HTTP server recording every byte it receives.
 
-    ``mode="ok"`` answers each request ``200 {"ok":true}``; ``"close"`` answers and then
+    ``mode="ok"`` answers each request as the API does when it takes everything (``200
+    {"ok":true,"accepted":N,...}``); ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
     ``Retry-After: 30``; ``"hang"`` reads and never answers; ``"slow"`` answers ``201`` after
     one second, noting in ``answered`` (monotonic times) when it did.
@@ -220,7 +221,12 @@ class Collector:
                         with self._lock:
                             self.answered.append(time.monotonic())
                     if self.mode in ("ok", "close"):
-                        reply = b'{"ok":true}'
+                        try:
+                            doc = json.loads(body)
+                            n = len(doc) if isinstance(doc, list) else 1
+                        except ValueError:
+                            n = 0
+                        reply = b'{"ok":true,"accepted":%d,"duplicates":0,"rejected":[],"rate_limited":[]}' % n
                         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
                         if self.mode == "close":  # drop the kept-alive connection without saying so
                             conn.close()

@@ -3,6 +3,7 @@ within a bound, and a forked child reports on its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,11 @@ import prowl
 import prowl.sender
 from prowl.sender import SENDER
 from servers import Collector, Upstream, dead_url
+
+
+def spool_records(path) -> list:
+    """The records of one spool file (JSON texts), as the core reads them."""
+    return prowl._native.spool_decode(path.read_text())[0]
 
 
 def test_a_telemetry_endpoint_that_never_answers_does_not_slow_the_caller(upstream: Upstream, point_prowl: Callable[[str], None]) -> None:
@@ -155,3 +161,38 @@ def test_a_429_pauses_sending_and_is_counted(upstream: Upstream, point_prowl: Ca
         limiter.close()
         SENDER.reset()
         prowl.configure()
+
+
+def test_records_over_a_quota_are_spooled_and_sent_later(lowdown_home, point_prowl: Callable[[str], None], tmp_path) -> None:
+    """Against the real server's quotas: what it does not take is kept, never lost."""
+    from conftest import LowdownServer
+
+    def record(i: int) -> dict:
+        return {"actor": "agent:test", "target": "npm:quota-test", "target_type": "tool", "task_type": "t", "outcome": "success", "record_id": f"pq-{i}"}
+
+    db = tmp_path / "quota.db"
+    limited = LowdownServer(args=["--quota", "records-per-network=3"], db=db)
+    try:
+        point_prowl(limited.url)
+        for i in range(5):
+            SENDER.submit_record(record(i))
+        assert prowl.flush(5.0)
+        assert prowl.stats()["sent"] == 3
+        assert prowl.stats()["spooled"] == 2
+        assert limited.get("/api/reputation/npm:quota-test")["interactions"] == 3
+        kept = [json.loads(r)["record_id"] for f in sorted((lowdown_home / "spool").glob("*.jsonl")) for r in spool_records(f)]
+        assert kept == ["pq-3", "pq-4"]
+    finally:
+        limited.close()
+    SENDER.reset()
+    # The next run, once the server takes them (here: a higher quota on the same database).
+    open_ = LowdownServer(args=["--quota", "records-per-network=10"], db=db)
+    try:
+        point_prowl(open_.url)
+        SENDER.submit_record(record(5))
+        assert prowl.flush(5.0)
+        assert open_.get("/api/reputation/npm:quota-test")["interactions"] == 6
+        assert not any((lowdown_home / "spool").glob("*.jsonl*"))
+    finally:
+        open_.close()
+        SENDER.reset()

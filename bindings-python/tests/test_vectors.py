@@ -102,6 +102,12 @@ def spool(n: Any, i: Dict[str, Any]) -> Any:
     raise AssertionError(f"unknown spool op {op}")
 
 
+def delivery(n: Any, i: Dict[str, Any]) -> Any:
+    """What an ingest answer means for a batch, as the core's serde output shapes it."""
+    delivered, duplicates, rejected, keep, pause_ms, reason = n.delivery(i["len"], i.get("status"), i.get("retry_after"), i.get("body"))
+    return {"delivered": delivered, "duplicates": duplicates, "rejected": rejected, "keep": keep, "pause_ms": pause_ms, "reason": reason}
+
+
 def node_identity(n: Any, i: Dict[str, Any]) -> Any:
     """node.json parsed, written or made anew (``format`` through ``new`` only)."""
     if i["op"] == "parse":
@@ -138,6 +144,7 @@ def conformance(n: Any, i: Dict[str, Any]) -> Any:
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "agent_verdict": lambda n, i: n.agent_verdict(i["answer"], i["contains"], number(i["latency_ms"])),
     "conformance": conformance,
+    "delivery": delivery,
     "node_identity": node_identity,
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),

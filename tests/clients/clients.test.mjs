@@ -69,11 +69,15 @@ async function inspector(server, toolArgs) {
   }
 }
 
-/** The records that reached the server for `target` once at least `n` have. */
-async function recordsOf(target, n) {
+/**
+ * The records that reached the server for `target` once at least `n` have, and one of tool
+ * `task` among them when given (sessions deliver in any order, so a count alone may be met
+ * before the last session's records arrive).
+ */
+async function recordsOf(target, n, task) {
   return eventually(() => {
     const got = api.records().filter((r) => r.target === target);
-    return got.length >= n ? got : null;
+    return got.length >= n && (!task || calls(got, task).length > 0) ? got : null;
   }, `${n} records for ${target}`, 20_000, () => JSON.stringify(api.records().map((r) => [r.target, r.task_type])));
 }
 
@@ -130,7 +134,7 @@ test('server-everything through the Inspector CLI: one label however it is launc
   }
   const bad = await inspector(launches[0], ['tools/call', '--tool-name', 'no-such-tool']);
   assert.ok(bad.failed || bad.isError, 'the Inspector reports the unknown tool');
-  const records = await recordsOf('npm:@modelcontextprotocol/server-everything', 4 * 3 + 3);
+  const records = await recordsOf('npm:@modelcontextprotocol/server-everything', 4 * 3 + 3, 'no-such-tool');
   const sums = calls(records, 'get-sum');
   assert.equal(sums.length, launches.length, 'every launch recorded under the one label');
   assert.deepEqual([...new Set(kinds(sums).map(String))], ['success,,']);

@@ -7,11 +7,13 @@ batches them to the API. Nothing here ever raises into the caller.
   hourly budget (the core's ``TelemetryBudget``) and sends no more than it; a refusal
   (429, or items ``rate_limited``) pauses telemetry for ``Retry-After``, and never the
   interaction records. A full queue drops the newest and counts it.
-- **Interaction records** are never lost to the network: a batch the API cannot take (down,
-  slow, 5xx, 429) goes to the spool shared with every Lowdown host, and later batches go
-  straight there for :data:`BACKOFF_S`; after a batch is delivered, the spool is delivered
-  too. The API takes a batch record by record, so one bad record never costs the others.
-  A full queue spills its oldest records to the spool.
+- **Interaction records** are never lost to the network: what an answer means is the core's
+  decision (``_native.delivery``, the one the proxy makes too). Records the API did not take
+  (down, slow, over a quota, 429, 5xx, any other status such as a mistyped URL's 404) go to
+  the spool shared with every Lowdown host, and later batches go straight there for the
+  pause the answer asks (``Retry-After``) or the core's backoff; records refused as invalid
+  are dropped and counted. After a batch is delivered, the spool is delivered too. A full
+  queue spills its oldest records to the spool.
 - **Exit** waits at most :data:`~prowl.config.EXIT_BUDGET_S` (100 ms) for the API; the
   records not delivered by then go to the spool at once. After ``fork`` the child starts
   with empty queues and its own thread.
@@ -42,8 +44,6 @@ BATCH_SIZE = 200
 SWEEP_INTERVAL_S = 0.25
 #: Items the sender prepares before it gives the GIL away for a moment.
 YIELD_EVERY = 64
-#: After a failed delivery of records, how long new record batches go straight to the spool.
-BACKOFF_S = 30.0
 #: Spool files delivered per sweep at most (the rest wait for the next sweep).
 SPOOL_FILES_PER_SWEEP = 4
 
@@ -59,7 +59,7 @@ def post_json(api_url: str, path: str, payload: Any, agent_key: Optional[str], t
     """
     conn = _connect(api_url, timeout)
     try:
-        return _post(conn, api_url, path, payload, agent_key)[0]
+        return _post(conn, api_url, path, payload, agent_key).status
     finally:
         conn.close()
 
@@ -70,11 +70,42 @@ def _connect(api_url: str, timeout: float) -> http.client.HTTPConnection:
     return cls(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
 
 
+class Answer:
+    """An HTTP answer: its status, ``Retry-After`` header and body as sent."""
+
+    __slots__ = ("status", "retry_after_text", "body")
+
+    def __init__(self, status: int, retry_after_text: Optional[str], body: bytes) -> None:
+        self.status, self.retry_after_text, self.body = status, retry_after_text, body
+
+    @property
+    def retry_after(self) -> float:
+        """``Retry-After`` in seconds (0 when absent or unreadable)."""
+        try:
+            return float(self.retry_after_text or 0)
+        except ValueError:
+            return 0.0
+
+    def json(self) -> Any:
+        """The body parsed, or ``None`` when it is not JSON."""
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+    def text(self) -> Optional[str]:
+        """The body as text (``None`` when it is not UTF-8)."""
+        try:
+            return self.body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+
 def _post(
     conn: http.client.HTTPConnection, api_url: str, path: str, payload: Any, agent_key: Optional[str]
-) -> Tuple[int, float, Any]:
+) -> Answer:
     """POSTs ``payload`` (a JSON-able value, or ``bytes`` already encoded) and returns the
-    status, the ``Retry-After`` seconds and the parsed answer (``None`` if not JSON)."""
+    answer."""
     body = payload if isinstance(payload, bytes) else json.dumps(payload, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
     if agent_key:
@@ -83,15 +114,7 @@ def _post(
     conn.request("POST", base + path, body=body, headers=headers)
     resp = conn.getresponse()
     raw = resp.read()
-    try:
-        retry_after = float(resp.getheader("Retry-After") or 0)
-    except ValueError:
-        retry_after = 0.0
-    try:
-        answer = json.loads(raw)
-    except ValueError:
-        answer = None
-    return resp.status, retry_after, answer
+    return Answer(resp.status, resp.getheader("Retry-After"), raw)
 
 
 class Sender:
@@ -206,7 +229,7 @@ class Sender:
                 continue
             if time.monotonic() < self._records_down_until:
                 self.counts["spooled"] += spool.write(batch)
-            elif self._send_records(batch, deadline):
+            elif not self._send_records(batch, deadline):
                 self._spool_waiting = True
         for _ in range(SPOOL_FILES_PER_SWEEP):
             if not self._spool_waiting or self._late(deadline) or time.monotonic() < self._records_down_until:
@@ -216,10 +239,14 @@ class Sender:
                 self._spool_waiting = False
                 break
             records, done, release = claim
-            if self._send_records(records, deadline, from_spool=True):
-                done()
-            else:
+            kept = self._send_records(records, deadline, from_spool=True)
+            if len(kept) == len(records):
                 release()
+            else:
+                # What was taken is gone from the file; what was kept goes back as its own.
+                done()
+                if kept:
+                    self.counts["spooled"] += spool.write(kept)
         return True
 
     def _record_texts(self, items: List[Dict[str, Any]]) -> List[str]:
@@ -232,22 +259,26 @@ class Sender:
                 self.counts["invalid"] += 1
         return out
 
-    def _send_records(self, batch: List[str], deadline: Optional[float], from_spool: bool = False) -> bool:
-        """POSTs records; True when the API took them (refused ones, named by index, are
-        dropped: they would be refused forever). Otherwise they go to (or stay in) the spool."""
+    def _send_records(self, batch: List[str], deadline: Optional[float], from_spool: bool = False) -> List[str]:
+        """POSTs records and acts on the core's reading of the answer: counts what was
+        delivered and dropped as invalid, and returns the records kept for later, which go
+        to the spool unless ``from_spool`` (the caller puts those back itself)."""
         self._inflight = batch
-        result = self._send(INTERACTIONS_PATH, ("[" + ",".join(batch) + "]").encode(), deadline)
+        answer = self._send(INTERACTIONS_PATH, ("[" + ",".join(batch) + "]").encode(), deadline)
         self._inflight = []
-        if result is not None and (200 <= result[0] < 300 or result[0] == 400):
-            status, _retry, answer = result
-            refused = len(batch) if status == 400 else len((answer or {}).get("rejected") or [])
-            self.counts["sent"] += len(batch) - refused
-            self.counts["refused"] += refused
-            return True
-        self._records_down_until = time.monotonic() + BACKOFF_S
-        if not from_spool:
-            self.counts["spooled"] += spool.write(batch)
-        return False
+        if answer is None:
+            decided = _native.delivery(len(batch), None, None, None)
+        else:
+            decided = _native.delivery(len(batch), answer.status, answer.retry_after_text, answer.text())
+        delivered, _duplicates, rejected, keep, pause_ms, _reason = decided
+        self.counts["sent"] += delivered
+        self.counts["refused"] += rejected
+        kept = [batch[i] for i in keep]
+        if kept:
+            self._records_down_until = time.monotonic() + pause_ms / 1000.0
+            if not from_spool:
+                self.counts["spooled"] += spool.write(kept)
+        return kept
 
     def _drain_observations(self, deadline: Optional[float]) -> bool:
         settings = config.current()
@@ -269,10 +300,10 @@ class Sender:
             if result is None:
                 self.counts["failed"] += len(batch)
                 continue
-            status, retry_after, answer = result
+            status, answer = result.status, result.json()
             limited = len(batch) if status == 429 else int((answer or {}).get("rate_limited") or 0)
             if limited:
-                budget.refused(time.time() * 1000, retry_after)
+                budget.refused(time.time() * 1000, result.retry_after)
                 self.counts["throttled"] += limited
             if 200 <= status < 300:
                 self.counts["sent"] += int((answer or {}).get("accepted", len(batch) - limited))
@@ -322,7 +353,7 @@ class Sender:
                 record["node_id"] = nid
         return record
 
-    def _send(self, path: str, payload: Any, deadline: Optional[float]) -> Optional[Tuple[int, float, Any]]:
+    def _send(self, path: str, payload: Any, deadline: Optional[float]) -> Optional[Answer]:
         """One POST on the kept-alive connection; ``None`` on network trouble of any kind."""
         settings = config.current()
         timeout = config.SEND_TIMEOUT_S

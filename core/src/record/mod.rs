@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod build;
+pub mod delivery;
 pub mod recorder;
 pub mod spool;
 pub mod validate;

@@ -42,6 +42,17 @@ export const spool = {
 };
 
 /**
+ * What the answer to a batch of `len` records means (SPEC §3, §5; the core's
+ * `record::delivery`, as prowl has it): `{delivered, duplicates, rejected, keep: index[],
+ * pause_ms, reason}`. `status` is null when no answer came.
+ * @param {number} len
+ * @param {number|null} status
+ * @param {string|null} retryAfter
+ * @param {string|null} body
+ */
+export const delivery = (len, status, retryAfter, body) => JSON.parse(core.delivery(len, status, retryAfter, body));
+
+/**
  * A host's settings from its environment (SPEC §2): `{api_url, home, record, telemetry,
  * debug}`; `client` is `proxy` (this package) or `telemetry`.
  * @param {Record<string, string|undefined>} env

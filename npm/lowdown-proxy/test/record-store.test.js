@@ -8,6 +8,8 @@ import { tempDir } from './helpers/run.js';
 import { loadNodeIdentity, lowdownHome } from '../src/record/home.js';
 import { spoolRecords, claimNext, MAX_FILES, MAX_RECORDS_PER_FILE, spoolDir } from '../src/record/spool.js';
 import { Sender } from '../src/record/sender.js';
+import { startLowdownServer } from './helpers/lowdown-server.js';
+import { deliverSpool, eventually, spooledRecords } from './helpers/api.js';
 
 /** A valid record (JSON text), as the core's Recorder writes them; the spool keeps only such. */
 const rec = (id, taskType = 'a') => JSON.stringify({ record_id: id, target: 'npm:spool-test', target_type: 'tool', task_type: taskType, outcome: 'success', request_kind: 'tool' });
@@ -77,8 +79,9 @@ test('Sender: API down → records spooled within the exit budget; API back → 
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      received.push({ headers: req.headers, records: JSON.parse(body) });
-      res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const records = JSON.parse(body);
+      received.push({ headers: req.headers, records });
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, accepted: records.length, duplicates: 0, rejected: [], rate_limited: [] }));
     });
   });
   await new Promise((r) => srv.listen(0, '127.0.0.1', r));
@@ -144,4 +147,41 @@ test('Sender: with the API down, batches gather into full spool files rather tha
   assert.ok(files.length <= 3, `${files.length} files for 1200 records`);
   const ids = files.flatMap((f) => fs.readFileSync(path.join(spoolDir(home), f), 'utf8').trim().split('\n').map((l) => JSON.parse(l).record_id));
   assert.equal(new Set(ids).size, 1200, 'every record spooled once');
+});
+
+test('Sender against the real server: records over a quota are spooled, then sent once the server takes them', async (t) => {
+  const home = tempDir(t);
+  const db = path.join(tempDir(t), 'quota.db');
+  const node = 'ld_0000000000aa';
+  const withNode = (id) => JSON.stringify({ ...JSON.parse(rec(id)), node_id: node });
+  const limited = await startLowdownServer('lowdown-quota-', { db, args: ['--quota', 'records-per-network=3'] });
+  const s = new Sender({ apiUrl: limited.url, home, nodeId: node, version: 't', debug: () => {} });
+  for (let i = 0; i < 5; i += 1) s.addLines(withNode(`q${i}`));
+  await eventually(() => s.stats.sent + s.stats.limited >= 5, 'the batch answered');
+  await s.shutdown(1000);
+  assert.deepEqual([s.stats.sent, s.stats.limited, s.stats.spooled], [3, 2, 2]);
+  assert.deepEqual(spooledRecords(home).map((r) => r.record_id), ['q3', 'q4'], 'the last two, by index');
+  await limited.stop();
+  // The next run, once the server takes them (here: a higher quota on the same database).
+  const open = await startLowdownServer('lowdown-quota-', { db, args: ['--quota', 'records-per-network=10'] });
+  t.after(open.stop);
+  await deliverSpool(home, open.url);
+  const rep = await (await fetch(`${open.url}/api/reputation/npm:spool-test`)).json();
+  assert.equal(rep.interactions, 5, 'each once');
+});
+
+test('Sender: a 404 (a mistyped API URL) keeps the records in the spool', async (t) => {
+  const home = tempDir(t);
+  const srv = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.close());
+  const s = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}/not-lowdown`, home, nodeId: 'ld_000000000003', version: 't', debug: () => {} });
+  s.addLines(rec('kept-1'));
+  await eventually(() => s.stats.spooled + s.toSpool.length >= 1, 'the answer read');
+  await s.shutdown(100);
+  assert.deepEqual(spooledRecords(home).map((r) => r.record_id), ['kept-1']);
+  assert.equal(s.stats.rejected, 0, 'nothing dropped');
 });

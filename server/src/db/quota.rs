@@ -177,7 +177,14 @@ impl Quota {
 
     /// The gateway calls an agent below a service's `min_reputation` may make to it.
     pub fn limited_calls(secret: &[u8], agent_id: &str, service_id: &str, limit: u32) -> Quota {
-        Self::new(secret, "limited-calls", &format!("{agent_id}\0{service_id}"), limit, "gateway calls", "agent below this service's min_reputation")
+        Self::new(
+            secret,
+            "limited-calls",
+            &format!("{agent_id}\0{service_id}"),
+            limit,
+            "gateway calls",
+            "agent below this service's min_reputation",
+        )
     }
 
     /// The agent-registration budget of the network of `ip`.
@@ -288,10 +295,8 @@ pub async fn take_one(db: &Db, q: &Quota, now: i64) -> AppResult<Option<rule::Re
     let mut draws = Draws::default();
     let i = draws.quota(q.clone());
     draws.item(vec![i]);
-    db.write(move |conn| {
-        Box::pin(async move { Ok(take(conn, &draws, now).await?.items[0]) })
-    })
-    .await
+    db.write(move |conn| Box::pin(async move { Ok(take(conn, &draws, now).await?.items[0]) }))
+        .await
 }
 
 /// Locks (or creates) the rows of `subjects`, in the order given, and reads their windows.

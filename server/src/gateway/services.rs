@@ -94,7 +94,12 @@ pub async fn within_reputation_limit(
         return Ok(());
     }
     let limit = LIMITED_CALLS_PER_HOUR as u32;
-    let slot = Quota::limited_calls(state.db.caller_secret(), &agent.agent_id, &s.service_id, limit);
+    let slot = Quota::limited_calls(
+        state.db.caller_secret(),
+        &agent.agent_id,
+        &s.service_id,
+        limit,
+    );
     let Some(refused) = crate::db::quota::take_one(&state.db, &slot, now).await? else {
         return Ok(());
     };

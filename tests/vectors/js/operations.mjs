@@ -70,6 +70,7 @@ export const operations = {
     const out = api.appendTextItem(bytes(i.message), string(i.text));
     return out == null ? null : utf8.decode(out);
   },
+  delivery: (api, i) => JSON.parse(api.delivery(i.len, i.status ?? null, i.retry_after ?? null, i.body ?? null)),
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
   node_identity: nodeIdentity,

@@ -2,16 +2,18 @@
 //
 // Nothing here is on the relay path: `addLines` only pushes to an array, bounded by
 // MAX_QUEUE (past it the oldest records spill to the spool). A timer sends batches of up to
-// BATCH_MAX records, one request at a time, each with REQUEST_TIMEOUT_MS. The API takes a
-// batch record by record: the ones it refuses (named by index) would be refused forever, so
-// they are dropped and counted, and the rest are delivered; one bad record never costs the
-// others. When the API is unreachable, slow, throttled (429) or failing (5xx), the batch goes
-// to the spool and the API is left alone for BACKOFF_MS (later batches spool directly).
-// After a batch succeeds the spool is drained in the same way. `shutdown` gives pending work
-// at most `budgetMs` (the proxy gives 100 ms) and spools whatever is left.
+// BATCH_MAX records, one request at a time, each with REQUEST_TIMEOUT_MS. What an answer
+// means is the core's decision (`delivery`, shared with prowl): records refused as invalid
+// would be refused forever, so they are dropped and counted; records the API did not take
+// (unreachable, slow, over a quota, 429, 5xx, any other status such as a mistyped URL's 404)
+// go to the spool, and the API is left alone for the pause the answer asks (Retry-After) or
+// the core's backoff; later batches spool directly meanwhile. After a batch succeeds the
+// spool is drained in the same way. `shutdown` gives pending work at most `budgetMs` (the
+// proxy gives 100 ms) and spools whatever is left.
 
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 import { DEFAULTS } from '../contract.js';
+import { delivery } from '../core.js';
 
 /** Records per request. */
 export const BATCH_MAX = 100;
@@ -21,8 +23,6 @@ export const MAX_QUEUE = 10_000;
 export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
 export const REQUEST_TIMEOUT_MS = 2000;
-/** After a failed delivery, how long records go straight to the spool. */
-export const BACKOFF_MS = 30_000;
 /**
  * Records bound for the spool are gathered in memory for up to this long (or until a file's
  * worth), so a long session with the API down fills few, full spool files rather than
@@ -45,7 +45,7 @@ export class Sender {
     this.inflight = null; // {promise, controller, records}
     this.downUntil = 0;
     this.closed = false;
-    this.stats = { sent: 0, spooled: 0, rejected: 0, duplicates: 0 };
+    this.stats = { sent: 0, spooled: 0, rejected: 0, duplicates: 0, limited: 0 };
     this.toSpool = [];
     this.spoolTimer = null;
   }
@@ -86,57 +86,62 @@ export class Sender {
     if (this.queue.length > 0) {
       const batch = this.queue.splice(0, BATCH_MAX);
       if (Date.now() < this.downUntil) this.#spool(batch);
-      else if (await this.#post(batch)) this.wantSpool = true;
+      else if ((await this.#post(batch)).length === 0) this.wantSpool = true;
     } else if (this.wantSpool && Date.now() >= this.downUntil) {
       const claim = claimNext(this.home);
       if (!claim) this.wantSpool = false;
       else {
-        const ok = await this.#post(claim.records, true);
-        if (ok) claim.done();
-        else claim.release();
+        const kept = await this.#post(claim.records, true);
+        if (kept.length === claim.records.length) claim.release();
+        else {
+          // What was taken is gone from the file; what was kept goes back as a file of its own.
+          claim.done();
+          if (kept.length) this.#spool(kept);
+        }
       }
     }
     if (!this.closed && (this.queue.length > 0 || (this.wantSpool && Date.now() >= this.downUntil))) this.#schedule(this.queue.length >= BATCH_MAX ? 0 : BATCH_DELAY_MS);
   }
 
-  /** Posts one batch (JSON texts of records). Returns true when the API took it; on failure spools it unless `fromSpool`. */
+  /**
+   * Posts one batch (JSON texts of records) and acts on the core's reading of the answer:
+   * counts what was delivered and dropped, and returns the records kept for later, which it
+   * spools unless `fromSpool` (the caller puts those back in the spool itself).
+   * @returns {Promise<string[]>} the records kept
+   */
   async #post(records, fromSpool = false, timeoutMs = REQUEST_TIMEOUT_MS) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const promise = (async () => {
       try {
         const res = await fetch(this.url, { method: 'POST', headers: this.headers, body: `[${records.join(',')}]`, signal: controller.signal });
-        const answer = await res.json().catch(() => null);
-        if (res.ok) return { refused: answer?.rejected?.length ?? 0, duplicates: answer?.duplicates ?? 0 };
-        if (res.status === 429 || res.status >= 500) return `status ${res.status}`;
-        return 'rejected';
+        const body = await res.text().catch(() => null);
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), body };
       } catch (err) {
-        return err.name === 'AbortError' ? 'timeout' : `unreachable (${err.cause?.code ?? err.message})`;
+        const why = err.name === 'AbortError' ? 'timeout' : `unreachable (${err.cause?.code ?? err.message})`;
+        return { status: null, retryAfter: null, body: null, why };
       } finally {
         clearTimeout(timer);
       }
     })();
     this.inflight = { promise, controller, records, fromSpool };
-    const result = await promise;
+    const answer = await promise;
     this.inflight = null;
-    if (typeof result === 'object') {
-      // Taken record by record: the refused ones would be refused forever, so they go.
-      this.stats.sent += records.length - result.refused;
-      this.stats.rejected += result.refused;
-      this.stats.duplicates += result.duplicates;
-      this.debug(`sent ${records.length - result.refused} record(s)${result.refused ? `, ${result.refused} refused by the API and dropped` : ''}`);
-      return true;
+    const d = delivery(records.length, answer.status, answer.retryAfter, answer.body);
+    this.stats.sent += d.delivered;
+    this.stats.rejected += d.rejected;
+    this.stats.duplicates += d.duplicates;
+    if (d.delivered || d.rejected) {
+      this.debug(`sent ${d.delivered} record(s)${d.rejected ? `, ${d.rejected} refused by the API as invalid and dropped` : ''}`);
     }
-    if (result === 'rejected') {
-      // The API refused every record of the batch as invalid: resending would fail forever.
-      this.stats.rejected += records.length;
-      this.debug(`API rejected ${records.length} record(s); dropped`);
-      return true;
+    const kept = d.keep.map((i) => records[i]);
+    if (kept.length) {
+      if (answer.status === 429 || (answer.status >= 200 && answer.status < 300)) this.stats.limited += kept.length;
+      this.debug(`API ${answer.why ?? d.reason}: ${fromSpool ? 'left in' : 'moved to'} the spool, ${kept.length} record(s), next try in ${Math.round(d.pause_ms / 1000)} s`);
+      this.downUntil = Date.now() + d.pause_ms;
+      if (!fromSpool) this.#spool(kept);
     }
-    this.debug(`API ${result}: ${fromSpool ? 'left in' : 'moved to'} the spool, ${records.length} record(s)`);
-    this.downUntil = Date.now() + BACKOFF_MS;
-    if (!fromSpool) this.#spool(records);
-    return false;
+    return kept;
   }
 
   #spool(records) {

@@ -224,6 +224,17 @@ async fn over_http(
     stores: bool,
 ) -> anyhow::Result<Seen> {
     let client = reqwest::Client::new();
+    // One client per network the load comes from (records::batch_addr), so the server
+    // sees each batch from its node's network, as an honest busy network's arrive.
+    let from: Arc<Vec<reqwest::Client>> = Arc::new(
+        (0..crate::records::NETWORKS)
+            .map(|n| {
+                reqwest::Client::builder()
+                    .local_address(crate::records::network_addr(n))
+                    .build()
+            })
+            .collect::<Result<_, _>>()?,
+    );
     let url = format!("{}/api/interactions", server.base);
     let next = Arc::new(AtomicUsize::new(0));
     let pg_before = match pg.as_deref_mut() {
@@ -258,10 +269,14 @@ async fn over_http(
     }
     let mut tasks = vec![];
     for _ in 0..load.clients {
-        let (client, bodies, next, url) =
-            (client.clone(), bodies.clone(), next.clone(), url.clone());
+        let (from, bodies, next, url) = (from.clone(), bodies.clone(), next.clone(), url.clone());
         tasks.push(tokio::spawn(async move {
-            while let Some(body) = bodies.get(next.fetch_add(1, Ordering::Relaxed)) {
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                let Some(body) = bodies.get(b) else {
+                    break;
+                };
+                let client = &from[crate::records::batch_network(b as u64) as usize];
                 let r = client
                     .post(&url)
                     .header("content-type", "application/json")
@@ -270,6 +285,10 @@ async fn over_http(
                     .await?;
                 if r.status() != 201 {
                     bail!("ingest answered {}", r.status());
+                }
+                // Every record taken: the quotas never throttle this load.
+                if !all_taken(r).await? {
+                    bail!("ingest refused records over a quota");
                 }
             }
             Ok(())
@@ -312,6 +331,13 @@ async fn over_http(
         db_cpu,
         answers,
     })
+}
+
+/// Whether an ingest answer took every record (a validating server answers no
+/// `rate_limited`).
+async fn all_taken(r: reqwest::Response) -> anyhow::Result<bool> {
+    let v: Value = r.json().await?;
+    Ok(v["rate_limited"].as_array().is_none_or(Vec::is_empty))
 }
 
 /// The records, validated before the clock starts, stored by `clients` concurrent writers

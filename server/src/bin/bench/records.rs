@@ -88,14 +88,19 @@ fn node_id(node: u64) -> String {
     format!("ld_bench{node:04}")
 }
 
-/// The address batch `b` is sent from: its node's network.
+/// The network batch `b` comes from: its node's.
+pub fn batch_network(b: u64) -> u64 {
+    batch_node(b) % NETWORKS
+}
+
+/// The address of network `n`, `127.(n+1).0.1`.
+pub fn network_addr(n: u64) -> std::net::IpAddr {
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 1 + n as u8, 0, 1))
+}
+
+/// The address batch `b` is sent from.
 pub fn batch_addr(b: u64) -> std::net::IpAddr {
-    std::net::IpAddr::V4(std::net::Ipv4Addr::new(
-        127,
-        1 + (batch_node(b) % NETWORKS) as u8,
-        0,
-        1,
-    ))
+    network_addr(batch_network(b))
 }
 
 /// Who sends batch `b` of `records` when they are stored without HTTP: its network and
