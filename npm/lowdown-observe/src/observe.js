@@ -270,9 +270,11 @@ class Reporter {
           const answer = await res.json().catch(() => null);
           const limited = res.status === 429 ? batch.length : Number(answer?.rate_limited ?? 0);
           if (limited) {
-            // Over the server's limit after all (another client shares the caller): pause.
+            // Over the server's quota after all (another client shares the network): pause.
+            // Telemetry is never resent, so what the quota refused is dropped.
             this.budget?.refused(Date.now(), Number(res.headers.get('retry-after')));
             this.stats.throttled += limited;
+            this.stats.dropped += limited;
           }
           if (res.ok) this.stats.sent += batch.length - limited;
           else if (res.status !== 429) this.stats.failed += batch.length;

@@ -33,3 +33,19 @@ test('an anonymous client sends 60 observations an hour, never more, and is neve
   const answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
   assert.equal(answer.telemetry.observations, 60);
 });
+
+test('two clients on one network share its 60 an hour: what the server refuses is dropped', async () => {
+  const api = await targetApi();
+  const server = await lowdownServer();
+  const a = observe(fetch, { apiUrl: server.url, allowPrivate: true, unrefTimers: true });
+  const b = observe(fetch, { apiUrl: server.url, allowPrivate: true, unrefTimers: true });
+  for (let i = 0; i < 40; i += 1) await (await a(`${api.url}/ok`)).arrayBuffer();
+  await a.lowdown.flush();
+  // b keeps its own count (60 left, it thinks); the server knows the network sent 40.
+  for (let i = 0; i < 40; i += 1) await (await b(`${api.url}/ok`)).arrayBuffer();
+  await b.lowdown.flush();
+  assert.equal(a.lowdown.stats.sent, 40);
+  assert.deepEqual([b.lowdown.stats.sent, b.lowdown.stats.throttled, b.lowdown.stats.dropped], [20, 20, 20]);
+  const answer = await (await fetch(`${server.url}/api/reputation/127.0.0.1`)).json();
+  assert.equal(answer.telemetry.observations, 60);
+});
