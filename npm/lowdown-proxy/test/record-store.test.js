@@ -155,6 +155,7 @@ test('Sender against the real server: records over a quota are spooled, then sen
   const node = 'ld_0000000000aa';
   const withNode = (id) => JSON.stringify({ ...JSON.parse(rec(id)), node_id: node });
   const limited = await startLowdownServer('lowdown-quota-', { db, args: ['--quota', 'records-per-network=3'] });
+  t.after(limited.stop);
   const s = new Sender({ apiUrl: limited.url, home, nodeId: node, version: 't', debug: () => {} });
   for (let i = 0; i < 5; i += 1) s.addLines(withNode(`q${i}`));
   await eventually(() => s.stats.sent + s.stats.limited >= 5, 'the batch answered');
