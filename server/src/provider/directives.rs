@@ -48,7 +48,11 @@ async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize
             created_at: *registered,
             public_key: None,
         };
-        let r = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let reputation = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let r = priority::Candidate {
+            disagreements: 0,
+            reputation,
+        };
         if p.provider_id == me.provider_id {
             mine = Some(r);
         }
