@@ -45,7 +45,19 @@ impl Run {
 /// Whether two results agree: the same verdict, overall scores within
 /// [`AGREEMENT_POINTS`].
 pub fn agree(a: &Run, b: &Run) -> bool {
-    a.passed() == b.passed() && (a.overall_score - b.overall_score).abs() <= AGREEMENT_POINTS
+    disagreement(a, b).is_none()
+}
+
+/// What sets two results apart: `passed` (the verdicts differ) or `overall_score` (more
+/// than [`AGREEMENT_POINTS`] apart); `None` when they agree.
+pub fn disagreement(a: &Run, b: &Run) -> Option<&'static str> {
+    if a.passed() != b.passed() {
+        Some("passed")
+    } else if (a.overall_score - b.overall_score).abs() > AGREEMENT_POINTS {
+        Some("overall_score")
+    } else {
+        None
+    }
 }
 
 /// What a new result does to an `agent` directive.
@@ -143,10 +155,14 @@ mod tests {
             &run("a", "p1", "n1", 50.0),
             &run("b", "p2", "n2", 60.0)
         ));
-        assert!(!agree(
-            &run("a", "p1", "n1", 50.0),
-            &run("b", "p2", "n2", 60.1)
-        ));
+        assert_eq!(
+            disagreement(&run("a", "p1", "n1", 50.0), &run("b", "p2", "n2", 60.1)),
+            Some("overall_score")
+        );
+        assert_eq!(
+            disagreement(&pass, &run("b", "p2", "n2", 0.0)),
+            Some("passed")
+        );
     }
 
     #[test]
