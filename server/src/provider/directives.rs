@@ -107,7 +107,7 @@ fn excluded_refusal(id: &str, until: i64, n: usize) -> Refusal {
     Refusal::new(
         StatusCode::FORBIDDEN,
         "provider_excluded",
-        format!("directive {id}: {n} of your results disagreed in the last 30 days (a protocol result the server's probe contradicted, an agent result other networks did not confirm); you may claim directives again at {}", iso(until)),
+        format!("directive {id}: {n} of your results disagreed in the last 30 days (a protocol result the server's own probe contradicted, an agent result that disagreed with the one that counted); you may claim directives again at {}", iso(until)),
     )
 }
 
