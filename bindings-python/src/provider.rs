@@ -40,7 +40,8 @@ impl PyAnswerReader {
 /// session's ``DELETE``). Each step is ``{"method", "headers", "body", "answer"}`` to send
 /// (``answer`` is ``(id, cap)`` when a JSON-RPC answer is to be read, else ``None``) or
 /// ``{"done": conformance}``: the scored result (dimensions, overall_score, findings,
-/// test_results), never a tool definition.
+/// test_results, and ``observed``: the level, tool count and schema hash the server checks
+/// against its own probe), never a tool definition.
 #[pyclass(name = "Probe", module = "prowl._native")]
 pub struct PyProbe {
     inner: Probe,

@@ -228,6 +228,56 @@ class Everything:
         self.proc.wait()
 
 
+class Growing:
+    """An MCP remote (streamable HTTP, JSON answers) that lists one more tool after each
+    ``initialize``: two probes of it, a minute or a millisecond apart, never agree."""
+
+    def __init__(self) -> None:
+        self.initializes = 0
+        me = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: Optional[Dict[str, Any]] = None) -> None:
+                data = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                if body is not None:
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Mcp-Session-Id", "sess-growing")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_DELETE(self) -> None:
+                self._send(200)
+
+            def do_POST(self) -> None:
+                msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if "id" not in msg:
+                    return self._send(202)
+                if msg["method"] == "initialize":
+                    me.initializes += 1
+                    result: Dict[str, Any] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                              "serverInfo": {"name": "growing", "version": "1.0.0"}}
+                else:
+                    result = {"tools": [{"name": f"tool_{i}", "description": "A fixture tool that grows in number.",
+                                         "inputSchema": {"type": "object"}} for i in range(me.initializes)]}
+                self._send(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 STUB = r'''#!{python}
 """A stand-in for the claude CLI: records how it was run, then behaves as STUB_MODE says."""
 import json, os, sys, time

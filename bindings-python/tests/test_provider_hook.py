@@ -15,7 +15,7 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from provider_support import (Everything, Recorder, Server, closed_port_url, engines, hook,
+from provider_support import (Everything, Growing, Recorder, Server, closed_port_url, engines, hook,
                               stub_claude, wait_idle)
 
 AGENT_SPEC = {
@@ -129,6 +129,10 @@ def test_live_runs_a_protocol_directive_against_server_everything(machine: Env, 
     dims = done["submission"]["dimensions"]
     assert (dims["reachability"], dims["tool_discovery"], dims["tool_documentation"], dims["schema_quality"], dims["agent_guidance"]) == (10, 10, 10, 7, 10)
     assert done["submission"]["runner_id"].startswith("prowl-provider-hook/")
+    # The hook sent what its probe observed, and the server's own probe saw the same.
+    observed = done["submission"]["observed"]
+    assert observed["reached_level"] == 2 and observed["tool_count"] > 0 and re.fullmatch(r"[0-9a-f]{64}", observed["schema_hash"]), observed
+    assert st["last_result"]["verification"] == "probe"
     assert [m for m, _ in recorder.seen] == ["GET", "POST", "POST"]
     assert recorder.posts("/claim") and recorder.posts("/v1/provider/submit")
     status, e = server.call("GET", "/v1/provider/earnings", headers={"X-Agent-Key": machine.key})
@@ -154,14 +158,37 @@ def test_thirty_invocations_in_a_burst_claim_once(machine: Env, server: Server, 
     assert server.status_of(second)["status"] == "open"
 
 
+def test_a_result_the_servers_probe_contradicts_is_refused_and_released(machine: Env, server: Server) -> None:
+    growing = Growing()
+    try:
+        d = server.directive({"remote_url": growing.url})
+        st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1")
+    finally:
+        growing.close()
+    assert growing.initializes == 2, "the hook probed, then the server did"
+    assert "contradicts_probe: tool_count (submitted 1, the server saw 2)" in st["last_error"], st
+    assert st["last_error"].endswith("; released"), st
+    after = server.status_of(d)
+    assert (after["status"], after["lease"], after["submissions"]) == ("open", None, [])
+    status, e = server.call("GET", "/v1/provider/earnings", headers={"X-Agent-Key": machine.key})
+    assert (status, e["total_credits"]) == (200, 0)
+
+
 def test_an_agent_directive_runs_through_claude_with_only_its_server(machine: Env, server: Server) -> None:
     d = server.directive(AGENT_SPEC, kind="agent", price=2)
     st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1")
     assert st.get("last_error") is None, st
+    # One machine's answer counts only once a provider of another network agrees: the
+    # result waits, the directive stays open for them, and the credit is held.
+    assert (st["last_result"]["verification"], st["last_result"]["credited_credits"]) == ("pending", 0)
     done = server.status_of(d)
-    assert done["status"] == "done"
-    assert done["submission"]["dimensions"] == {"expectations": 10}
-    assert done["submission"]["recorded_score"] == 100
+    assert (done["status"], done["lease"], done["submission"]) == ("open", None, None)
+    [sub] = done["submissions"]
+    assert sub["status"] == "pending"
+    assert sub["dimensions"] == {"expectations": 10}
+    assert sub["recorded_score"] == 100
+    status, e = server.call("GET", "/v1/provider/earnings", headers={"X-Agent-Key": machine.key})
+    assert (status, e["total_credits"], e["awaiting_agreement"]) == (200, 0, 1)
     ran = json.loads(machine.stub_log.read_text())
     assert ran["prompt"] == AGENT_SPEC["prompt"], "the prompt goes on stdin"
     argv: List[str] = ran["argv"]
@@ -182,7 +209,7 @@ def test_an_answer_missing_a_string_is_submitted_as_failed(machine: Env, server:
     d = server.directive(AGENT_SPEC, kind="agent")
     st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1", STUB_MODE="partial")
     assert st.get("last_error") is None, st
-    sub = server.status_of(d)["submission"]
+    [sub] = server.status_of(d)["submissions"]
     assert sub["dimensions"] == {"expectations": 5}
     assert [t["passed"] for t in sub["test_results"]] == [True, False]
 

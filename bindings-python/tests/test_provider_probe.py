@@ -104,6 +104,9 @@ def test_server_everything_is_probed_and_scored(everything: Everything) -> None:
     assert [t["test_case_id"] for t in c["test_results"]] == ["initialize", "tools_list", "tools_complete", "tool_names"]
     assert all(t["passed"] for t in c["test_results"])
     assert "Echoes back" not in json.dumps(c), "no tool text in the result"
+    # What the submission carries for the server to check against its own probe.
+    o = c["observed"]
+    assert (o["reached_level"], len(o["schema_hash"])) == (2, 64) and o["tool_count"] > 0, o
 
 
 def test_loopback_is_refused_without_the_flag_before_any_byte(counting: Counting) -> None:

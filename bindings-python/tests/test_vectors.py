@@ -202,6 +202,9 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "provider_order": ("provider_rank", "the server orders providers for critical directives"),
     "benchmark_submission": ("check_submission", "the server checks submissions"),
     "benchmark_directive": ("check_directive", "the server checks directives"),
+    "benchmark_verify": ("verify_submission", "the server checks protocol submissions against its own probe"),
+    "benchmark_agreement": ("settle_agreement", "the server settles agent results across networks"),
+    "provider_exclusion": ("excluded_until", "the server excludes providers that keep disagreeing"),
 }
 
 

@@ -7,16 +7,20 @@
 //! - [`conformance`]: the six dimensions of a `protocol` run, from the Scanner's probe.
 //! - [`agent`]: the verdict of an `agent` run from the answer text.
 //! - [`submission`]: checking a provider's submission and the score the server records.
+//! - [`verify`]: a `protocol` submission against the server's own probe of the remote.
+//! - [`agreement`]: when an `agent` result counts (two networks agreeing), and who earns.
 //! - [`displace`]: the displacement rule (≥ 2 providers, higher, or older than 14 days).
-//! - [`priority`]: the reputation order of providers and the head start it buys on
-//!   critical directives.
+//! - [`priority`]: the order of providers (disagreements, then reputation), the head start
+//!   it buys on critical directives, and exclusion past three disagreements.
 
 pub mod agent;
+pub mod agreement;
 pub mod conformance;
 pub mod directive;
 pub mod displace;
 pub mod priority;
 pub mod submission;
+pub mod verify;
 
 use std::collections::BTreeMap;
 

@@ -2,13 +2,15 @@
 //! tests/vectors/tools/gen_benchmark.mjs, never from this code; conformance.json's first
 //! case replays a recorded probe of the real server-everything).
 mod common;
+use lowdown_core::benchmark::agreement::{self, Run};
 use lowdown_core::benchmark::directive::{check_new, DirectiveError};
 use lowdown_core::benchmark::displace::{decide, Displayed, Reading};
+use lowdown_core::benchmark::priority::Candidate;
 use lowdown_core::benchmark::submission::{check, SubmissionError};
-use lowdown_core::benchmark::{agent, conformance, priority, Kind};
-use lowdown_core::gateway::reputation::Reputation;
+use lowdown_core::benchmark::{agent, conformance, priority, verify, Kind};
 use lowdown_core::scanner::probe::{BodyError, Method};
 use lowdown_core::scanner::rpc::AnswerReader;
+use lowdown_core::scanner::ProbeResult;
 use lowdown_core::scanner::{ErrorType, Probe, Reply, Step};
 use serde_json::{json, Value};
 
@@ -51,31 +53,80 @@ fn reply(r: &Value, answer: Option<(u64, usize)>) -> Reply {
     }
 }
 
+/// Drives the Scanner's probe with scripted `replies`, in order.
+fn replay(replies: &Value) -> Result<ProbeResult, String> {
+    let mut next = replies.as_array().unwrap().iter();
+    let mut probe = Probe::new(false, "0.1.0");
+    let mut step = probe.start();
+    let result = loop {
+        match step {
+            Step::Done(r) => break r,
+            Step::Send(req) => {
+                let r = next
+                    .next()
+                    .ok_or("the probe sent more requests than replies")?;
+                if req.method == Method::Delete && r.get("failed").is_none() {
+                    assert_eq!(req.answer, None);
+                }
+                step = probe.on_reply(reply(r, req.answer));
+            }
+        }
+    };
+    if next.next().is_some() {
+        return Err("replies left over: the probe stopped early".into());
+    }
+    Ok(result)
+}
+
 #[test]
 fn conformance_vectors() {
     common::check("conformance.json", |i| {
-        let replies = i["replies"].as_array().unwrap();
-        let mut next = replies.iter();
-        let mut probe = Probe::new(false, "0.1.0");
-        let mut step = probe.start();
-        let result = loop {
-            match step {
-                Step::Done(r) => break r,
-                Step::Send(req) => {
-                    let r = next
-                        .next()
-                        .ok_or("the probe sent more requests than replies")?;
-                    if req.method == Method::Delete && r.get("failed").is_none() {
-                        assert_eq!(req.answer, None);
-                    }
-                    step = probe.on_reply(reply(r, req.answer));
-                }
+        Ok(to_json(conformance::score(&replay(&i["replies"])?)))
+    });
+}
+
+#[test]
+fn verify_vectors() {
+    common::check("benchmark_verify.json", |i| {
+        let checked = check(&i["body"], Kind::Protocol).map_err(|e| e.to_string())?;
+        Ok(to_json(verify::verify(&checked, &replay(&i["replies"])?)))
+    });
+}
+
+#[test]
+fn agreement_vectors() {
+    common::check("benchmark_agreement.json", |i| {
+        let runs = |v: &Value| -> Vec<Run> { serde_json::from_value(v.clone()).unwrap() };
+        Ok(match i["op"].as_str().unwrap() {
+            "settle" => {
+                let new: Run = serde_json::from_value(i["new"].clone()).unwrap();
+                to_json(agreement::settle(&runs(&i["pending"]), &new))
             }
-        };
-        if next.next().is_some() {
-            return Err("replies left over: the probe stopped early".into());
-        }
-        Ok(to_json(conformance::score(&result)))
+            "may_run" => {
+                let verdict = agreement::may_run(
+                    &runs(&i["pending"]),
+                    i["provider"].as_str().unwrap(),
+                    i["network"].as_str(),
+                );
+                verdict.map_or_else(to_json, |()| json!("ok"))
+            }
+            "split" => to_json(agreement::split_millicredits(
+                i["total"].as_i64().unwrap(),
+                i["n"].as_u64().unwrap() as usize,
+            )),
+            other => return Err(format!("unknown op {other}")),
+        })
+    });
+}
+
+#[test]
+fn exclusion_vectors() {
+    common::check("provider_exclusion.json", |i| {
+        let times: Vec<i64> = serde_json::from_value(i["times"].clone()).unwrap();
+        Ok(to_json(priority::excluded_until(
+            &times,
+            i["now_ms"].as_i64().unwrap(),
+        )))
     });
 }
 
@@ -108,9 +159,9 @@ fn displace_vectors() {
 fn provider_order_vectors() {
     common::check("provider_order.json", |i| {
         let providers = i["providers"].as_array().unwrap();
-        let reps: Vec<Reputation> = providers
+        let reps: Vec<Candidate> = providers
             .iter()
-            .map(|p| serde_json::from_value(p["reputation"].clone()).unwrap())
+            .map(|p| serde_json::from_value(p.clone()).unwrap())
             .collect();
         let posted = i["posted_at_ms"].as_i64().unwrap();
         let mut out: Vec<(usize, String, i64)> = providers

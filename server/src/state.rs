@@ -33,6 +33,9 @@ pub struct AppState {
     /// `LOWDOWN_ADMIN_TOKEN`: the operator's bearer token for posting benchmark directives
     /// (SPEC §11); without one those routes refuse. @default None
     pub admin_token: Option<Arc<str>>,
+    /// The server's own probes of `protocol` remotes, checking provider submissions
+    /// (SPEC §11), under the gateway's `--unsafe-allow-loopback`.
+    pub prober: Arc<crate::provider::verify::Prober>,
 }
 
 impl AppState {
@@ -50,6 +53,7 @@ impl AppState {
             public_url: None,
             daily: Arc::default(),
             admin_token: None,
+            prober: Arc::default(),
         }
     }
 

@@ -8,7 +8,7 @@ mod provider_fixtures;
 
 use common::prowl::wait_calls;
 use common::{call, TestDb};
-use provider_fixtures::{uniform, Bench, LEASE_MS, TOKEN};
+use provider_fixtures::{honest, uniform, Bench, LEASE_MS, TOKEN};
 use serde_json::json;
 
 async fn the_operator_posts_and_only_with_the_token(t: &TestDb) {
@@ -216,12 +216,19 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
         "{}",
         r.text
     );
-    let r = b.submit(&a, uniform(&first, 9.0)).await;
+    let good = honest(&first, &b.remote(), 9.0).await;
+    let r = b.submit(&a, good.clone()).await;
     assert_eq!(r.status, 201, "{}", r.text);
-    assert_eq!(r.json["accepted"], true);
-    assert_eq!(r.json["recorded_score"], 90.0);
+    assert_eq!(
+        (
+            r.json["accepted"].as_bool(),
+            r.json["verification"].as_str()
+        ),
+        (Some(true), Some("probe"))
+    );
+    assert_eq!(r.json["recorded_score"], 66.5, "53 + 1.5 × latency 9");
     assert_eq!(r.json["credited_credits"], 2.1);
-    let r = b.submit(&a, uniform(&first, 9.0)).await;
+    let r = b.submit(&a, good).await;
     assert_eq!(
         (r.status.as_u16(), r.json["reason"].as_str()),
         (409, Some("directive_completed"))
@@ -253,12 +260,14 @@ on_both!(leases_and_every_misuse_by_name);
 async fn the_displayed_score_moves_by_the_rule_under_the_cap(t: &TestDb) {
     let b = Bench::start(t).await;
     let (a, c) = (b.provider().await, b.provider().await);
-    let run = |p: provider_fixtures::Pv, each: f64| {
+    // Honest runs of the same remote differ only in latency, which each provider measures
+    // from where it stands: 53 + 1.5 × latency.
+    let run = |p: provider_fixtures::Pv, latency: f64| {
         let b = &b;
         async move {
             let id = b.protocol(1, false).await;
             assert_eq!(b.claim(&p, &id).await.status, 200);
-            let r = b.submit(&p, uniform(&id, each)).await;
+            let r = b.submit(&p, honest(&id, &b.remote(), latency).await).await;
             assert_eq!(r.status, 201, "{}", r.text);
             r.json
         }
@@ -268,30 +277,34 @@ async fn the_displayed_score_moves_by_the_rule_under_the_cap(t: &TestDb) {
         shown(b.rig.service("vendor").await),
         serde_json::Value::Null
     );
-    assert_eq!(run(a.clone(), 8.0).await["displaced_reason"], "first");
-    assert_eq!(shown(b.rig.service("vendor").await)["value"], 80.0);
-    let r = run(a.clone(), 4.0).await;
+    assert_eq!(run(a.clone(), 10.0).await["displaced_reason"], "first");
+    let s = shown(b.rig.service("vendor").await);
+    assert_eq!(
+        (s["value"].as_f64(), s["verified_by"].as_str()),
+        (Some(68.0), Some("server_probe"))
+    );
+    let r = run(a.clone(), 1.0).await;
     assert_eq!(
         (r["displaced"].as_bool(), r["recorded_score"].as_f64()),
-        (Some(false), Some(40.0)),
+        (Some(false), Some(54.5)),
         "one provider cannot lower it"
     );
-    assert_eq!(shown(b.rig.service("vendor").await)["value"], 80.0);
-    let r = run(c.clone(), 5.0).await;
+    assert_eq!(shown(b.rig.service("vendor").await)["value"], 68.0);
+    let r = run(c.clone(), 3.0).await;
     assert_eq!(r["displaced_reason"], "providers");
     let s = shown(b.rig.service("vendor").await);
     assert_eq!(
         (s["value"].as_f64(), s["providers"].as_i64()),
-        (Some(45.0), Some(2)),
+        (Some(56.0), Some(2)),
         "the mean of both providers' latest: {s}"
     );
-    assert_eq!(run(c.clone(), 9.5).await["displaced_reason"], "higher");
-    let r = run(a.clone(), 2.0).await;
+    assert_eq!(run(c.clone(), 9.0).await["displaced_reason"], "higher");
+    let r = run(a.clone(), 4.0).await;
     assert_eq!(r["displaced"], false);
     b.shift(14 * 86_400_000 + 1);
-    assert_eq!(run(a.clone(), 3.0).await["displaced_reason"], "stale");
-    assert_eq!(shown(b.rig.service("vendor").await)["value"], 30.0);
-    assert_eq!(run(c.clone(), 9.0).await["displaced_reason"], "higher");
+    assert_eq!(run(a.clone(), 6.0).await["displaced_reason"], "stale");
+    assert_eq!(shown(b.rig.service("vendor").await)["value"], 62.0);
+    assert_eq!(run(c.clone(), 8.0).await["displaced_reason"], "higher");
 
     // Failing gateway calls cap what is shown, on read, as they cap the live score.
     let (key, agent_id) = b.rig.agent(None).await;
@@ -311,7 +324,7 @@ async fn the_displayed_score_moves_by_the_rule_under_the_cap(t: &TestDb) {
             shown(s.clone())["value"].as_f64(),
             shown(s.clone())["uncapped"].as_f64()
         ),
-        (Some(30.0), Some(90.0))
+        (Some(30.0), Some(65.0))
     );
     assert_eq!(shown(s)["capped_by"], "probe_health");
 }
@@ -377,6 +390,10 @@ async fn llms_txt_and_openapi_describe_provider_mode(t: &TestDb) {
         "foreign_directive",
         "not_claimed",
         "critical_held",
+        "contradicts_probe",
+        "probe_unverified",
+        "same_network",
+        "provider_excluded",
     ] {
         assert!(text.contains(reason), "openapi.json does not name {reason}");
     }

@@ -1,6 +1,7 @@
 //! A `protocol` directive end to end against the real `@modelcontextprotocol/server-everything`
 //! (streamable HTTP) on SQLite and PostgreSQL: posted, claimed, probed with the Scanner's
-//! probe, scored by the core, submitted, displayed; no tool definition is stored.
+//! probe, scored by the core, submitted, checked by the server's own probe of the same
+//! server, displayed; no tool definition is stored.
 
 mod common;
 mod provider_fixtures;
@@ -58,9 +59,10 @@ async fn a_protocol_directive_against_server_everything(t: &TestDb) {
         .any(|f| f.kind == "undescribed_properties"));
 
     let body = json!({"directive_id": id, "dimensions": c.dimensions, "overall_score": c.overall_score,
-        "test_results": c.test_results, "runner_id": "lowdown-test", "execution_time_ms": 250});
+        "test_results": c.test_results, "observed": c.observed, "runner_id": "lowdown-test", "execution_time_ms": 250});
     let r = b.submit(&p, body).await;
     assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json["verification"], "probe");
     assert_eq!(r.json["recorded_score"].as_f64(), Some(c.overall_score));
     let s = b.rig.service("vendor").await;
     assert_eq!(
@@ -69,10 +71,12 @@ async fn a_protocol_directive_against_server_everything(t: &TestDb) {
     );
 
     // What was stored: counts and kinds, never a tool's text.
-    let rows = sqlx::query("SELECT dimensions, test_results FROM benchmark_submissions")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap();
+    let rows = sqlx::query(
+        "SELECT dimensions, test_results || COALESCE(observed, '') FROM benchmark_submissions",
+    )
+    .fetch_all(&t.check.pool)
+    .await
+    .unwrap();
     for r in rows {
         let text = format!(
             "{}{}",

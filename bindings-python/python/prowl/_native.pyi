@@ -106,7 +106,8 @@ class AnswerReader:
 
 class Probe:
     """The Scanner's probe of one MCP remote as a state machine (SPEC §8); its last step is
-    the conformance score of SPEC §11 (dimensions, overall_score, findings, test_results)."""
+    the conformance score of SPEC §11 (dimensions, overall_score, findings, test_results,
+    observed: {reached_level, tool_count, schema_hash}, what a submission carries)."""
 
     def __init__(self, client_version: str, modern: bool = False) -> None:
         """A probe announcing ``lowdown-scanner/<client_version>``."""

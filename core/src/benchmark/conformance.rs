@@ -20,10 +20,13 @@
 //!
 //! A tool name over 100 characters is a finding; so are the counts behind a dimension
 //! below 10. Findings and test results name counts and kinds, never a tool's text.
+//!
+//! The score carries what the probe observed ([`Observed`]: level, tool count, schema
+//! hash), which a provider submits so the server can check it against a probe of its own.
 
 use serde::{Deserialize, Serialize};
 
-use super::submission::TestResult;
+use super::submission::{Observed, TestResult};
 use super::{overall, round_to, Dimensions, Kind, PROTOCOL_WEIGHTS};
 use crate::scanner::quality::ToolQuality;
 use crate::scanner::{ErrorType, ProbeResult};
@@ -54,6 +57,8 @@ pub struct Conformance {
     pub findings: Vec<Finding>,
     /// `initialize`, `tools_list`, `tools_complete`, `tool_names`.
     pub test_results: Vec<TestResult>,
+    /// What the probe observed: the submission's `observed`.
+    pub observed: Observed,
 }
 
 /// Latency score of the `initialize` exchange: 10 at ≤ 500 ms, 1 at ≥ 5 s, linear between.
@@ -217,6 +222,7 @@ pub fn score(p: &ProbeResult) -> Conformance {
         dimensions,
         findings: findings(p, &q),
         test_results: test_results(p, &q),
+        observed: Observed::of(p),
     }
 }
 

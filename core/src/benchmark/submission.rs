@@ -1,11 +1,16 @@
 //! A provider's submission (SPEC §11): `{directive_id, dimensions, overall_score,
 //! test_results[{test_case_id, passed, actual_status, latency_ms, error}], runner_id,
-//! execution_time_ms}`, checked field by field, and the score the server records.
+//! execution_time_ms, observed?}`, checked field by field, and the score the server records.
 //!
 //! The recorded score is the server's own [`super::overall`] of the submitted dimensions;
 //! an `overall_score` more than [`SCORE_TOLERANCE`] away from it is refused rather than
 //! silently replaced, so a provider with a broken scorer hears about it. Test-result
 //! `error` texts pass through [`crate::redact`] and are cut to [`MAX_ERROR_CHARS`].
+//!
+//! A `protocol` submission must carry `observed: {reached_level, tool_count, schema_hash}`
+//! ([`Observed`]): the facts of its probe that the server checks against a probe of its
+//! own ([`super::verify`]). `tool_count` and `schema_hash` are null below level 2 and
+//! required at level 2. An `agent` submission carries none.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -22,6 +27,8 @@ pub const MAX_ERROR_CHARS: usize = 200;
 pub const MAX_MS: f64 = 86_400_000.0;
 /// How far `overall_score` may be from the recomputed score.
 pub const SCORE_TOLERANCE: f64 = 0.1;
+/// Largest `observed.tool_count` (20 pages of tools; far past any real server).
+pub const MAX_TOOL_COUNT: u64 = 1_000_000;
 
 /// One test of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +43,30 @@ pub struct TestResult {
     pub latency_ms: Option<f64>,
     /// Why it failed: a stable kind, never a server's or model's text.
     pub error: Option<String>,
+}
+
+/// What a `protocol` run's probe observed, as submitted; the server compares it with its
+/// own probe of the same remote ([`super::verify`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observed {
+    /// 0: `initialize` did not complete; 1: it did, `tools/list` did not; 2: both.
+    pub reached_level: u8,
+    /// Tools over every page read (level 2 only).
+    pub tool_count: Option<u64>,
+    /// The §3.3 schema hash of the first `tools/list` page (level 2 only).
+    pub schema_hash: Option<String>,
+}
+
+impl Observed {
+    /// What a probe result shows of itself.
+    pub fn of(p: &crate::scanner::ProbeResult) -> Observed {
+        let tools = p.tools.as_ref().filter(|_| p.reached_level == 2);
+        Observed {
+            reached_level: p.reached_level,
+            tool_count: tools.map(|t| t.tool_count),
+            schema_hash: tools.and_then(|t| t.schema_hash.clone()),
+        }
+    }
 }
 
 /// A submission that passed every check.
@@ -53,6 +84,8 @@ pub struct Checked {
     pub runner_id: String,
     /// How long the run took.
     pub execution_time_ms: f64,
+    /// What the probe observed (`protocol` only).
+    pub observed: Option<Observed>,
 }
 
 /// Why a submission was refused; `field` names what is wrong.
@@ -149,6 +182,72 @@ fn dimensions(v: Option<&Value>, kind: Kind) -> Result<Dimensions, SubmissionErr
         .collect()
 }
 
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn observed(v: Option<&Value>, kind: Kind) -> Result<Option<Observed>, SubmissionError> {
+    const KEYS: [&str; 3] = ["reached_level", "tool_count", "schema_hash"];
+    let shape = "an object {reached_level, tool_count, schema_hash}";
+    let m = match (kind, v) {
+        (Kind::Agent, None | Some(Value::Null)) => return Ok(None),
+        (Kind::Agent, Some(_)) => {
+            let why = "only a protocol submission carries what a probe observed";
+            return Err(invalid("observed", why));
+        }
+        (Kind::Protocol, Some(Value::Object(m))) => m,
+        (Kind::Protocol, None | Some(Value::Null)) => {
+            return Err(invalid("observed", format!("missing: {shape}")));
+        }
+        (Kind::Protocol, Some(_)) => {
+            return Err(invalid("observed", format!("must be {shape}")));
+        }
+    };
+    if let Some(k) = m.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(invalid(
+            format!("observed.{k}"),
+            format!("not an observed fact ({})", KEYS.join(", ")),
+        ));
+    }
+    let reached_level = match m.get("reached_level").and_then(Value::as_u64) {
+        Some(l @ 0..=2) => l as u8,
+        _ => return Err(invalid("observed.reached_level", "must be 0, 1 or 2")),
+    };
+    let listed = reached_level == 2;
+    let tool_count = match (m.get("tool_count"), listed) {
+        (None | Some(Value::Null), false) => None,
+        (Some(v), true) if v.as_u64().is_some_and(|n| n <= MAX_TOOL_COUNT) => v.as_u64(),
+        (_, true) => {
+            return Err(invalid(
+                "observed.tool_count",
+                format!("must be a whole number of tools (at most {MAX_TOOL_COUNT}) at level 2"),
+            ))
+        }
+        (_, false) => return Err(invalid("observed.tool_count", "must be null below level 2")),
+    };
+    let schema_hash = match (m.get("schema_hash"), listed) {
+        (None | Some(Value::Null), false) => None,
+        (Some(Value::String(h)), true) if is_hash(h) => Some(h.clone()),
+        (_, true) => {
+            return Err(invalid(
+                "observed.schema_hash",
+                "must be 64 lowercase hex characters at level 2",
+            ))
+        }
+        (_, false) => {
+            return Err(invalid(
+                "observed.schema_hash",
+                "must be null below level 2",
+            ))
+        }
+    };
+    Ok(Some(Observed {
+        reached_level,
+        tool_count,
+        schema_hash,
+    }))
+}
+
 fn test_result(v: &Value, i: usize) -> Result<TestResult, SubmissionError> {
     let at = |k: &str| format!("test_results[{i}].{k}");
     let Value::Object(m) = v else {
@@ -243,6 +342,7 @@ pub fn check(body: &Value, kind: Kind) -> Result<Checked, SubmissionError> {
         runner_id: id_text(m.get("runner_id"), "runner_id", true)?.unwrap_or_default(),
         execution_time_ms: millis(m.get("execution_time_ms"), "execution_time_ms", true)?
             .unwrap_or_default(),
+        observed: observed(m.get("observed"), kind)?,
     })
 }
 
@@ -255,6 +355,7 @@ mod tests {
         json!({"directive_id": "bd_1", "dimensions": {"reachability": 10, "tool_discovery": 10,
             "tool_documentation": 5, "schema_quality": 10, "latency": 10, "agent_guidance": 6},
             "overall_score": 86.0, "runner_id": "prowl-provider-hook/0.1.0", "execution_time_ms": 340,
+            "observed": {"reached_level": 2, "tool_count": 3, "schema_hash": "0".repeat(64)},
             "test_results": [{"test_case_id": "initialize", "passed": false, "actual_status": 401,
                 "latency_ms": 12, "error": "Bearer abcdefghijklmnopqrstuvwxyz0123 refused"}]})
     }
@@ -273,7 +374,7 @@ mod tests {
 
     #[test]
     fn each_fault_is_named() {
-        let cases: [(&str, Value, &str); 6] = [
+        let cases: [(&str, Value, &str); 10] = [
             ("/dimensions/speed", json!(1), "dimensions.speed"),
             ("/dimensions/latency", json!(11), "dimensions.latency"),
             ("/overall_score", json!(90), "overall_score"),
@@ -284,6 +385,18 @@ mod tests {
             ),
             ("/runner_id", json!(""), "runner_id"),
             ("/execution_time_ms", json!(-1), "execution_time_ms"),
+            (
+                "/observed/reached_level",
+                json!(3),
+                "observed.reached_level",
+            ),
+            ("/observed/tool_count", json!(-2), "observed.tool_count"),
+            (
+                "/observed/schema_hash",
+                json!("ABC"),
+                "observed.schema_hash",
+            ),
+            ("/observed/desc_hash", json!("x"), "observed.desc_hash"),
         ];
         for (pointer, value, field) in cases {
             let mut b = body();
@@ -302,5 +415,43 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("dimensions.agent_guidance"));
+    }
+
+    #[test]
+    fn protocol_submissions_carry_what_the_probe_observed() {
+        let c = check(&body(), Kind::Protocol).unwrap();
+        assert_eq!(c.observed.unwrap().tool_count, Some(3));
+        let mut b = body();
+        b.as_object_mut().unwrap().remove("observed");
+        assert!(check(&b, Kind::Protocol)
+            .unwrap_err()
+            .to_string()
+            .starts_with("observed: missing"));
+        // Below level 2 there is no tool list to count or hash.
+        b["observed"] = json!({"reached_level": 1, "tool_count": 3, "schema_hash": null});
+        assert_eq!(
+            check(&b, Kind::Protocol).unwrap_err().to_string(),
+            "observed.tool_count: must be null below level 2"
+        );
+        b["observed"] = json!({"reached_level": 1});
+        assert_eq!(
+            check(&b, Kind::Protocol).unwrap().observed,
+            Some(Observed {
+                reached_level: 1,
+                tool_count: None,
+                schema_hash: None
+            })
+        );
+        b["observed"] = json!({"reached_level": 2, "tool_count": 3});
+        assert!(check(&b, Kind::Protocol)
+            .unwrap_err()
+            .to_string()
+            .starts_with("observed.schema_hash:"));
+        let agent = json!({"directive_id": "bd_1", "dimensions": {"expectations": 10}, "overall_score": 100,
+            "test_results": [], "runner_id": "r", "execution_time_ms": 1, "observed": {"reached_level": 2}});
+        assert!(check(&agent, Kind::Agent)
+            .unwrap_err()
+            .to_string()
+            .starts_with("observed: only a protocol submission"));
     }
 }

@@ -126,6 +126,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../../migrations/0011_independence.sqlite.sql"),
         include_str!("../../migrations/0011_independence.postgres.sql"),
     ),
+    (
+        12,
+        "provider_checks",
+        include_str!("../../migrations/0012_provider_checks.sqlite.sql"),
+        include_str!("../../migrations/0012_provider_checks.postgres.sql"),
+    ),
 ];
 
 /// Errors opening the database.

@@ -1,13 +1,17 @@
 //! What providers do with directives: list the open ones, claim one (a 30-minute lease),
-//! release it. Critical directives reach providers in reputation order
-//! ([`lowdown_core::benchmark::priority`]): hidden from a provider, and refused to its
-//! claims, until they open to its rank.
+//! release it. Critical directives reach providers in order
+//! ([`lowdown_core::benchmark::priority`]: fewer disagreements first, then reputation):
+//! hidden from a provider, and refused to its claims, until they open to its rank. A
+//! provider with three disagreements in 30 days sees and may claim nothing; an `agent`
+//! directive waiting for agreement is hidden from, and refused to, the providers and
+//! networks that already have a result on it ([`lowdown_core::benchmark::agreement`]).
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use lowdown_core::benchmark::priority::{self, CRITICAL_HEAD_START_MS};
-use lowdown_core::benchmark::{provider_share_millicredits, LEASE_MS};
+use lowdown_core::benchmark::agreement;
+use lowdown_core::benchmark::priority::{self, CRITICAL_HEAD_START_MS, DISAGREEMENT_WINDOW_MS};
+use lowdown_core::benchmark::{provider_share_millicredits, Kind, LEASE_MS};
 use serde_json::{json, Value};
 
 use super::auth::provider;
@@ -16,6 +20,7 @@ use super::store::{self, Directive, Provider};
 use crate::clock::iso;
 use crate::db::gateway::AgentInfo;
 use crate::error::AppResult;
+use crate::extract::Origin;
 use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
@@ -37,9 +42,10 @@ pub fn view(d: &Directive) -> Value {
     })
 }
 
-/// Where `me` stands among all providers (rank, how many), by the reputation order.
+/// Where `me` stands among all providers (rank, how many), by the provider order.
 async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize, usize)> {
     let all = store::providers_with_agents(&state.db).await?;
+    let disagreements = store::disagreement_counts(&state.db, now - DISAGREEMENT_WINDOW_MS).await?;
     let mut reps = Vec::with_capacity(all.len());
     let mut mine = None;
     for (p, registered) in &all {
@@ -48,7 +54,11 @@ async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize
             created_at: *registered,
             public_key: None,
         };
-        let r = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let reputation = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let r = priority::Candidate {
+            disagreements: disagreements.get(&p.provider_id).copied().unwrap_or(0),
+            reputation,
+        };
         if p.provider_id == me.provider_id {
             mine = Some(r);
         }
@@ -86,19 +96,57 @@ async fn opening_times(
     Ok((times, standing))
 }
 
+/// Until when `me` is excluded for its disagreements, with how many it has in the window.
+async fn exclusion(state: &AppState, me: &Provider, now: i64) -> AppResult<Option<(i64, usize)>> {
+    let since = now - DISAGREEMENT_WINDOW_MS;
+    let times = store::disagreement_times(&state.db, &me.provider_id, since).await?;
+    Ok(priority::excluded_until(&times, now).map(|until| (until, times.len())))
+}
+
+fn excluded_refusal(id: &str, until: i64, n: usize) -> Refusal {
+    Refusal::new(
+        StatusCode::FORBIDDEN,
+        "provider_excluded",
+        format!("directive {id}: {n} of your results disagreed in the last 30 days (a protocol result the server's own probe contradicted, an agent result that disagreed with the one that counted); you may claim directives again at {}", iso(until)),
+    )
+}
+
 /// `GET /v1/provider/directives`: open directives, critical first (those not yet open to
-/// this provider's rank are counted in `held_back`), then oldest first.
+/// this provider's rank are counted in `held_back`), then oldest first; none while the
+/// provider is excluded (`excluded {disagreements, until}`).
 pub async fn list(
     State(state): State<AppState>,
+    origin: Origin,
     headers: HeaderMap,
 ) -> Result<Json<Value>, Refusal> {
     let me = provider(&state, &headers).await?;
     let now = state.prowl.clock.now();
+    if let Some((until, n)) = exclusion(&state, &me, now).await? {
+        return Ok(Json(json!({
+            "provider_id": me.provider_id, "directives": [], "held_back": 0, "standing": null,
+            "excluded": {"disagreements": n, "until": iso(until)},
+        })));
+    }
     let open = store::open_directives(&state.db, now, LIST_LIMIT).await?;
-    let (opens, standing) = opening_times(&state, &me, &open, now).await?;
+    let pending = if open.iter().any(|d| d.kind == Kind::Agent) {
+        store::pending_by_directive(&state.db).await?
+    } else {
+        Default::default()
+    };
+    let network = origin.network.as_deref();
+    let runnable: Vec<Directive> = open
+        .into_iter()
+        .filter(|d| {
+            d.kind != Kind::Agent || {
+                let runs = pending.get(&d.directive_id).map_or(&[][..], Vec::as_slice);
+                agreement::may_run(runs, &me.provider_id, network).is_ok()
+            }
+        })
+        .collect();
+    let (opens, standing) = opening_times(&state, &me, &runnable, now).await?;
     let mut held_back = 0;
     let mut shown = Vec::new();
-    for (d, at) in open.iter().zip(opens) {
+    for (d, at) in runnable.iter().zip(opens) {
         if at > now {
             held_back += 1;
         } else {
@@ -110,12 +158,14 @@ pub async fn list(
         "directives": shown,
         "held_back": held_back,
         "standing": standing.map(|(rank, n)| json!({"rank": rank, "providers": n})),
+        "excluded": null,
     })))
 }
 
 /// `POST /v1/provider/directives/{id}/claim`: a 30-minute lease, one provider at a time.
 pub async fn claim(
     State(state): State<AppState>,
+    origin: Origin,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, Refusal> {
@@ -125,6 +175,15 @@ pub async fn claim(
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
+    if let Some((until, n)) = exclusion(&state, &me, now).await? {
+        return Err(excluded_refusal(&id, until, n));
+    }
+    if d.kind == Kind::Agent && d.completed_at.is_none() {
+        let runs = store::pending_of(&state.db, &id).await?;
+        if let Err(b) = agreement::may_run(&runs, &me.provider_id, origin.network.as_deref()) {
+            return Err(super::submit::barred(b, &id));
+        }
+    }
     if d.critical && d.leased_to(now).is_none() {
         let (opens, _) = opening_times(&state, &me, std::slice::from_ref(&d), now).await?;
         if opens[0] > now {

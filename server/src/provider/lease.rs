@@ -112,6 +112,19 @@ pub(crate) async fn diagnose(
     })
 }
 
+/// Whether `provider` holds directive `id`'s live lease at `now` (a read, no write): the
+/// misuse otherwise.
+pub async fn holds(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Result<(), Misuse>> {
+    let mut conn = db.pool.acquire().await?;
+    let Some(d) = read(&mut conn, id).await? else {
+        return Ok(Err(Misuse::Unknown));
+    };
+    if d.leased_to(now) == Some(provider) {
+        return Ok(Ok(()));
+    }
+    Ok(Err(diagnose(&mut conn, &d, provider, now).await?))
+}
+
 /// Leases directive `id` to `provider` until `now + 30 min`; the lease end, or the misuse.
 pub async fn claim(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Result<i64, Misuse>> {
     let claim_id = random_id("cl_", 8)?;

@@ -5,15 +5,18 @@
 //! - [`operator`]: posting a directive and reading where it stands.
 //! - [`directives`]: listing, claiming and releasing (providers); [`lease`] decides claims
 //!   and names each misuse.
-//! - [`submit`] and [`record`]: submissions, the displayed score and the ledger;
-//!   [`earnings`].
+//! - [`submit`]: submissions; [`verify`]: the server's own probe of a `protocol` remote;
+//!   [`record`]: recording a result (the displayed score, the ledger) or turning it down;
+//!   [`agree`]: `agent` results waiting for a provider of another network; [`earnings`].
 //! - [`scores`]: the `benchmark` block of a catalog service, probe-health cap applied.
 //! - [`store`]: the SQL, portable over SQLite and PostgreSQL (migration 0007).
 //!
-//! Rules (spec shapes, scoring, the submission check, displacement, the reputation order)
-//! come from `lowdown_core::benchmark`; this module does the IO. Time is the gateway's
+//! Rules (spec shapes, scoring, the submission check, verification, agreement,
+//! displacement, the provider order) come from `lowdown_core::benchmark`; this module
+//! does the IO. Time is the gateway's
 //! clock ([`crate::gateway::Clock`]), so tests move leases forward instead of sleeping.
 
+pub mod agree;
 pub mod auth;
 pub mod directives;
 pub mod earnings;
@@ -24,6 +27,7 @@ pub mod record;
 pub mod scores;
 pub mod store;
 pub mod submit;
+pub mod verify;
 
 use axum::routing::{get, post};
 use axum::Router;

@@ -1,10 +1,11 @@
 //! The OpenAPI description of provider mode, merged into `/openapi.json` by
 //! [`crate::openapi::document`].
 
+use lowdown_core::benchmark::agreement::AGREEMENT_POINTS;
 use lowdown_core::benchmark::directive::{
     MAX_ARGS, MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS,
 };
-use lowdown_core::benchmark::submission::{MAX_ERROR_CHARS, MAX_TEST_RESULTS};
+use lowdown_core::benchmark::submission::{MAX_ERROR_CHARS, MAX_TEST_RESULTS, MAX_TOOL_COUNT};
 use serde_json::{json, Value};
 
 fn r(name: &str) -> Value {
@@ -27,7 +28,9 @@ fn schemas() -> Value {
     let displayed = json!({"type": ["object", "null"], "properties": {
         "value": score.clone(), "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]},
         "uncapped": score.clone(), "providers": {"type": "integer", "minimum": 1},
-        "reason": {"type": "string", "enum": ["first", "higher", "providers", "stale"]}, "set_at": time.clone()}});
+        "reason": {"type": "string", "enum": ["first", "higher", "providers", "stale"]}, "set_at": time.clone(),
+        "verified_by": {"type": "string", "enum": ["server_probe", "two_networks"],
+            "description": "protocol: every reading agreed with the server's own probe; agent: every reading agreed with a provider's of another network."}}});
     json!({
         "DirectiveSpec": {"oneOf": [
             {"type": "object", "title": "protocol", "required": ["remote_url"], "additionalProperties": false, "properties": {
@@ -51,7 +54,9 @@ fn schemas() -> Value {
             "created_at": time.clone(), "lease_seconds": {"const": 1800},
             "status": {"type": "string", "enum": ["open", "claimed", "done"], "description": "Operator views only."},
             "lease": {"type": ["object", "null"], "properties": {"provider_id": {"type": "string"}, "expires_at": time.clone()}},
-            "submission": {"type": ["object", "null"]}}},
+            "submission": {"type": ["object", "null"], "description": "Operator views only: the submission that completed it."},
+            "submissions": {"type": "array", "description": "Operator views only: every stored submission, oldest first, with its status: reading (it counts), pending (an agent result waiting for another network), disagreed, unverified (stored before results were checked).",
+                "items": {"type": "object"}}}},
         "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
             "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
             "actual_status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599}, "latency_ms": {"type": ["number", "null"], "minimum": 0},
@@ -61,24 +66,34 @@ fn schemas() -> Value {
             "dimensions": {"type": "object", "additionalProperties": dim.clone(), "description": "protocol: reachability, tool_discovery, tool_documentation, schema_quality, latency, agent_guidance; agent: expectations. Each 0-10."},
             "overall_score": {"type": "number", "minimum": 0, "maximum": 100, "description": "The weighted sum x 10 (protocol weights .20 .15 .20 .20 .15 .10); refused when more than 0.1 away from the server's recomputation."},
             "test_results": {"type": "array", "maxItems": MAX_TEST_RESULTS, "items": r("TestResult")},
-            "runner_id": {"type": "string", "maxLength": 128}, "execution_time_ms": {"type": "number", "minimum": 0}}},
+            "runner_id": {"type": "string", "maxLength": 128}, "execution_time_ms": {"type": "number", "minimum": 0},
+            "observed": {"type": "object", "additionalProperties": false, "required": ["reached_level"],
+                "description": "protocol only, and required there: what the probe observed, checked against the server's own probe of the remote.",
+                "properties": {"reached_level": {"type": "integer", "minimum": 0, "maximum": 2},
+                    "tool_count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TOOL_COUNT, "description": "Tools over every page; level 2 only."},
+                    "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}},
         "SubmissionResult": {"type": "object", "required": ["submission_id", "accepted", "recorded_score"], "properties": {
-            "submission_id": {"type": "string"}, "accepted": {"const": true, "description": "Recorded: the directive is completed and you are credited."},
+            "submission_id": {"type": "string"}, "accepted": {"const": true, "description": "Recorded (refusals are 4xx)."},
+            "verification": {"type": "string", "enum": ["probe", "pending", "agreed"],
+                "description": format!("probe: a protocol result the server's own probe agreed with (completed, credited); pending: an agent result waiting for a provider of another network (credit held); agreed: an agent result that agreed with one of another network (same verdict, overall within {AGREEMENT_POINTS} points): completed, the credit split among the agreeing providers.")},
             "recorded_score": score.clone(), "displaced": {"type": "boolean", "description": "It became the service's displayed benchmark score."},
             "displaced_reason": {"type": ["string", "null"], "enum": ["first", "higher", "providers", "stale", null]},
             "credited_credits": {"type": "number"}}},
         "ProviderRegistration": {"type": "object", "properties": {"provider_id": {"type": "string"}, "agent_id": {"type": "string"}, "registered_at": time.clone()}},
         "DirectiveList": {"type": "object", "properties": {
             "provider_id": {"type": "string"}, "directives": {"type": "array", "items": r("Directive")},
-            "held_back": {"type": "integer", "minimum": 0, "description": "Critical directives not yet open to your reputation rank."},
-            "standing": {"type": ["object", "null"], "properties": {"rank": {"type": "integer"}, "providers": {"type": "integer"}}}}},
+            "held_back": {"type": "integer", "minimum": 0, "description": "Critical directives not yet open to your rank."},
+            "standing": {"type": ["object", "null"], "properties": {"rank": {"type": "integer"}, "providers": {"type": "integer"}}},
+            "excluded": {"type": ["object", "null"], "description": "Three or more disagreements in 30 days: nothing is listed or may be claimed until then.",
+                "properties": {"disagreements": {"type": "integer"}, "until": time.clone()}}}},
         "Lease": {"type": "object", "properties": {"directive_id": {"type": "string"}, "lease_expires_at": time.clone(), "lease_seconds": {"const": 1800}, "directive": r("Directive")}},
         "Earnings": {"type": "object", "properties": {
             "provider_id": {"type": "string"}, "total_credits": {"type": "number"}, "completed": {"type": "integer"},
+            "awaiting_agreement": {"type": "integer", "description": "Your agent results waiting for a provider of another network (no credit yet)."},
             "entries": {"type": "array", "items": {"type": "object", "properties": {
                 "directive_id": {"type": "string"}, "submission_id": {"type": "string"}, "credits": {"type": "number"}, "at": time.clone()}}},
             "note": {"type": "string"}}},
-        "Benchmark": {"type": "object", "description": "The displayed benchmark score per kind: replaced only by a higher reading, by readings of two distinct providers, or when older than 14 days; limited by probe_health.cap on read.",
+        "Benchmark": {"type": "object", "description": "The displayed benchmark score per kind, from checked readings only (protocol: agreed with the server's own probe; agent: agreed by two networks): replaced only by a higher reading, by readings of two distinct providers, or when older than 14 days; limited by probe_health.cap on read.",
             "properties": {"protocol": displayed.clone(), "agent": displayed}}
     })
 }
@@ -89,7 +104,7 @@ fn paths() -> Value {
     let bearer = json!({"name": "Authorization", "in": "header", "required": true, "schema": {"type": "string"}, "description": "Bearer $LOWDOWN_ADMIN_TOKEN"});
     let id = json!({"name": "directive_id", "in": "path", "required": true, "schema": {"type": "string"}});
     let unauthorized = refusal("Missing or unknown agent key (agent_key).");
-    let not_provider = refusal("The agent is not a provider (not_a_provider), or the directive is leased to another provider (foreign_directive), or a critical directive has not reached your rank yet (critical_held).");
+    let not_provider = refusal("The agent is not a provider (not_a_provider), or the directive is leased to another provider (foreign_directive), or a critical directive has not reached your rank yet (critical_held), or you are excluded for disagreements (provider_excluded), or your network is unknown for an agent directive (unknown_network).");
     let unknown = refusal("No such directive (unknown_directive).");
     json!({
         "/v1/benchmark/directives": {"post": {"operationId": "postDirective", "summary": "Post a benchmark directive for a paying vendor (operator only).",
@@ -109,17 +124,18 @@ fn paths() -> Value {
         "/v1/provider/directives/{directive_id}/claim": {"post": {"operationId": "claimDirective", "summary": "Lease a directive for 30 minutes (one provider at a time, one lease per provider).",
             "parameters": [key.clone(), id.clone()],
             "responses": {"200": ok("Leased.", r("Lease")), "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
-                "409": refusal("already_claimed (you hold it), lease_held (you hold another), directive_completed.")}}},
+                "409": refusal("already_claimed (you hold it), lease_held (you hold another), directive_completed, already_submitted / same_network (an agent directive waits for a provider of another network).")}}},
         "/v1/provider/directives/{directive_id}/release": {"post": {"operationId": "releaseDirective", "summary": "Give a lease up; the directive is open again at once.",
             "parameters": [key.clone(), id],
             "responses": {"200": ok("Released.", json!({"type": "object", "properties": {"directive_id": {"type": "string"}, "released": {"const": true}, "status": {"const": "open"}}})),
                 "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
                 "409": refusal("not_claimed, lease_expired, directive_completed.")}}},
-        "/v1/provider/submit": {"post": {"operationId": "submitResult", "summary": "Submit the result of the directive you hold; 70 % of its price is credited.",
+        "/v1/provider/submit": {"post": {"operationId": "submitResult", "summary": "Submit the result of the directive you hold. protocol: checked against the server's own probe, then 70 % of the price is credited; agent: held until a provider of another network agrees.",
             "parameters": [key.clone()],
             "requestBody": {"required": true, "content": {"application/json": {"schema": r("Submission")}}},
             "responses": {"201": ok("Recorded.", r("SubmissionResult")), "400": bad, "401": unauthorized.clone(), "403": not_provider, "404": unknown,
-                "409": refusal("not_claimed (submitting without a claim), lease_expired (your lease ended), directive_completed.")}}},
+                "409": refusal("not_claimed (submitting without a claim), lease_expired (your lease ended), directive_completed, probe_unverified (the server's own probe did not complete initialize: nothing recorded, the directive is back in the queue), already_submitted / same_network (agent)."),
+                "422": refusal("contradicts_probe: a fact or dimension differs from the server's own probe of the remote, named with both values (e.g. tool_count (submitted 9, the server saw 13)); nothing recorded or credited, the directive is back in the queue, and it counts as a disagreement.")}}},
         "/v1/provider/earnings": {"get": {"operationId": "providerEarnings", "summary": "Your credit ledger (no real money).",
             "parameters": [key],
             "responses": {"200": ok("The ledger.", r("Earnings")), "401": unauthorized, "403": refusal("The agent is not a provider.")}}}

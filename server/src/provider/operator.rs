@@ -62,7 +62,8 @@ pub async fn post(
     Ok((StatusCode::CREATED, Json(v)))
 }
 
-/// `GET /v1/benchmark/directives/{id}`: the directive, its lease and its submission.
+/// `GET /v1/benchmark/directives/{id}`: the directive, its lease, the submission that
+/// completed it and every submission it got.
 pub async fn one(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -85,18 +86,25 @@ pub async fn one(
         (Some(h), Some(until)) => json!({"provider_id": h, "expires_at": iso(until)}),
         _ => Value::Null,
     };
-    v["submission"] = match &d.submission_id {
-        None => Value::Null,
-        Some(sid) => match store::submission(&state.db, sid).await? {
-            None => Value::Null,
-            Some(s) => json!({
-                "submission_id": s.submission_id, "provider_id": s.provider_id,
-                "recorded_score": s.recorded_score, "dimensions": s.dimensions,
-                "test_results": s.test_results, "runner_id": s.runner_id,
-                "execution_time_ms": s.execution_time_ms, "displaced": s.displaced,
-                "submitted_at": iso(s.created_at),
-            }),
-        },
-    };
+    let all = store::submissions_of(&state.db, &id).await?;
+    v["submission"] = d
+        .submission_id
+        .as_ref()
+        .and_then(|sid| all.iter().find(|s| &s.submission_id == sid))
+        .map_or(Value::Null, submission_view);
+    v["submissions"] = all.iter().map(submission_view).collect();
     Ok(Json(v))
+}
+
+/// A stored submission as the operator sees it. `status`: `reading` (it counts),
+/// `pending` (an agent result waiting for another network), `disagreed`, `unverified`
+/// (stored before results were checked).
+fn submission_view(s: &store::Submission) -> Value {
+    json!({
+        "submission_id": s.submission_id, "provider_id": s.provider_id, "status": s.status,
+        "recorded_score": s.recorded_score, "dimensions": s.dimensions, "observed": s.observed,
+        "test_results": s.test_results, "runner_id": s.runner_id,
+        "execution_time_ms": s.execution_time_ms, "displaced": s.displaced,
+        "network": s.network, "submitted_at": iso(s.created_at),
+    })
 }

@@ -1,7 +1,14 @@
-//! Recording a submission (SPEC §11), all in one transaction: the directive is completed
-//! only by the provider holding a live lease, the submission is stored as a reading, the
-//! displacement rule decides whether the displayed score changes, and the ledger credits
-//! the provider 70 % of the price.
+//! Recording a submission (SPEC §11), each in one transaction that first checks the
+//! caller still holds a live lease.
+//!
+//! - A `protocol` result the server's own probe agreed with ([`submit_protocol`]): the
+//!   directive is completed, the submission stored as a reading, the displacement rule
+//!   decides whether the displayed score changes, and the ledger credits the provider 70 %
+//!   of the price.
+//! - A `protocol` result the probe contradicted or could not confirm ([`refuse`]): nothing
+//!   is stored but the end of the claim (and, for a contradiction, a disagreement of the
+//!   provider); the directive is back in the queue.
+//! - `agent` results wait for agreement: [`super::agree`].
 
 use lowdown_core::benchmark::displace::{decide, Decision, Displayed, Reading};
 use lowdown_core::benchmark::submission::Checked;
@@ -9,7 +16,7 @@ use lowdown_core::benchmark::{provider_share_millicredits, Kind};
 use sqlx::{AnyConnection, Row};
 
 use super::lease::{diagnose, Misuse};
-use super::store::{directive_row, DIRECTIVE_COLUMNS};
+use super::store::{directive_row, Directive, DIRECTIVE_COLUMNS};
 use crate::db::{random_id, Db};
 use crate::error::{AppError, AppResult};
 
@@ -22,8 +29,20 @@ pub struct Recorded {
     pub recorded_score: f64,
     /// Whether (and why) the displayed score changed.
     pub decision: Decision,
-    /// Credited to the provider, in thousandths of a credit.
+    /// Credited to the provider now, in thousandths of a credit.
     pub millicredits: i64,
+}
+
+/// Why the server's probe turned a `protocol` submission down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Turned {
+    /// It contradicted the probe on `field`: a disagreement of the provider.
+    Contradicted {
+        /// `tool_count`, `dimensions.schema_quality`, …
+        field: String,
+    },
+    /// The probe could not see as far as the submission claims: nobody's fault.
+    Unverified,
 }
 
 async fn displayed(
@@ -48,8 +67,8 @@ async fn displayed(
     .transpose()
 }
 
-/// Readings of the service since the displayed score was set (the one that set it left
-/// out), oldest first; the new submission is already among them.
+/// Readings of the service counted since the displayed score was set (the one that set
+/// it left out), oldest first; the new ones are already among them.
 async fn readings(
     conn: &mut AnyConnection,
     service: &str,
@@ -58,9 +77,9 @@ async fn readings(
 ) -> AppResult<Vec<Reading>> {
     let (from, except) = since.unwrap_or((i64::MIN, String::new()));
     let rows = sqlx::query(
-        "SELECT provider_id, recorded_score, created_at FROM benchmark_submissions \
-         WHERE service_id = $1 AND kind = $2 AND created_at >= $3 AND submission_id <> $4 \
-         ORDER BY created_at, submission_id",
+        "SELECT provider_id, recorded_score, counted_at FROM benchmark_submissions \
+         WHERE service_id = $1 AND kind = $2 AND status = 'reading' AND counted_at >= $3 \
+         AND submission_id <> $4 ORDER BY counted_at, created_at, submission_id",
     )
     .bind(service.to_owned())
     .bind(kind.as_str())
@@ -79,112 +98,293 @@ async fn readings(
         .collect()
 }
 
-/// Records `checked` (its `overall_score` as submitted was `submitted_score`) from
-/// `provider`, at `now`.
-pub async fn submit(
+/// The directive `id` when `provider` holds its live lease at `now`, else the misuse.
+pub(crate) async fn leased(
+    conn: &mut AnyConnection,
+    id: &str,
+    provider: &str,
+    now: i64,
+) -> AppResult<Result<Directive, Misuse>> {
+    let sql =
+        format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id.to_owned())
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(d) = row.as_ref().map(directive_row).transpose()? else {
+        return Ok(Err(Misuse::Unknown));
+    };
+    if d.leased_to(now) != Some(provider) {
+        return Ok(Err(diagnose(conn, &d, provider, now).await?));
+    }
+    Ok(Ok(d))
+}
+
+/// Ends the directive's current claim as `how` and opens the directive again (no holder).
+pub(crate) async fn end_lease(
+    conn: &mut AnyConnection,
+    id: &str,
+    now: i64,
+    how: &str,
+) -> AppResult<()> {
+    sqlx::query(
+        "UPDATE benchmark_claims SET ended_at = $1, ended = $2 WHERE claim_id = \
+         (SELECT claim_id FROM benchmark_directives WHERE directive_id = $3)",
+    )
+    .bind(now)
+    .bind(how.to_owned())
+    .bind(id.to_owned())
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "UPDATE benchmark_directives SET holder = NULL, lease_expires_at = NULL, claim_id = NULL \
+         WHERE directive_id = $1",
+    )
+    .bind(id.to_owned())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// A submission row as stored.
+pub(crate) struct NewRow<'a> {
+    pub submission_id: &'a str,
+    pub directive: &'a Directive,
+    pub provider: &'a str,
+    pub network: Option<&'a str>,
+    pub checked: &'a Checked,
+    pub submitted_score: f64,
+    /// `reading` or `pending`.
+    pub status: &'a str,
+    pub now: i64,
+}
+
+pub(crate) async fn insert_submission(conn: &mut AnyConnection, r: NewRow<'_>) -> AppResult<()> {
+    let c = r.checked;
+    let dims = serde_json::to_string(&c.dimensions).map_err(AppError::internal)?;
+    let tests = serde_json::to_string(&c.test_results).map_err(AppError::internal)?;
+    let observed = c
+        .observed
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(AppError::internal)?;
+    let counted_at = (r.status == "reading").then_some(r.now);
+    sqlx::query(
+        "INSERT INTO benchmark_submissions (submission_id, directive_id, provider_id, service_id, kind, dimensions, \
+         overall_score, recorded_score, test_results, runner_id, execution_time_ms, displaced, created_at, \
+         status, counted_at, network, observed) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $13, $14, $15, $16)",
+    )
+    .bind(r.submission_id.to_owned())
+    .bind(r.directive.directive_id.clone())
+    .bind(r.provider.to_owned())
+    .bind(r.directive.service_id.clone())
+    .bind(r.directive.kind.as_str())
+    .bind(dims)
+    .bind(r.submitted_score)
+    .bind(c.recorded_score)
+    .bind(tests)
+    .bind(c.runner_id.clone())
+    .bind(c.execution_time_ms)
+    .bind(r.now)
+    .bind(r.status.to_owned())
+    .bind(counted_at)
+    .bind(r.network.map(str::to_owned))
+    .bind(observed)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Marks directive `d` done by `submission_id`.
+pub(crate) async fn complete(
+    conn: &mut AnyConnection,
+    d: &Directive,
+    submission_id: &str,
+    now: i64,
+) -> AppResult<()> {
+    let done = sqlx::query(
+        "UPDATE benchmark_directives SET status = 'done', completed_at = $1, submission_id = $2, \
+         holder = NULL, lease_expires_at = NULL, claim_id = NULL WHERE directive_id = $3 AND status = 'open'",
+    )
+    .bind(now)
+    .bind(submission_id.to_owned())
+    .bind(d.directive_id.clone())
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if done != 1 {
+        return Err(AppError::internal(format!(
+            "directive {} changed under its lease holder",
+            d.directive_id
+        )));
+    }
+    Ok(())
+}
+
+/// Runs the displacement rule after new readings of `d`'s service, the last of them
+/// `submission_id`, and stores the decision.
+pub(crate) async fn display(
+    conn: &mut AnyConnection,
+    d: &Directive,
+    submission_id: &str,
+    now: i64,
+) -> AppResult<Decision> {
+    let current = displayed(conn, &d.service_id, d.kind).await?;
+    let since = current.as_ref().map(|(c, s)| (c.set_at_ms, s.clone()));
+    let read = readings(conn, &d.service_id, d.kind, since).await?;
+    let decision = decide(current.as_ref().map(|(c, _)| c), &read, now);
+    if let (true, Some(value), Some(reason)) = (decision.replace, decision.value, decision.reason) {
+        let reason = serde_json::to_value(reason).map_err(AppError::internal)?;
+        sqlx::query(
+            "INSERT INTO benchmark_scores (service_id, kind, value, set_at, reason, providers, submission_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (service_id, kind) DO UPDATE SET \
+             value = excluded.value, set_at = excluded.set_at, reason = excluded.reason, \
+             providers = excluded.providers, submission_id = excluded.submission_id",
+        )
+        .bind(d.service_id.clone())
+        .bind(d.kind.as_str())
+        .bind(value)
+        .bind(now)
+        .bind(reason.as_str().unwrap_or("").to_owned())
+        .bind(decision.providers as i64)
+        .bind(submission_id.to_owned())
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query("UPDATE benchmark_submissions SET displaced = 1 WHERE submission_id = $1")
+            .bind(submission_id.to_owned())
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(decision)
+}
+
+/// Credits `provider` with `millicredits` for `submission_id` of directive `directive`.
+pub(crate) async fn credit(
+    conn: &mut AnyConnection,
+    provider: &str,
+    directive: &str,
+    submission_id: &str,
+    millicredits: i64,
+    now: i64,
+) -> AppResult<()> {
+    sqlx::query(
+        "INSERT INTO provider_ledger (entry_id, provider_id, directive_id, submission_id, millicredits, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(random_id("le_", 8)?)
+    .bind(provider.to_owned())
+    .bind(directive.to_owned())
+    .bind(submission_id.to_owned())
+    .bind(millicredits)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Counts a disagreement of `provider` on directive `directive` (`field`: what differed).
+pub(crate) async fn disagreement(
+    conn: &mut AnyConnection,
+    provider: &str,
+    directive: &Directive,
+    field: &str,
+    now: i64,
+) -> AppResult<()> {
+    sqlx::query(
+        "INSERT INTO provider_disagreements (disagreement_id, provider_id, directive_id, kind, field, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(random_id("dg_", 8)?)
+    .bind(provider.to_owned())
+    .bind(directive.directive_id.clone())
+    .bind(directive.kind.as_str())
+    .bind(field.to_owned())
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Records `checked`, a `protocol` result the server's probe agreed with (its
+/// `overall_score` as submitted was `submitted_score`), from `provider` on `network`.
+pub async fn submit_protocol(
     db: &Db,
     provider: &str,
+    network: Option<String>,
     checked: Checked,
     submitted_score: f64,
     now: i64,
 ) -> AppResult<Result<Recorded, Misuse>> {
     let submission_id = random_id("bs_", 8)?;
-    let ledger_id = random_id("le_", 8)?;
     let provider = provider.to_owned();
     db.write(move |conn| {
         Box::pin(async move {
-            let id = checked.directive_id.clone();
-            let sql = format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
-            let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id.clone()).fetch_optional(&mut *conn).await?;
-            let Some(d) = row.as_ref().map(directive_row).transpose()? else {
-                return Ok(Err(Misuse::Unknown));
+            let d = match leased(conn, &checked.directive_id, &provider, now).await? {
+                Ok(d) => d,
+                Err(m) => return Ok(Err(m)),
             };
-            if d.leased_to(now) != Some(provider.as_str()) {
-                return Ok(Err(diagnose(conn, &d, &provider, now).await?));
-            }
-            sqlx::query(
-                "UPDATE benchmark_claims SET ended_at = $1, ended = 'submitted' WHERE claim_id = \
-                 (SELECT claim_id FROM benchmark_directives WHERE directive_id = $2)",
-            )
-            .bind(now)
-            .bind(id.clone())
-            .execute(&mut *conn)
-            .await?;
-            let done = sqlx::query(
-                "UPDATE benchmark_directives SET status = 'done', completed_at = $1, submission_id = $2 \
-                 WHERE directive_id = $3 AND status = 'open' AND holder = $4 AND lease_expires_at > $1",
-            )
-            .bind(now)
-            .bind(submission_id.clone())
-            .bind(id.clone())
-            .bind(provider.clone())
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
-            if done != 1 {
-                return Err(AppError::internal(format!("directive {id} changed under its lease holder")));
-            }
-            let dims = serde_json::to_string(&checked.dimensions).map_err(AppError::internal)?;
-            let tests = serde_json::to_string(&checked.test_results).map_err(AppError::internal)?;
-            sqlx::query(
-                "INSERT INTO benchmark_submissions (submission_id, directive_id, provider_id, service_id, kind, dimensions, \
-                 overall_score, recorded_score, test_results, runner_id, execution_time_ms, displaced, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12)",
-            )
-            .bind(submission_id.clone())
-            .bind(id.clone())
-            .bind(provider.clone())
-            .bind(d.service_id.clone())
-            .bind(d.kind.as_str())
-            .bind(dims)
-            .bind(submitted_score)
-            .bind(checked.recorded_score)
-            .bind(tests)
-            .bind(checked.runner_id.clone())
-            .bind(checked.execution_time_ms)
-            .bind(now)
-            .execute(&mut *conn)
-            .await?;
-            let current = displayed(conn, &d.service_id, d.kind).await?;
-            let since = current.as_ref().map(|(c, s)| (c.set_at_ms, s.clone()));
-            let read = readings(conn, &d.service_id, d.kind, since).await?;
-            let decision = decide(current.as_ref().map(|(c, _)| c), &read, now);
-            if let (true, Some(value), Some(reason)) = (decision.replace, decision.value, decision.reason) {
-                let reason = serde_json::to_value(reason).map_err(AppError::internal)?;
-                sqlx::query(
-                    "INSERT INTO benchmark_scores (service_id, kind, value, set_at, reason, providers, submission_id) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (service_id, kind) DO UPDATE SET \
-                     value = excluded.value, set_at = excluded.set_at, reason = excluded.reason, \
-                     providers = excluded.providers, submission_id = excluded.submission_id",
-                )
-                .bind(d.service_id.clone())
-                .bind(d.kind.as_str())
-                .bind(value)
-                .bind(now)
-                .bind(reason.as_str().unwrap_or("").to_owned())
-                .bind(decision.providers as i64)
-                .bind(submission_id.clone())
-                .execute(&mut *conn)
-                .await?;
-                sqlx::query("UPDATE benchmark_submissions SET displaced = 1 WHERE submission_id = $1")
-                    .bind(submission_id.clone())
-                    .execute(&mut *conn)
-                    .await?;
-            }
+            end_lease(conn, &d.directive_id, now, "submitted").await?;
+            complete(conn, &d, &submission_id, now).await?;
+            let row = NewRow {
+                submission_id: &submission_id,
+                directive: &d,
+                provider: &provider,
+                network: network.as_deref(),
+                checked: &checked,
+                submitted_score,
+                status: "reading",
+                now,
+            };
+            insert_submission(conn, row).await?;
+            let decision = display(conn, &d, &submission_id, now).await?;
             let millicredits = provider_share_millicredits(d.price_credits);
-            sqlx::query(
-                "INSERT INTO provider_ledger (entry_id, provider_id, directive_id, submission_id, millicredits, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+            credit(
+                conn,
+                &provider,
+                &d.directive_id,
+                &submission_id,
+                millicredits,
+                now,
             )
-            .bind(ledger_id)
-            .bind(provider)
-            .bind(id)
-            .bind(submission_id.clone())
-            .bind(millicredits)
-            .bind(now)
-            .execute(&mut *conn)
             .await?;
-            Ok(Ok(Recorded { submission_id, recorded_score: checked.recorded_score, decision, millicredits }))
+            Ok(Ok(Recorded {
+                submission_id,
+                recorded_score: checked.recorded_score,
+                decision,
+                millicredits,
+            }))
+        })
+    })
+    .await
+}
+
+/// Turns a `protocol` submission of `provider` for directive `id` down after the server's
+/// probe: the claim ends (`contradicted` or `unverified`), the directive is open again,
+/// and a contradiction counts as a disagreement of the provider.
+pub async fn refuse(
+    db: &Db,
+    id: &str,
+    provider: &str,
+    now: i64,
+    why: Turned,
+) -> AppResult<Result<(), Misuse>> {
+    let (id, provider) = (id.to_owned(), provider.to_owned());
+    db.write(move |conn| {
+        Box::pin(async move {
+            let d = match leased(conn, &id, &provider, now).await? {
+                Ok(d) => d,
+                Err(m) => return Ok(Err(m)),
+            };
+            match &why {
+                Turned::Contradicted { field } => {
+                    end_lease(conn, &id, now, "contradicted").await?;
+                    disagreement(conn, &provider, &d, field, now).await?;
+                }
+                Turned::Unverified => end_lease(conn, &id, now, "unverified").await?,
+            }
+            Ok(Ok(()))
         })
     })
     .await

@@ -1,12 +1,16 @@
-//! Storage of provider mode (migration 0007): providers, directives, the displayed scores
-//! and the ledger. Claims and submissions, which change several tables at once, are in
-//! [`super::lease`] and [`super::record`].
+//! Storage of provider mode (migrations 0007, 0012): providers, directives, submissions,
+//! disagreements, the displayed scores and the ledger. Claims and submissions, which
+//! change several tables at once, are in [`super::lease`], [`super::record`] and
+//! [`super::agree`].
 
+use std::collections::BTreeMap;
+
+use lowdown_core::benchmark::agreement::Run;
 use lowdown_core::benchmark::directive::NewDirective;
 use lowdown_core::benchmark::Kind;
 use serde_json::Value;
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
 use crate::db::{random_id, Db};
 use crate::error::{AppError, AppResult};
@@ -305,33 +309,168 @@ pub struct Submission {
     pub displaced: bool,
     /// Unix ms.
     pub created_at: i64,
+    /// `reading`, `pending`, `disagreed` or `unverified`.
+    pub status: String,
+    /// What a `protocol` run's probe observed.
+    pub observed: Value,
+    /// The keyed id of the provider's client network.
+    pub network: Option<String>,
+}
+
+const SUBMISSION_COLUMNS: &str =
+    "submission_id, provider_id, recorded_score, dimensions, test_results, runner_id, \
+     execution_time_ms, displaced, created_at, status, observed, network";
+
+fn submission_row(r: &AnyRow) -> AppResult<Submission> {
+    let json = |i: usize| -> AppResult<Value> {
+        let text: Option<String> = r.try_get(i)?;
+        text.map_or(Ok(Value::Null), |t| {
+            serde_json::from_str(&t).map_err(AppError::internal)
+        })
+    };
+    Ok(Submission {
+        submission_id: r.try_get(0)?,
+        provider_id: r.try_get(1)?,
+        recorded_score: r.try_get(2)?,
+        dimensions: json(3)?,
+        test_results: json(4)?,
+        runner_id: r.try_get(5)?,
+        execution_time_ms: r.try_get(6)?,
+        displaced: r.try_get::<i64, _>(7)? != 0,
+        created_at: r.try_get(8)?,
+        status: r.try_get(9)?,
+        observed: json(10)?,
+        network: r.try_get(11)?,
+    })
 }
 
 /// One submission.
 pub async fn submission(db: &Db, id: &str) -> AppResult<Option<Submission>> {
-    let row = sqlx::query(
-        "SELECT submission_id, provider_id, recorded_score, dimensions, test_results, runner_id, \
-         execution_time_ms, displaced, created_at FROM benchmark_submissions WHERE submission_id = $1",
-    )
-    .bind(id.to_owned())
-    .fetch_optional(&db.pool)
-    .await?;
-    let json = |r: &AnyRow, i: usize| -> AppResult<Value> {
-        let text: String = r.try_get(i)?;
-        serde_json::from_str(&text).map_err(AppError::internal)
-    };
-    row.map(|r| {
-        Ok(Submission {
-            submission_id: r.try_get(0)?,
-            provider_id: r.try_get(1)?,
-            recorded_score: r.try_get(2)?,
-            dimensions: json(&r, 3)?,
-            test_results: json(&r, 4)?,
-            runner_id: r.try_get(5)?,
-            execution_time_ms: r.try_get(6)?,
-            displaced: r.try_get::<i64, _>(7)? != 0,
-            created_at: r.try_get(8)?,
-        })
+    let sql =
+        format!("SELECT {SUBMISSION_COLUMNS} FROM benchmark_submissions WHERE submission_id = $1");
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id.to_owned())
+        .fetch_optional(&db.pool)
+        .await?
+        .as_ref()
+        .map(submission_row)
+        .transpose()
+}
+
+/// Every submission of a directive, oldest first.
+pub async fn submissions_of(db: &Db, directive_id: &str) -> AppResult<Vec<Submission>> {
+    let sql = format!(
+        "SELECT {SUBMISSION_COLUMNS} FROM benchmark_submissions WHERE directive_id = $1 \
+         ORDER BY created_at, submission_id"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(directive_id.to_owned())
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter().map(submission_row).collect()
+}
+
+fn run_row(r: &AnyRow) -> AppResult<Run> {
+    Ok(Run {
+        submission_id: r.try_get(0)?,
+        provider_id: r.try_get(1)?,
+        network: r.try_get::<Option<String>, _>(2)?.unwrap_or_default(),
+        overall_score: r.try_get(3)?,
     })
-    .transpose()
+}
+
+/// The pending (`agent`) results of a directive, oldest first.
+pub(crate) async fn pending_runs(
+    conn: &mut AnyConnection,
+    directive_id: &str,
+) -> AppResult<Vec<Run>> {
+    let rows = sqlx::query(
+        "SELECT submission_id, provider_id, network, recorded_score FROM benchmark_submissions \
+         WHERE directive_id = $1 AND status = 'pending' ORDER BY created_at, submission_id",
+    )
+    .bind(directive_id.to_owned())
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(run_row).collect()
+}
+
+/// The pending (`agent`) results of a directive, oldest first (outside a transaction).
+pub async fn pending_of(db: &Db, directive_id: &str) -> AppResult<Vec<Run>> {
+    let mut conn = db.pool.acquire().await?;
+    pending_runs(&mut conn, directive_id).await
+}
+
+/// The pending results of every open directive, by directive.
+pub async fn pending_by_directive(db: &Db) -> AppResult<BTreeMap<String, Vec<Run>>> {
+    let rows = sqlx::query(
+        "SELECT s.submission_id, s.provider_id, s.network, s.recorded_score, s.directive_id \
+         FROM benchmark_submissions s JOIN benchmark_directives d ON d.directive_id = s.directive_id \
+         WHERE d.status = 'open' AND s.status = 'pending' ORDER BY s.created_at, s.submission_id",
+    )
+    .fetch_all(&db.pool)
+    .await?;
+    let mut out: BTreeMap<String, Vec<Run>> = BTreeMap::new();
+    for r in &rows {
+        out.entry(r.try_get(4)?).or_default().push(run_row(r)?);
+    }
+    Ok(out)
+}
+
+/// Sets a submission's status (and, for a reading, when it was counted).
+pub(crate) async fn set_status(
+    conn: &mut AnyConnection,
+    submission_id: &str,
+    status: &str,
+    counted_at: Option<i64>,
+) -> AppResult<()> {
+    sqlx::query(
+        "UPDATE benchmark_submissions SET status = $1, counted_at = $2 WHERE submission_id = $3",
+    )
+    .bind(status.to_owned())
+    .bind(counted_at)
+    .bind(submission_id.to_owned())
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// A provider's `agent` results waiting for agreement.
+pub async fn awaiting_agreement(db: &Db, provider_id: &str) -> AppResult<i64> {
+    let row = sqlx::query(
+        "SELECT COUNT(*) FROM benchmark_submissions WHERE provider_id = $1 AND status = 'pending'",
+    )
+    .bind(provider_id.to_owned())
+    .fetch_one(&db.pool)
+    .await?;
+    Ok(row.try_get(0)?)
+}
+
+/// When `provider_id`'s disagreements after `since` (unix ms) happened.
+pub async fn disagreement_times(db: &Db, provider_id: &str, since: i64) -> AppResult<Vec<i64>> {
+    let rows = sqlx::query(
+        "SELECT created_at FROM provider_disagreements WHERE provider_id = $1 AND created_at > $2",
+    )
+    .bind(provider_id.to_owned())
+    .bind(since)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+}
+
+/// Every provider's disagreements after `since` (unix ms), counted.
+pub async fn disagreement_counts(db: &Db, since: i64) -> AppResult<BTreeMap<String, u32>> {
+    let rows = sqlx::query(
+        "SELECT provider_id, COUNT(*) FROM provider_disagreements WHERE created_at > $1 GROUP BY provider_id",
+    )
+    .bind(since)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get(0)?,
+                u32::try_from(r.try_get::<i64, _>(1)?).unwrap_or(u32::MAX),
+            ))
+        })
+        .collect()
 }

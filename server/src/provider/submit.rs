@@ -1,35 +1,114 @@
 //! `POST /v1/provider/submit` (SPEC §11): a provider's result for the directive it holds.
-//! The body is checked by the core (each fault named), then recorded by [`super::record`]
-//! only under a live lease of the caller; each misuse is refused by name.
+//! The body is checked by the core (each fault named); then, under a live lease of the
+//! caller:
+//!
+//! - `protocol`: the server probes the remote itself ([`super::verify`]); a result the
+//!   probe agrees with is recorded ([`super::record::submit_protocol`]), one it contradicts
+//!   is refused as `contradicts_probe` naming the field, one it cannot confirm as
+//!   `probe_unverified`. A refused result earns nothing and the directive is back in the
+//!   queue.
+//! - `agent`: the result waits for a provider of another network to agree
+//!   ([`super::agree`]); the caller's network comes from [`Origin`].
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use lowdown_core::benchmark::submission::{check, directive_id};
+use lowdown_core::benchmark::agreement::Barred;
+use lowdown_core::benchmark::directive::Spec;
+use lowdown_core::benchmark::displace::Decision;
+use lowdown_core::benchmark::submission::{check, directive_id, Checked, SubmissionError};
+use lowdown_core::benchmark::verify::Verdict;
+use lowdown_core::benchmark::Kind;
 use serde_json::{json, Value};
 
+use super::agree::{self, Refused};
 use super::auth::provider;
 use super::directives::credits;
-use super::lease::Misuse;
-use super::{record, store};
+use super::lease::{self, Misuse};
+use super::record::{self, Turned};
+use super::store::{self, Directive};
+use super::verify;
 use crate::error::AppError;
-use crate::extract::JsonBody;
+use crate::extract::{JsonBody, Origin};
 use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
-/// 201 `{submission_id, accepted, recorded_score, displaced, displaced_reason,
-/// credited_credits}`. `accepted` is true for every recorded submission (the directive is
-/// completed and the provider credited); whether it changed the displayed score is
-/// `displaced`.
+/// The refusal of a provider barred from an `agent` directive by agreement.
+pub fn barred(b: Barred, id: &str) -> Refusal {
+    match b {
+        Barred::AlreadySubmitted => Refusal::new(StatusCode::CONFLICT, "already_submitted",
+            format!("directive {id}: you already submitted a result for it; it waits for a provider of another network")),
+        Barred::SameNetwork => Refusal::new(StatusCode::CONFLICT, "same_network",
+            format!("directive {id}: a result from your network waits for a provider of another network to agree; yours cannot confirm it")),
+        Barred::UnknownNetwork => Refusal::new(StatusCode::FORBIDDEN, "unknown_network",
+            format!("directive {id}: an agent result counts only from a known client network, and yours is not known")),
+    }
+}
+
+fn turned_down(id: &str, verdict: &Verdict) -> Refusal {
+    let back = "nothing is recorded or credited, and the directive is back in the queue";
+    match verdict {
+        Verdict::Contradicts(c) => Refusal::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "contradicts_probe",
+            format!("directive {id}: contradicts_probe: {c}; {back}"),
+        ),
+        Verdict::Unverifiable {
+            http_status,
+            error_type,
+            ..
+        } => {
+            let saw = match (http_status, error_type) {
+                (Some(s), _) => format!("HTTP {s}"),
+                (None, Some(e)) => crate::names::enum_str(e),
+                (None, None) => "no answer".to_owned(),
+            };
+            Refusal::new(
+                StatusCode::CONFLICT,
+                "probe_unverified",
+                format!("directive {id}: the server's own probe of the remote did not complete initialize ({saw}), so it cannot confirm your result; {back} (this does not count against you)"),
+            )
+        }
+        Verdict::Agrees => Refusal::from(AppError::internal("an agreeing probe turned down")),
+    }
+}
+
+/// A recorded submission, as the 201 answer shows it.
+struct Accepted {
+    submission_id: String,
+    recorded_score: f64,
+    verification: &'static str,
+    decision: Option<Decision>,
+    millicredits: i64,
+}
+
+impl Accepted {
+    fn answer(self) -> (StatusCode, Json<Value>) {
+        let d = self.decision;
+        (
+            StatusCode::CREATED,
+            Json(json!({
+                "submission_id": self.submission_id, "accepted": true,
+                "verification": self.verification, "recorded_score": self.recorded_score,
+                "displaced": d.is_some_and(|d| d.replace),
+                "displaced_reason": d.and_then(|d| d.reason),
+                "credited_credits": credits(self.millicredits),
+            })),
+        )
+    }
+}
+
+/// 201 `{submission_id, accepted, verification, recorded_score, displaced, displaced_reason,
+/// credited_credits}`. `verification` is `probe` (a `protocol` result the server's probe
+/// agreed with), `pending` (an `agent` result waiting for another network) or `agreed`.
 pub async fn post(
     State(state): State<AppState>,
+    origin: Origin,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Value>), Refusal> {
     let me = provider(&state, &headers).await?;
-    let bad = |e: lowdown_core::benchmark::submission::SubmissionError| -> Refusal {
-        AppError::bad_request(e.to_string()).into()
-    };
+    let bad = |e: SubmissionError| -> Refusal { AppError::bad_request(e.to_string()).into() };
     let id = directive_id(&body).map_err(bad)?;
     let d = store::directive(&state.db, &id)
         .await?
@@ -38,17 +117,106 @@ pub async fn post(
     let submitted = body["overall_score"]
         .as_f64()
         .unwrap_or(checked.recorded_score);
-    let now = state.prowl.clock.now();
-    match record::submit(&state.db, &me.provider_id, checked, submitted, now).await? {
-        Ok(r) => Ok((
-            StatusCode::CREATED,
-            Json(json!({
-                "submission_id": r.submission_id, "accepted": true,
-                "recorded_score": r.recorded_score,
-                "displaced": r.decision.replace, "displaced_reason": r.decision.reason,
-                "credited_credits": credits(r.millicredits),
-            })),
-        )),
-        Err(m) => Err(m.refusal(&id)),
+    let run = Run {
+        state: &state,
+        provider: &me.provider_id,
+        network: origin.network,
+        checked,
+        submitted,
+    };
+    let accepted = match d.kind {
+        Kind::Agent => run.agent(&id).await?,
+        Kind::Protocol => run.protocol(&d).await?,
+    };
+    Ok(accepted.answer())
+}
+
+/// One submission on its way to storage.
+struct Run<'a> {
+    state: &'a AppState,
+    provider: &'a str,
+    network: Option<String>,
+    checked: Checked,
+    submitted: f64,
+}
+
+impl Run<'_> {
+    async fn agent(self, id: &str) -> Result<Accepted, Refusal> {
+        let now = self.state.prowl.clock.now();
+        let db = &self.state.db;
+        match agree::submit_agent(
+            db,
+            self.provider,
+            self.network,
+            self.checked,
+            self.submitted,
+            now,
+        )
+        .await?
+        {
+            Ok(s) => Ok(Accepted {
+                submission_id: s.submission_id,
+                recorded_score: s.recorded_score,
+                verification: if s.decision.is_some() {
+                    "agreed"
+                } else {
+                    "pending"
+                },
+                decision: s.decision,
+                millicredits: s.millicredits,
+            }),
+            Err(Refused::Misuse(m)) => Err(m.refusal(id)),
+            Err(Refused::Barred(b)) => Err(barred(b, id)),
+        }
+    }
+
+    async fn protocol(self, d: &Directive) -> Result<Accepted, Refusal> {
+        let id = d.directive_id.as_str();
+        let Ok(Spec::Protocol { remote_url }) = serde_json::from_value(d.spec.clone()) else {
+            return Err(AppError::internal(format!(
+                "directive {id}: a protocol directive without a remote"
+            ))
+            .into());
+        };
+        let db = &self.state.db;
+        // Only the lease holder's submission costs the vendor's remote a probe.
+        let now = self.state.prowl.clock.now();
+        if let Err(m) = lease::holds(db, id, self.provider, now).await? {
+            return Err(m.refusal(id));
+        }
+        let verdict = verify::check(self.state, &remote_url, &self.checked).await?;
+        // The lease is checked again, after the probe, as the outcome is recorded.
+        let now = self.state.prowl.clock.now();
+        let why = match &verdict {
+            Verdict::Agrees => {
+                return match record::submit_protocol(
+                    db,
+                    self.provider,
+                    self.network,
+                    self.checked,
+                    self.submitted,
+                    now,
+                )
+                .await?
+                {
+                    Ok(r) => Ok(Accepted {
+                        submission_id: r.submission_id,
+                        recorded_score: r.recorded_score,
+                        verification: "probe",
+                        decision: Some(r.decision),
+                        millicredits: r.millicredits,
+                    }),
+                    Err(m) => Err(m.refusal(id)),
+                };
+            }
+            Verdict::Contradicts(c) => Turned::Contradicted {
+                field: c.field.clone(),
+            },
+            Verdict::Unverifiable { .. } => Turned::Unverified,
+        };
+        match record::refuse(db, id, self.provider, now, why).await? {
+            Ok(()) => Err(turned_down(id, &verdict)),
+            Err(m) => Err(m.refusal(id)),
+        }
     }
 }

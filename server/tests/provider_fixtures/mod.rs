@@ -1,26 +1,46 @@
 //! Provider mode under test: the gateway rig (catalog, clock, recording upstream) with an
-//! operator token, providers registered as real agents, and submissions as a provider's
-//! runner would send them.
+//! operator token, the Scanner's fixture MCP servers on loopback as `protocol` remotes,
+//! providers registered as real agents, and submissions as a provider's runner would send
+//! them: honest ones from a real probe of the remote, forged ones typed in.
 #![allow(dead_code)] // each test file takes a different part
 
+#[path = "../scanner_fixtures/mcp.rs"]
+pub mod mcp;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use lowdown_core::benchmark::{conformance, overall, Kind};
+use lowdown_core::scanner::target::Policy;
 use lowdown_server::db::agents::{register, NewAgent};
+use lowdown_server::scanner::net::{Net, SystemLookup};
 use serde_json::{json, Value};
 
 use crate::common::prowl::{Rig, CATALOG};
 use crate::common::{call, Resp, TestDb};
+
+/// Serves `app` on a fresh 127.0.0.1 port (the fixtures' server).
+pub async fn serve(app: Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    addr
+}
 
 /// The operator's token in these tests.
 pub const TOKEN: &str = "operator-token-0123456789abcdef";
 /// Thirty minutes, the lease.
 pub const LEASE_MS: i64 = 30 * 60_000;
 
-/// The rig with `LOWDOWN_ADMIN_TOKEN` set.
+/// The rig with `LOWDOWN_ADMIN_TOKEN` set, and fixture MCP servers (requests logged).
 pub struct Bench {
     pub rig: Rig,
     pub app: Router,
+    pub mcp: mcp::Mcp,
 }
 
 /// A registered provider: its agent key and ids.
@@ -35,7 +55,23 @@ impl Bench {
     pub async fn start(t: &TestDb) -> Bench {
         let rig = Rig::start(t, CATALOG, Duration::from_secs(20)).await;
         let app = lowdown_server::app(rig.state.clone().with_admin_token(Some(TOKEN.into())));
-        Bench { rig, app }
+        let mcp = mcp::Mcp::start(true).await;
+        Bench { rig, app, mcp }
+    }
+
+    /// The `ok` fixture: two tools, neither documented, one undescribed property each,
+    /// a name and a version but no instructions.
+    pub fn remote(&self) -> String {
+        self.mcp.url("ok", "")
+    }
+
+    /// How many times a fixture was sent `initialize` (each probe sends one).
+    pub fn initializes(&self) -> usize {
+        self.mcp
+            .hits()
+            .iter()
+            .filter(|h| h.method == "initialize")
+            .count()
     }
 
     /// Moves the server's clock.
@@ -71,11 +107,25 @@ impl Bench {
         r.json
     }
 
-    /// Posts a `protocol` directive for svc_vendor and returns its id.
+    /// Posts a `protocol` directive for svc_vendor against [`Bench::remote`]; its id.
     pub async fn protocol(&self, price: i64, critical: bool) -> String {
         let r = self
-            .post_directive(&json!({"service_id": "svc_vendor", "kind": "protocol", "price_credits": price,
-                "critical": critical, "spec": {"remote_url": "https://mcp.vendor-fixture.com/mcp"}}))
+            .post_directive(
+                &json!({"service_id": "svc_vendor", "kind": "protocol", "price_credits": price,
+                "critical": critical, "spec": {"remote_url": self.remote()}}),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        r.json["directive_id"].as_str().unwrap().to_owned()
+    }
+
+    /// Posts an `agent` directive for `service_id`; its id.
+    pub async fn agent(&self, service_id: &str, price: i64) -> String {
+        let r = self
+            .post_directive(&json!({"service_id": service_id, "kind": "agent", "price_credits": price,
+                "spec": {"prompt": "Which tools does the server offer?",
+                    "mcp_server": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+                    "expect": {"contains": ["echo", "get-sum"]}}}))
             .await;
         assert_eq!(r.status, 201, "{}", r.text);
         r.json["directive_id"].as_str().unwrap().to_owned()
@@ -158,12 +208,43 @@ impl Bench {
     }
 }
 
-/// A `protocol` submission whose dimensions all equal `each` (overall = 10 × each).
+/// A `protocol` submission typed in, never probed: every dimension `each` (overall = 10 ×
+/// each), nine tools with an all-zero schema hash.
 pub fn uniform(id: &str, each: f64) -> Value {
     json!({"directive_id": id, "overall_score": 10.0 * each, "runner_id": "test-runner/1", "execution_time_ms": 420,
         "dimensions": {"reachability": each, "tool_discovery": each, "tool_documentation": each,
             "schema_quality": each, "latency": each, "agent_guidance": each},
+        "observed": {"reached_level": 2, "tool_count": 9, "schema_hash": "0".repeat(64)},
         "test_results": [{"test_case_id": "initialize", "passed": each > 0.0, "actual_status": 200, "latency_ms": 35.5, "error": null}]})
+}
+
+/// The submission an honest provider sends for `url`: the Scanner's probe of it, scored by
+/// the core, with `latency` (0-10) as measured from the provider's vantage.
+pub async fn honest(id: &str, url: &str, latency: f64) -> Value {
+    let net = Net::new(
+        Policy {
+            allow_loopback: true,
+        },
+        Arc::new(SystemLookup),
+        "test",
+    )
+    .unwrap();
+    let result = lowdown_server::scanner::http::probe(&net, url, false).await;
+    let c = conformance::score(&result);
+    let mut dims = c.dimensions.clone();
+    dims.insert("latency".into(), latency);
+    json!({"directive_id": id, "dimensions": dims, "overall_score": overall(Kind::Protocol, &dims),
+        "test_results": c.test_results, "observed": c.observed, "runner_id": "test-runner/1",
+        "execution_time_ms": 250})
+}
+
+/// An `agent` submission: `found` of the two expected strings were in the answer.
+pub fn agent_result(id: &str, found: usize) -> Value {
+    let expectations = 5.0 * found as f64;
+    json!({"directive_id": id, "dimensions": {"expectations": expectations}, "overall_score": 10.0 * expectations,
+        "runner_id": "test-runner/1", "execution_time_ms": 4000,
+        "test_results": (0..2).map(|i| json!({"test_case_id": format!("contains[{i}]"), "passed": i < found,
+            "latency_ms": 4000, "error": if i < found { Value::Null } else { json!("not_in_answer") }})).collect::<Vec<_>>()})
 }
 
 /// A running `@modelcontextprotocol/server-everything` in its streamable-HTTP mode (from

@@ -129,4 +129,7 @@ export const NOT_EXPOSED = {
   provider_order: ['providerRank', 'the server orders providers for critical directives'],
   benchmark_submission: ['checkSubmission', 'the server checks submissions'],
   benchmark_directive: ['checkDirective', 'the server checks directives'],
+  benchmark_verify: ['verifySubmission', 'the server checks protocol submissions against its own probe'],
+  benchmark_agreement: ['settleAgreement', 'the server settles agent results across networks'],
+  provider_exclusion: ['excludedUntil', 'the server excludes providers that keep disagreeing'],
 };

@@ -21,6 +21,31 @@ export const text = (v) => bytes(v).toString("utf8");
 
 export const sha256 = (s) => createHash("sha256").update(s, "utf8").digest("hex");
 
+// ---- the §3.3 hashes (the Lowdown Scanner's reference behaviour) -------------------------
+/** Canonical JSON: sorted keys, `JSON.stringify` for everything else. */
+export function canon(v) {
+  if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
+  if (v !== null && typeof v === "object")
+    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}";
+  return JSON.stringify(v);
+}
+
+function pick(tool, keys) {
+  const t = tool !== null && typeof tool === "object" && !Array.isArray(tool) ? tool : {};
+  const o = {};
+  for (const k of keys) if (Object.prototype.hasOwnProperty.call(t, k)) o[k] = t[k];
+  return o;
+}
+
+/** sha256 of the sorted canonical tools, each cut to `keys`. */
+export function hashList(tools, keys) {
+  return sha256("[" + tools.map((t) => canon(pick(t, keys))).sort().join(",") + "]");
+}
+
+/** The keys behind `schema_hash` and `desc_hash`. */
+export const SCHEMA_KEYS = ["name", "inputSchema", "outputSchema"];
+export const DESC_KEYS = ["name", "title", "description"];
+
 export function writeVectors(file, operation, description, cases) {
   const names = new Set();
   for (const c of cases) {

@@ -1,11 +1,12 @@
 // Generates provider mode's vectors (SPEC §11): conformance.json, agent_verdict.json,
-// benchmark_displace.json, provider_order.json, benchmark_submission.json,
-// benchmark_directive.json. Every expected value is computed here, in JavaScript, from the
+// benchmark_displace.json, provider_order.json, provider_exclusion.json,
+// benchmark_submission.json, benchmark_directive.json, benchmark_verify.json,
+// benchmark_agreement.json. Every expected value is computed here, in JavaScript, from the
 // SPEC's text and the rules written in core/src/benchmark.rs's module docs; the first
 // conformance case replays a real server-everything probe (tests/recordings).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { VECTORS, writeVectors, assertEq } from "./common.mjs";
+import { VECTORS, writeVectors, assertEq, hashList, SCHEMA_KEYS } from "./common.mjs";
 
 const DAY = 86400000;
 const round = (x, places) => Math.round(x * 10 ** places) / 10 ** places;
@@ -32,7 +33,7 @@ function answer(reply, id) {
 
 /** What the Scanner's probe finds from a scripted sequence of replies (SPEC §8). */
 function probe(replies) {
-  const out = { level: 0, status: null, init_status: null, error: null, latency: null, server: { instructions: false, name: false, version: false }, tools: [], has_more: false };
+  const out = { level: 0, status: null, init_status: null, error: null, latency: null, server: { instructions: false, name: false, version: false }, tools: [], first_page: null, has_more: false };
   const q = [...replies];
   const init = q.shift();
   if (init.failed) { out.error = init.failed; return out; }
@@ -62,6 +63,7 @@ function probe(replies) {
     if ("error" in a || !("result" in a)) { if (!first) out.has_more = true; break; }
     if (!Array.isArray(a.result?.tools)) { if (first) out.error = "invalid_response"; else out.has_more = true; break; }
     out.level = 2;
+    if (first) out.first_page = a.result.tools;
     out.tools.push(...a.result.tools);
     out.has_more = a.result.nextCursor != null;
     const c = typeof a.result.nextCursor === "string" && a.result.nextCursor !== "" ? a.result.nextCursor : null;
@@ -91,6 +93,13 @@ function quality(tools) {
   return q;
 }
 
+/** What a probe observed (the submission's `observed`): level, tools over every page and
+ * the §3.3 schema hash of the first page, both only at level 2. */
+function observedOf(p) {
+  const listed = p.level === 2;
+  return { reached_level: p.level, tool_count: listed ? p.tools.length : null, schema_hash: listed ? hashList(p.first_page, SCHEMA_KEYS) : null };
+}
+
 function conformance(replies) {
   const p = probe(replies);
   const q = quality(p.tools);
@@ -118,7 +127,7 @@ function conformance(replies) {
     t("tools_complete", p.level === 2 && !p.has_more, null, null, p.level === 2 ? "pages_left_unread" : "not_reached"),
     t("tool_names", p.level === 2 && q.long_names === 0, null, null, p.level === 2 ? "long_tool_names" : "not_reached"),
   ];
-  return { dimensions, overall_score: round(10 * sum, 1), findings, test_results };
+  return { dimensions, overall_score: round(10 * sum, 1), findings, test_results, observed: observedOf(p) };
 }
 
 const json = (v) => JSON.stringify(v);
@@ -168,7 +177,7 @@ const conformanceCases = [
 const ev = conformanceCases[0].expected;
 assertEq([ev.dimensions.tool_documentation, ev.dimensions.schema_quality, ev.dimensions.agent_guidance], [10, 7, 10], "server-everything documents every tool, describes no property, gives instructions");
 writeVectors("conformance.json", "conformance",
-  "Drive the Scanner's Probe (modern off) with `replies` in order (each request takes the next: {status, content_type?, session_id?, elapsed_ms?, body?} or {failed: error_type}; a body is read only for a 2xx answer the request expects), then score the ProbeResult: {dimensions, overall_score, findings, test_results}.",
+  "Drive the Scanner's Probe (modern off) with `replies` in order (each request takes the next: {status, content_type?, session_id?, elapsed_ms?, body?} or {failed: error_type}; a body is read only for a 2xx answer the request expects), then score the ProbeResult: {dimensions, overall_score, findings, test_results, observed}.",
   conformanceCases);
 
 // ---- agent verdict ----------------------------------------------------------------------
@@ -245,10 +254,15 @@ function cmp(a, b) {
   for (const s of steps) { const r = s(); if (Number.isNaN(r)) continue; if (r !== 0) return sign(r); }
   return 0;
 }
+/** Fewer disagreements first, then the seven dimensions. */
+function cmpCandidate(a, b) {
+  const d = (a.disagreements ?? 0) - (b.disagreements ?? 0);
+  return d !== 0 ? Math.sign(d) : cmp(a.reputation, b.reputation);
+}
 function order(providers, posted) {
   const n = providers.length;
   return providers.map((p) => {
-    const rank = providers.filter((o) => cmp(o.reputation, p.reputation) < 0).length;
+    const rank = providers.filter((o) => cmpCandidate(o, p) < 0).length;
     return { id: p.id, rank, opens_at_ms: posted + Math.trunc((15 * 60000 * Math.min(rank, n - 1)) / n) };
   }).sort((x, y) => x.rank - y.rank || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }
@@ -268,8 +282,30 @@ const orderCases = [
     { id: "ag_3", reputation: rep({ consistency: 0.9, receipt_cosign_rate: 0.8, error_report_balance: 0.05, tenure_days: 1 }) },
     { id: "ag_4", reputation: rep({ consistency: 0.9, receipt_cosign_rate: 0.8, error_report_balance: 0.05, tenure_days: 7 }) }]],
   ["a single provider sees it at once", [{ id: "ag_only", reputation: rep({}) }]],
+  ["a disagreement ranks after every provider with fewer, flags and all", [
+    { id: "ag_clean", disagreements: 0, reputation: rep({ volume: 5, consistency: 0.95 }) },
+    { id: "ag_flagged", disagreements: 0, reputation: rep({ volume: 9000, consistency: 1, abuse_flags: 2 }) },
+    { id: "ag_liar", disagreements: 1, reputation: rep({ volume: 9000, consistency: 1, tenure_days: 400 }) },
+    { id: "ag_worse", disagreements: 2, reputation: rep({ volume: 9000, consistency: 1, tenure_days: 400 }) }]],
 ].map(([name, providers]) => ({ name, input: { providers, posted_at_ms: T0 }, expected: order(providers, T0) }));
-writeVectors("provider_order.json", "provider_order", "For each provider: rank (how many rank strictly ahead by the seven dimensions compared in turn) and opens_at(posted_at_ms, rank, n); sorted by rank, then id.", orderCases);
+writeVectors("provider_order.json", "provider_order", "For each provider {id, disagreements?, reputation}: rank (how many rank strictly ahead: fewer disagreements first, then the seven dimensions compared in turn) and opens_at(posted_at_ms, rank, n); sorted by rank, then id.", orderCases);
+
+// ---- exclusion --------------------------------------------------------------------------
+const WINDOW = 30 * DAY;
+function excludedUntil(times, now) {
+  const recent = times.filter((t) => now - t < WINDOW).sort((a, b) => a - b);
+  if (recent.length < 3) return null;
+  // From then on, fewer than three remain inside the window.
+  return recent[recent.length - 3] + WINDOW;
+}
+const exclusionCases = [
+  ["two disagreements do not exclude", [T0, T0 + DAY], T0 + 2 * DAY],
+  ["three within thirty days exclude until the oldest is thirty days old", [T0 + DAY, T0, T0 + 5 * DAY], T0 + 6 * DAY],
+  ["with four, until the second oldest ages out", [T0, T0 + DAY, T0 + 2 * DAY, T0 + 3 * DAY], T0 + 4 * DAY],
+  ["exactly thirty days old no longer counts", [T0, T0 + DAY, T0 + 5 * DAY], T0 + WINDOW],
+  ["none at all", [], T0],
+].map(([name, times, now]) => ({ name, input: { times, now_ms: now }, expected: excludedUntil(times, now) }));
+writeVectors("provider_exclusion.json", "provider_exclusion", "excluded_until(times of a provider's disagreements, now_ms) -> unix ms from which fewer than 3 fall inside the last 30 days, or null when fewer than 3 do now.", exclusionCases);
 
 // ---- submissions ------------------------------------------------------------------------
 function checkSubmission(kind, b) {
@@ -307,11 +343,26 @@ function checkSubmission(kind, b) {
   }
   if (!idOk(b.runner_id)) return err("runner_id");
   if (typeof b.execution_time_ms !== "number" || b.execution_time_ms < 0 || b.execution_time_ms > 86400000) return err("execution_time_ms");
+  let observed = null;
+  if (kind === "agent") {
+    if (b.observed != null) return err("observed");
+  } else {
+    const o = b.observed;
+    if (!isObject(o)) return err("observed");
+    const extraKey = Object.keys(o).sort().find((k) => !["reached_level", "tool_count", "schema_hash"].includes(k));
+    if (extraKey) return err(`observed.${extraKey}`);
+    if (!Number.isInteger(o.reached_level) || o.reached_level < 0 || o.reached_level > 2) return err("observed.reached_level");
+    const listed = o.reached_level === 2;
+    if (listed ? !(Number.isInteger(o.tool_count) && o.tool_count >= 0 && o.tool_count <= 1e6) : o.tool_count != null) return err("observed.tool_count");
+    if (listed ? !(typeof o.schema_hash === "string" && /^[0-9a-f]{64}$/.test(o.schema_hash)) : o.schema_hash != null) return err("observed.schema_hash");
+    observed = { reached_level: o.reached_level, tool_count: listed ? o.tool_count : null, schema_hash: listed ? o.schema_hash : null };
+  }
   const sortedDims = Object.fromEntries(Object.entries(dims).sort(([a], [c]) => (a < c ? -1 : 1)));
-  return { expected: { directive_id: b.directive_id, dimensions: sortedDims, recorded_score: recorded, test_results: tests, runner_id: b.runner_id, execution_time_ms: b.execution_time_ms } };
+  return { expected: { directive_id: b.directive_id, dimensions: sortedDims, recorded_score: recorded, test_results: tests, runner_id: b.runner_id, execution_time_ms: b.execution_time_ms, observed } };
 }
 const goodProtocol = { directive_id: "bd_0123456789abcdef", dimensions: { reachability: 10, tool_discovery: 10, tool_documentation: 10, schema_quality: 7, latency: 9.21, agent_guidance: 10 },
-  overall_score: 92.8, test_results: [{ test_case_id: "initialize", passed: true, actual_status: 200, latency_ms: 640.2, error: null }], runner_id: "prowl-provider-hook/0.1.0", execution_time_ms: 812 };
+  overall_score: 92.8, test_results: [{ test_case_id: "initialize", passed: true, actual_status: 200, latency_ms: 640.2, error: null }], runner_id: "prowl-provider-hook/0.1.0", execution_time_ms: 812,
+  observed: { reached_level: 2, tool_count: 13, schema_hash: "5f".repeat(32) } };
 const goodAgent = { directive_id: "bd_1", dimensions: { expectations: 6.67 }, overall_score: 66.7, runner_id: "r", execution_time_ms: 4000,
   test_results: [{ test_case_id: "contains[0]", passed: false, error: "not_in_answer\u0007" + "x".repeat(300) }] };
 const withField = (base, path, value) => {
@@ -336,8 +387,17 @@ const submissionCases = [
   ["no runner id", "protocol", withField(goodProtocol, "runner_id", undefined)],
   ["negative execution time", "protocol", withField(goodProtocol, "execution_time_ms", -1)],
   ["not an object", "protocol", [goodProtocol]],
+  ["a protocol submission without observed", "protocol", withField(goodProtocol, "observed", undefined)],
+  ["observed must be an object", "protocol", withField(goodProtocol, "observed", [2, 13])],
+  ["observed has three facts only", "protocol", withField(goodProtocol, "observed.desc_hash", "5f".repeat(32))],
+  ["level 3 does not exist", "protocol", withField(goodProtocol, "observed.reached_level", 3)],
+  ["level 1: no tools counted", "protocol", withField(withField(goodProtocol, "observed.reached_level", 1), "observed.schema_hash", null)],
+  ["level 1 with nulls left out", "protocol", { ...goodProtocol, observed: { reached_level: 1 } }],
+  ["level 2 needs the tool count", "protocol", withField(goodProtocol, "observed.tool_count", null)],
+  ["a schema hash is 64 lowercase hex", "protocol", withField(goodProtocol, "observed.schema_hash", "5F".repeat(32))],
+  ["an agent submission carries no observed", "agent", { ...goodAgent, observed: { reached_level: 2 } }],
 ].map(([name, kind, body]) => ({ name, input: { kind, body }, ...checkSubmission(kind, body) }));
-writeVectors("benchmark_submission.json", "benchmark_submission", "check(body, kind) -> {directive_id, dimensions, recorded_score, test_results, runner_id, execution_time_ms}, or error `invalid` naming error_path.", submissionCases);
+writeVectors("benchmark_submission.json", "benchmark_submission", "check(body, kind) -> {directive_id, dimensions, recorded_score, test_results, runner_id, execution_time_ms, observed}, or error `invalid` naming error_path.", submissionCases);
 
 // ---- directives -------------------------------------------------------------------------
 function checkDirective(b) {
@@ -404,3 +464,93 @@ const directiveCases = [
   ["an unknown top-level key", withField(protocolPost, "vendor", "x")],
 ].map(([name, body]) => ({ name, input: { body }, ...checkDirective(body) }));
 writeVectors("benchmark_directive.json", "benchmark_directive", "check_new(body) -> {service_id, kind, spec, price_credits, critical}, or error `invalid` naming error_path.", directiveCases);
+
+// ---- verification of a protocol submission by the server's own probe -------------------
+const CHECKED = ["reachability", "tool_discovery", "tool_documentation", "schema_quality", "agent_guidance"];
+const weighted = (dims) => { let s = 0; for (const [n, w] of WEIGHTS) s = s + w * dims[n]; return round(10 * s, 1); };
+/** What the server's probe (over `replies`) says of a submission `body` (already checked). */
+function verify(body, replies) {
+  const p = probe(replies);
+  const own = conformance(replies);
+  const claimed = { tool_count: null, schema_hash: null, ...body.observed };
+  if (p.level === 0 && claimed.reached_level > 0) return { verdict: "unverifiable", reached_level: p.level, http_status: p.status, error_type: p.error };
+  for (const f of ["reached_level", "tool_count", "schema_hash"]) {
+    if (claimed[f] !== own.observed[f]) return { verdict: "contradicts", field: f, submitted: claimed[f], seen: own.observed[f] };
+  }
+  for (const n of CHECKED) {
+    const [mine, theirs] = [body.dimensions[n], own.dimensions[n]];
+    if (!(Math.abs(mine - theirs) <= 0.01)) return { verdict: "contradicts", field: `dimensions.${n}`, submitted: mine, seen: theirs };
+  }
+  return { verdict: "agrees" };
+}
+/** The submission an honest provider sends after seeing `replies`, with its own latency
+ * and any `change` to its dimensions or observed facts. */
+function submitted(replies, { latency = null, dims = {}, observed = {} } = {}) {
+  const c = conformance(replies);
+  const dimensions = { ...c.dimensions, ...(latency === null ? {} : { latency }), ...dims };
+  return { directive_id: "bd_0123456789abcdef", dimensions, overall_score: weighted(dimensions), test_results: c.test_results,
+    runner_id: "prowl-provider-hook/0.1.0", execution_time_ms: 900, observed: { ...c.observed, ...observed } };
+}
+const perfect = Object.fromEntries(WEIGHTS.map(([n]) => [n, 10]));
+const thirteen = [init(INFO), ACCEPTED, page(2, { tools: Array.from({ length: 13 }, (_, i) => documented(`t${i}`, described)) }), DELETED];
+const verifyCases = [
+  ["an honest submission agrees, whatever latency it measured", submitted(everything, { latency: 3.25 }), everything],
+  ["a perfect result nobody probed: the tool count gives it away", { ...submitted(everything), dimensions: perfect, overall_score: 100, observed: { reached_level: 2, tool_count: 9, schema_hash: "0".repeat(64) } }, everything],
+  ["the right count with another schema hash", submitted(thirteen, { observed: { schema_hash: "ab".repeat(32) } }), thirteen],
+  ["true facts, inflated documentation", submitted(everything, { dims: { schema_quality: 10 } }), everything],
+  ["a dimension within 0.01 agrees", submitted(thirteen, { dims: { tool_documentation: 9.995 } }), thirteen],
+  ["the server's probe times out: it cannot confirm level 2", submitted(thirteen), [{ failed: "timeout" }]],
+  ["the server is refused with 403: it cannot confirm level 2", submitted(thirteen), [{ status: 403, elapsed_ms: 20 }]],
+  ["both were refused with 401: that agrees", submitted([{ status: 401, elapsed_ms: 15 }]), [{ status: 401, elapsed_ms: 15 }]],
+  ["the server reached level 2 where the provider claims 0", submitted([{ status: 401, elapsed_ms: 15 }]), thirteen],
+  ["the server's tools/list failed: level 2 is a contradiction", submitted(thirteen), [init(INFO), ACCEPTED, { status: 500 }, DELETED]],
+].map(([name, body, replies]) => ({ name, input: { body, replies }, expected: verify(body, replies) }));
+assertEq(verifyCases[1].expected.field, "tool_count", "the forged perfect result is caught by its tool count");
+writeVectors("benchmark_verify.json", "benchmark_verify",
+  "check(body, protocol), then drive the Scanner's Probe with `replies` as in conformance.json (the server's own probe) and verify(checked, probe result) -> {verdict: agrees} | {verdict: contradicts, field, submitted, seen} | {verdict: unverifiable, reached_level, http_status, error_type}.",
+  verifyCases);
+
+// ---- agreement of agent results ----------------------------------------------------------
+const passed = (r) => r.overall_score >= 100;
+const agree = (a, b) => passed(a) === passed(b) && Math.abs(a.overall_score - b.overall_score) <= 10;
+function settle(pending, n) {
+  const independent = (r) => r.network !== n.network && r.provider_id !== n.provider_id;
+  const agreeing = pending.filter((r) => independent(r) && agree(r, n));
+  if (!agreeing.length) return { outcome: "pending" };
+  return { outcome: "agreed", counted: [...agreeing.map((r) => r.submission_id), n.submission_id], disagreed: pending.filter((r) => !agreeing.includes(r)).map((r) => r.submission_id) };
+}
+function mayRun(pending, provider, network) {
+  if (network === null) return "unknown_network";
+  if (pending.some((r) => r.provider_id === provider)) return "already_submitted";
+  if (pending.some((r) => r.network === network)) return "same_network";
+  return "ok";
+}
+function split(total, n) {
+  if (n === 0) return [];
+  const each = Math.trunc(total / n), left = total % n;
+  return Array.from({ length: n }, (_, i) => each + (i < left ? 1 : 0));
+}
+const run = (id, provider, network, score) => ({ submission_id: id, provider_id: `pv_${provider}`, network: `nw_${network}`, overall_score: score });
+const [A, L, C] = [run("bs_a", "a", "1", 100), run("bs_l", "l", "2", 0), run("bs_c", "c", "3", 100)];
+const agreementCases = [
+  ["settle", "the first result waits", { pending: [], new: A }],
+  ["settle", "a second network agreeing completes it", { pending: [A], new: run("bs_b", "b", "2", 100) }],
+  ["settle", "the same network never agrees with itself", { pending: [A], new: run("bs_s", "s", "1", 100) }],
+  ["settle", "the same provider from another network neither", { pending: [A], new: run("bs_a2", "a", "9", 100) }],
+  ["settle", "a fail never agrees with a pass", { pending: [A], new: run("bs_f", "f", "2", 95) }],
+  ["settle", "scores ten points apart agree", { pending: [run("bs_x", "x", "1", 50)], new: run("bs_y", "y", "2", 60) }],
+  ["settle", "just over ten points apart do not", { pending: [run("bs_x", "x", "1", 50)], new: run("bs_y", "y", "2", 60.1) }],
+  ["settle", "a disagreement waits for a third network; the odd one out disagrees", { pending: [A, L], new: C }],
+  ["settle", "every pending result that agrees with the new one counts", { pending: [A, L, run("bs_d", "d", "4", 100)], new: C }],
+  ["may_run", "another provider on another network may run it", { pending: [A], provider: "pv_b", network: "nw_2" }],
+  ["may_run", "a provider with a result on it may not", { pending: [A], provider: "pv_a", network: "nw_7" }],
+  ["may_run", "a provider from a pending result's network may not", { pending: [A], provider: "pv_b", network: "nw_1" }],
+  ["may_run", "nobody from an unknown network", { pending: [], provider: "pv_b", network: null }],
+  ["split", "two providers share the credit", { total: 700, n: 2 }],
+  ["split", "three: the thousandths left over go to the earliest", { total: 700, n: 3 }],
+  ["split", "nobody counts: nothing is paid", { total: 700, n: 0 }],
+].map(([op, name, args]) => ({ name, input: { op, ...args },
+  expected: op === "settle" ? settle(args.pending, args.new) : op === "may_run" ? mayRun(args.pending, args.provider, args.network) : split(args.total, args.n) }));
+writeVectors("benchmark_agreement.json", "benchmark_agreement",
+  "op settle(pending runs oldest first, new) -> {outcome: pending} | {outcome: agreed, counted, disagreed}; op may_run(pending, provider, network|null) -> ok | already_submitted | same_network | unknown_network; op split(total millicredits, n) -> shares. Runs are {submission_id, provider_id, network, overall_score}.",
+  agreementCases);

@@ -1,31 +1,13 @@
 // Generates tests/vectors/schema_hash.json and canonical_json.json.
 // Expected values come from JSON.parse + a sorted-key JSON.stringify + sha256: the
 // reference behaviour of the Lowdown Scanner (SPEC §3.3). Run: node tests/vectors/tools/gen_schema_hash.mjs
-import { text, sha256, writeVectors, assertEq } from "./common.mjs";
-
-function canon(v) {
-  if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
-  if (v !== null && typeof v === "object")
-    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}";
-  return JSON.stringify(v);
-}
-
-function pick(tool, keys) {
-  const t = tool !== null && typeof tool === "object" && !Array.isArray(tool) ? tool : {};
-  const o = {};
-  for (const k of keys) if (Object.prototype.hasOwnProperty.call(t, k)) o[k] = t[k];
-  return o;
-}
-
-function hashList(tools, keys) {
-  return sha256("[" + tools.map((t) => canon(pick(t, keys))).sort().join(",") + "]");
-}
+import { text, sha256, writeVectors, assertEq, canon, hashList, SCHEMA_KEYS, DESC_KEYS } from "./common.mjs";
 
 function hashTools(tools, hasMore) {
   const list = Array.isArray(tools) ? tools : [];
   return {
-    schema_hash: hashList(list, ["name", "inputSchema", "outputSchema"]),
-    desc_hash: hashList(list, ["name", "title", "description"]),
+    schema_hash: hashList(list, SCHEMA_KEYS),
+    desc_hash: hashList(list, DESC_KEYS),
     tool_count: list.length,
     has_more: hasMore,
   };

@@ -10,6 +10,9 @@ from urllib.parse import quote, urlsplit
 
 #: Seconds one API call may take.
 TIMEOUT_S = 10.0
+#: Seconds a submission may take: the server probes a ``protocol`` remote itself before it
+#: answers (the Scanner's probe: 10 s per request, up to 23 requests).
+SUBMIT_TIMEOUT_S = 240.0
 #: Largest answer read.
 MAX_ANSWER = 4 << 20
 
@@ -32,10 +35,10 @@ class Api:
         self.key = key
         self.user_agent = user_agent
 
-    def _call(self, method: str, path: str, body: Optional[Any] = None) -> Tuple[int, Any]:
+    def _call(self, method: str, path: str, body: Optional[Any] = None, timeout: float = TIMEOUT_S) -> Tuple[int, Any]:
         parts = urlsplit(self.base)
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        conn = cls(parts.hostname or "127.0.0.1", parts.port, timeout=TIMEOUT_S)
+        conn = cls(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         headers = {"X-Agent-Key": self.key, "User-Agent": self.user_agent, "Accept": "application/json"}
         if data is not None:
@@ -75,5 +78,6 @@ class Api:
         self._call("POST", f"/v1/provider/directives/{quote(directive_id, safe='')}/release")
 
     def submit(self, submission: Dict[str, Any]) -> Dict[str, Any]:
-        """``POST /v1/provider/submit``."""
-        return self._call("POST", "/v1/provider/submit", submission)[1]
+        """``POST /v1/provider/submit`` (waits for the server's own probe of a ``protocol``
+        remote)."""
+        return self._call("POST", "/v1/provider/submit", submission, SUBMIT_TIMEOUT_S)[1]

@@ -46,14 +46,16 @@ def summary(d: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def execute(d: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
-    """Runs one claimed directive and returns the submission body."""
+    """Runs one claimed directive and returns the submission body: for ``protocol``, with
+    what the probe observed (level, tool count, schema hash), which the server checks
+    against a probe of its own."""
     loopback = _on(env, "PROWL_UNSAFE_ALLOW_LOOPBACK")
     start = time.monotonic()
     if d["kind"] == "protocol":
         result = protocol.run(d["spec"]["remote_url"], loopback, RUNNER, __version__)
     else:
         result = agent.run(d["spec"], env, loopback)
-    return {
+    body = {
         "directive_id": d["directive_id"],
         "dimensions": result["dimensions"],
         "overall_score": result["overall_score"],
@@ -61,6 +63,9 @@ def execute(d: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
         "runner_id": RUNNER,
         "execution_time_ms": round((time.monotonic() - start) * 1000.0, 1),
     }
+    if "observed" in result:
+        body["observed"] = result["observed"]
+    return body
 
 
 def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
@@ -109,17 +114,21 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         answer = api.submit(body)
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
-        kind = str(e) if isinstance(e, (agent.AgentFailed, protocol.FetchFailed, protocol.Blocked)) else type(e).__name__
+        kind = str(e) if isinstance(e, (agent.AgentFailed, protocol.FetchFailed, protocol.Blocked, ApiError)) else type(e).__name__
         try:
             api.release(pick["directive_id"])
             st["last_error"] = f"{pick['directive_id']}: {kind}; released"
         except ApiError as r:
-            st["last_error"] = f"{pick['directive_id']}: {kind}; release failed: {r}"
+            # A refused submission (contradicts_probe, probe_unverified, ...) has already
+            # ended the lease: the server holds none of ours, which is what release wants.
+            done = "released" if r.reason == "not_claimed" else f"release failed: {r}"
+            st["last_error"] = f"{pick['directive_id']}: {kind}; {done}"
         state.write(st, path)
         return st
     st["last_result"] = {
         "directive_id": pick["directive_id"],
         "submission_id": answer.get("submission_id"),
+        "verification": answer.get("verification"),
         "recorded_score": answer.get("recorded_score"),
         "credited_credits": answer.get("credited_credits"),
         "at": _now_ms(),
