@@ -9,11 +9,14 @@
 --    the agent behind the key of each record, observation and ProxyCall; `trusted` marks
 --    records from a network the deployment trusts (--trusted-network), which no cap
 --    limits. Rows stored before have none of it: they count in no network.
--- 3. The per-network cap: network_days counts each network's rated organic records per
---    target and day; past 20 the rest are stored with outcome_class 'capped'.
--- 4. Independence rollups: rated organic records per network and the contributors (node
---    ids, agent keys) behind them, per target and task; the same for telemetry subjects.
--- 5. Agents count the observations accepted from them: a key earns weight with them.
+-- 3. Independence and the per-network cap, per target: rollup_networks counts each
+--    network's rated organic records (n; capped ones not) and, for the cap, its rated
+--    organic records of the latest day it sent one (day, day_n; capped ones too, trusted
+--    networks' not); past 20 a day the rest are stored with outcome_class 'capped'.
+--    rollup_contributors: the node ids and agents (keys) behind the rated organic records
+--    (agent ids `ag_…` and node ids `ld_…` never look alike, so one column holds both).
+--    The same for telemetry subjects.
+-- 4. Agents count the observations accepted from them: a key earns weight with them.
 
 DROP TABLE rate_limits;
 CREATE TABLE quotas (
@@ -30,25 +33,18 @@ ALTER TABLE observations ADD COLUMN network TEXT;
 ALTER TABLE proxy_calls ADD COLUMN network TEXT;
 ALTER TABLE agents ADD COLUMN accepted BIGINT NOT NULL DEFAULT 0;
 
-CREATE TABLE network_days (
-    target TEXT NOT NULL,
-    day TEXT NOT NULL,
-    network TEXT NOT NULL,
-    n BIGINT NOT NULL,
-    PRIMARY KEY (target, day, network)
-) WITHOUT ROWID;
 CREATE TABLE rollup_networks (
     target TEXT NOT NULL,
-    task_type TEXT NOT NULL,
     network TEXT NOT NULL,
     n BIGINT NOT NULL,
-    PRIMARY KEY (target, task_type, network)
+    day TEXT NOT NULL,
+    day_n BIGINT NOT NULL,
+    PRIMARY KEY (target, network)
 ) WITHOUT ROWID;
 CREATE TABLE rollup_contributors (
     target TEXT NOT NULL,
-    task_type TEXT NOT NULL,
     contributor TEXT NOT NULL,
-    PRIMARY KEY (target, task_type, contributor)
+    PRIMARY KEY (target, contributor)
 ) WITHOUT ROWID;
 CREATE TABLE telemetry_networks (
     subject_kind TEXT NOT NULL,
@@ -66,13 +62,13 @@ CREATE TABLE telemetry_contributors (
 
 -- The contributors behind what is already stored (node ids, and the keys of
 -- observations); networks were never recorded, so none is counted for those rows.
-INSERT INTO rollup_contributors (target, task_type, contributor)
-    SELECT DISTINCT target, task_type, 'node:' || node_id FROM interactions
+INSERT INTO rollup_contributors (target, contributor)
+    SELECT DISTINCT target, node_id FROM interactions
     WHERE source = 'organic' AND outcome_class IN ('success', 'partial', 'failure')
       AND node_id IS NOT NULL;
 INSERT INTO telemetry_contributors (subject_kind, subject, contributor)
-    SELECT DISTINCT 'host', host, 'key:' || agent_id FROM observations
+    SELECT DISTINCT 'host', host, agent_id FROM observations
     WHERE source = 'organic' AND agent_id IS NOT NULL;
 INSERT INTO telemetry_contributors (subject_kind, subject, contributor)
-    SELECT DISTINCT 'service', service_id, 'key:' || agent_id FROM observations
+    SELECT DISTINCT 'service', service_id, agent_id FROM observations
     WHERE source = 'organic' AND agent_id IS NOT NULL AND service_id IS NOT NULL;

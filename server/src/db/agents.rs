@@ -56,7 +56,7 @@ pub async fn register(
                 let mut draws = Draws::default();
                 let i = draws.quota(q.clone());
                 draws.item(vec![i]);
-                let taken = crate::db::quota::take(conn, &draws, now).await?;
+                let taken = crate::db::quota::take(conn, &draws, now, false).await?;
                 if let Some(r) = taken.items[0] {
                     return Err(q.refusal(r.retry_after_secs));
                 }

@@ -16,7 +16,7 @@ use sqlx::{AnyConnection, Row};
 use super::batch::{Cell, Col, Rows};
 use super::quota::{Draws, Quota};
 use super::rollup::{Added, Fact, Rollup};
-use super::upsert::{add_text_counts_returning, is_sqlite, placeholders, Binds, MAX_PARAMS};
+use super::upsert::{is_sqlite, placeholders, Binds, MAX_PARAMS};
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::error::{AppError, AppResult};
@@ -468,7 +468,7 @@ async fn limit(
             .unwrap_or_default();
         group.item(item);
     }
-    let taken = super::quota::take(conn, &group, now).await?;
+    let taken = super::quota::take(conn, &group, now, true).await?;
     let mut refused = Vec::new();
     for (k, i) in order.iter().enumerate() {
         if let Some(r) = taken.items[k] {
@@ -507,11 +507,11 @@ async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> AppResult<()>
     Ok(())
 }
 
-/// PostgreSQL: the per-network cap. Of the new rated organic records of each (target, day,
-/// network), those past [`lowdown_core::aggregate::NETWORK_DAILY_CAP`] (counting what
-/// the network already stored that day) become [`OutcomeClass::Capped`], in the raw rows
-/// too. Trusted networks and records of no known network are never capped. (SQLite does
-/// the same in SQL as it rolls up.)
+/// PostgreSQL: the per-network cap. Of the new rated organic records of each (target,
+/// network), those past [`lowdown_core::aggregate::NETWORK_DAILY_CAP`] for the day
+/// (counting what the network already stored that day, `rollup_networks.day_n`) become
+/// [`OutcomeClass::Capped`], in the raw rows too. Trusted networks and records of no known
+/// network are never capped. (SQLite does the same in SQL as it rolls up.)
 async fn cap(
     conn: &mut AnyConnection,
     all: &mut [(usize, Stored)],
@@ -519,7 +519,8 @@ async fn cap(
     fates: &[Fate],
     day: &str,
 ) -> AppResult<()> {
-    let mut groups: std::collections::BTreeMap<(String, String), Vec<usize>> =
+    use lowdown_core::aggregate::{under_cap, NETWORK_DAILY_CAP};
+    let mut groups: std::collections::BTreeMap<(&str, &str), Vec<usize>> =
         std::collections::BTreeMap::new();
     for (i, ((job, s), f)) in all.iter().zip(fates).enumerate() {
         let sender = &senders[*job];
@@ -532,7 +533,7 @@ async fn cap(
         }
         if let Some(n) = &sender.network {
             groups
-                .entry((s.rec.target.clone(), n.clone()))
+                .entry((s.rec.target.as_str(), n.as_str()))
                 .or_default()
                 .push(i);
         }
@@ -540,23 +541,56 @@ async fn cap(
     if groups.is_empty() {
         return Ok(());
     }
-    let counts: std::collections::BTreeMap<[&str; 3], i64> = groups
-        .iter()
-        .map(|((t, n), v)| ([t.as_str(), day, n.as_str()], v.len() as i64))
-        .collect();
-    let totals =
-        add_text_counts_returning(conn, "network_days", &["target", "day", "network"], &counts)
-            .await?;
+    // The day's count of each network, this batch's included; the sorted keys are the one
+    // lock order every writer shares.
+    let cols = [
+        ("target", "text"),
+        ("network", "text"),
+        ("n", "bigint"),
+        ("day", "text"),
+        ("day_n", "bigint"),
+    ];
+    let mut rows = Rows::new(&cols, groups.len());
+    for ((target, network), members) in &groups {
+        for cell in [
+            Cell::Text(target),
+            Cell::Text(network),
+            Cell::Int(0),
+            Cell::Text(day),
+            Cell::Int(members.len() as i64),
+        ] {
+            rows.push(cell);
+        }
+    }
+    let returned = rows
+        .insert(
+            conn,
+            "rollup_networks",
+            "ON CONFLICT (target, network) DO UPDATE SET \
+             day_n = CASE WHEN excluded.day = rollup_networks.day THEN rollup_networks.day_n + excluded.day_n \
+             WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
+             day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END \
+             RETURNING target, network, day, day_n",
+        )
+        .await?;
     let mut capped = Vec::new();
-    for ((t, n), members) in &groups {
-        let total = totals
-            .get(&[t.clone(), day.to_owned(), n.clone()])
-            .copied()
-            .unwrap_or(0);
+    for row in returned {
+        let (target, network): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+        let (stored_day, day_n): (String, i64) = (row.try_get(2)?, row.try_get(3)?);
+        let Some(members) = groups.get(&(target.as_str(), network.as_str())) else {
+            continue;
+        };
         let wanted = members.len() as u64;
-        let before = (total.max(0) as u64).saturating_sub(wanted);
-        let counted = lowdown_core::aggregate::under_cap(before, wanted) as usize;
-        capped.extend(members[counted..].iter().copied());
+        // A later day already stored (a clock that stepped back): that day's cap holds.
+        let before = match stored_day == day {
+            true => (day_n.max(0) as u64).saturating_sub(wanted),
+            false => NETWORK_DAILY_CAP,
+        };
+        capped.extend(
+            members[under_cap(before, wanted) as usize..]
+                .iter()
+                .copied(),
+        );
     }
     if capped.is_empty() {
         return Ok(());

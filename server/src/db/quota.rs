@@ -250,11 +250,13 @@ impl Draws {
 }
 
 /// Takes items at `now` inside the caller's transaction: item `i` draws one unit from each
-/// quota in `draws.items[i]`, and is taken only when all of them have room.
+/// quota in `draws.items[i]`, and is taken only when all of them have room. `wrote`: the
+/// transaction has written already (see [`lock`]).
 pub(crate) async fn take(
     conn: &mut AnyConnection,
     draws: &Draws,
     now: i64,
+    wrote: bool,
 ) -> Result<rule::Taken, sqlx::Error> {
     if draws.quotas.is_empty() {
         return Ok(rule::Taken {
@@ -269,6 +271,7 @@ pub(crate) async fn take(
         conn,
         order.iter().map(|i| draws.quotas[*i].subject.as_str()),
         now,
+        wrote,
     )
     .await?;
     let mut budgets: Vec<Budget> = draws
@@ -295,39 +298,55 @@ pub async fn take_one(db: &Db, q: &Quota, now: i64) -> AppResult<Option<rule::Re
     let mut draws = Draws::default();
     let i = draws.quota(q.clone());
     draws.item(vec![i]);
-    db.write(move |conn| Box::pin(async move { Ok(take(conn, &draws, now).await?.items[0]) }))
-        .await
+    db.write(move |conn| {
+        Box::pin(async move { Ok(take(conn, &draws, now, false).await?.items[0]) })
+    })
+    .await
 }
 
-/// Locks (or creates) the rows of `subjects`, in the order given, and reads their windows.
+/// Locks the rows of `subjects`, in the order given, and reads their windows (a subject
+/// without a row has an empty one). An upsert that changes nothing takes each row lock
+/// (creating missing rows; on SQLite it takes the database's one write lock). When the
+/// transaction already wrote on SQLite (`wrote`), it holds that lock: a plain read suffices,
+/// and costs less.
 async fn lock<'a>(
     conn: &mut AnyConnection,
     subjects: impl Iterator<Item = &'a str>,
     now: i64,
+    wrote: bool,
 ) -> Result<BTreeMap<String, Window>, sqlx::Error> {
+    let sqlite = is_sqlite(conn) && wrote;
     let minute = now.div_euclid(SLOT_MS);
-    let rows: Vec<Vec<Val>> = subjects
-        .map(|s| {
-            vec![
-                Val::Text(s.to_owned()),
-                Val::Int(minute),
-                Val::Text(String::new()),
-            ]
-        })
-        .collect();
+    let subjects: Vec<&str> = subjects.collect();
     let mut out = BTreeMap::new();
-    for chunk in rows.chunks(MAX_PARAMS / 3) {
-        // `SET newest = quotas.newest` changes nothing but takes the row lock and returns
-        // the stored window.
-        let sql = format!(
-            "INSERT INTO quotas (subject, newest, counts) VALUES {} ON CONFLICT (subject) \
-             DO UPDATE SET newest = quotas.newest RETURNING subject, newest, counts",
-            placeholders(is_sqlite(conn), chunk.len(), 3)
-        );
-        let q = bind_all(
-            sqlx::query(sqlx::AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        );
+    let per = if sqlite { MAX_PARAMS } else { MAX_PARAMS / 3 };
+    for chunk in subjects.chunks(per) {
+        let q = if sqlite {
+            let sql = format!(
+                "SELECT subject, newest, counts FROM quotas WHERE subject IN {}",
+                placeholders(true, 1, chunk.len())
+            );
+            bind_all(
+                sqlx::query(sqlx::AssertSqlSafe(sql)),
+                chunk.iter().map(|s| Val::Text((*s).to_owned())),
+            )
+        } else {
+            let sql = format!(
+                "INSERT INTO quotas (subject, newest, counts) VALUES {} ON CONFLICT (subject) \
+                 DO UPDATE SET newest = quotas.newest RETURNING subject, newest, counts",
+                placeholders(is_sqlite(conn), chunk.len(), 3)
+            );
+            bind_all(
+                sqlx::query(sqlx::AssertSqlSafe(sql)),
+                chunk.iter().flat_map(|s| {
+                    [
+                        Val::Text((*s).to_owned()),
+                        Val::Int(minute),
+                        Val::Text(String::new()),
+                    ]
+                }),
+            )
+        };
         for row in q.fetch_all(&mut *conn).await? {
             let (s, newest, counts): (String, i64, String) =
                 (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);

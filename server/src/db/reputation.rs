@@ -53,33 +53,18 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<Sour
     Ok(counts)
 }
 
-/// Who stands behind the rated organic records of `target` (optionally one task): distinct
-/// contributors and networks, and the records of the network with the most.
-pub async fn independence(db: &Db, target: &str, task: Option<&str>) -> AppResult<Independence> {
+/// Who stands behind the rated organic records of `target`: distinct contributors and
+/// networks, and the records of the network with the most. Kept per target, so an answer
+/// narrowed to one task (`?task_type=`) reports the target's (SPEC §5).
+pub async fn independence(db: &Db, target: &str) -> AppResult<Independence> {
     db.settle().await?;
-    let narrow = if task.is_some() {
-        " AND task_type = $2"
-    } else {
-        ""
-    };
-    let nets = format!(
-        "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM (SELECT CAST(SUM(n) AS BIGINT) AS n \
-         FROM rollup_networks WHERE target = $1{narrow} GROUP BY network) per_network"
-    );
-    let people = format!(
-        "SELECT COUNT(DISTINCT contributor) FROM rollup_contributors WHERE target = $1{narrow}"
-    );
-    let query = |sql: String| {
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(target.to_owned());
-        if let Some(t) = task {
-            q = q.bind(t.to_owned());
-        }
-        q
-    };
-    let (nets, people) = tokio::try_join!(
-        query(nets).fetch_one(&db.pool),
-        query(people).fetch_one(&db.pool),
-    )?;
+    let nets = sqlx::query(
+        "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM rollup_networks WHERE target = $1 AND n > 0",
+    )
+    .bind(target.to_owned());
+    let people = sqlx::query("SELECT COUNT(*) FROM rollup_contributors WHERE target = $1")
+        .bind(target.to_owned());
+    let (nets, people) = tokio::try_join!(nets.fetch_one(&db.pool), people.fetch_one(&db.pool))?;
     Ok(Independence {
         contributors: get_u64(&people, 0)?,
         networks: get_u64(&nets, 0)?,

@@ -205,14 +205,6 @@ static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
         rated.join("', '")
     );
     let rated_organic = format!(" AND latency_ms IS NOT NULL{rated_only}");
-    let capped = crate::names::enum_label(&OutcomeClass::Capped);
-    // Rows a network cap applies to: rated organic (capped already, for the count), of a
-    // known network the deployment does not trust.
-    let cappable = format!(
-        " AND source = '{organic}' AND outcome_class IN ('{}', '{capped}') \
-         AND network IS NOT NULL AND trusted = 0",
-        rated.join("', '")
-    );
     // The core's latency buckets: the first bound a latency does not exceed.
     let mut bucket = String::from("CASE");
     for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
@@ -220,16 +212,6 @@ static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
     }
     bucket.push_str(&format!(" ELSE {} END", LATENCY_BUCKETS_MS.len() - 1));
     vec![
-        // The cap first, against the counts before this roll; then the counts.
-        format!(
-            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
-             SELECT r.rowid FROM (SELECT rowid, target, day, network, ROW_NUMBER() OVER \
-             (PARTITION BY target, day, network ORDER BY rowid) AS k {RANGE}{rated_only} \
-             AND network IS NOT NULL AND trusted = 0) r LEFT JOIN network_days d \
-             ON d.target = r.target AND d.day = r.day AND d.network = r.network \
-             WHERE COALESCE(d.n, 0) + r.k > {NETWORK_DAILY_CAP})"
-        ),
-        add("network_days", "target, day, network", "target, day, network", &cappable, false),
         add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", false),
         add(
             "rollup_releases",
@@ -267,21 +249,111 @@ static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
             "INSERT INTO node_targets (node_id, target) SELECT DISTINCT node_id, target {RANGE} \
              AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
         ),
-        add(
-            "rollup_networks",
-            "target, task_type, network",
-            "target, task_type, network",
-            &format!("{rated_only} AND network IS NOT NULL"),
-            false,
-        ),
         // `contributor` of db/rollup.rs: the agent key, else the node id.
         format!(
-            "INSERT INTO rollup_contributors (target, task_type, contributor) SELECT DISTINCT \
-             target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id) {RANGE}{rated_only} \
+            "INSERT INTO rollup_contributors (target, contributor) SELECT DISTINCT \
+             target, COALESCE(agent_id, node_id) {RANGE}{rated_only} \
              AND (agent_id IS NOT NULL OR node_id IS NOT NULL) ON CONFLICT DO NOTHING"
         ),
     ]
 });
+
+/// The per-network cap and `rollup_networks`, for the rows in [`RANGE`] (SPEC §5; the
+/// rule of [`lowdown_core::aggregate::under_cap`], which PostgreSQL applies at ingest).
+///
+/// The rows are grouped once by (target, network, day) into a temporary table (`temp_store`
+/// is memory): the groups over the cap are those whose count, with what the network had
+/// already sent that day (`day_n`), passes [`NETWORK_DAILY_CAP`]; only their rows are ranked
+/// (in rowid order, so the first 20 count) and the rest marked `capped`, which an honest
+/// load never needs. Then the groups are added to `rollup_networks` in key order.
+struct CapSql {
+    /// Creates the temporary tables once per connection and empties them.
+    prepare: [&'static str; 4],
+    /// Fills `roll_networks` from the rows in RANGE.
+    group: String,
+    /// Fills `roll_over` with the groups over the cap and what came before them.
+    over: String,
+    /// Marks the rows of `roll_over`'s groups past the cap as capped.
+    mark: String,
+    /// Adds `roll_networks` to `rollup_networks`.
+    add: String,
+}
+
+static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
+    let (organic, rated) = latency_rule();
+    let rated_list = format!("'{}'", rated.join("', '"));
+    let capped = crate::names::enum_label(&OutcomeClass::Capped);
+    CapSql {
+        prepare: [
+            "CREATE TEMP TABLE IF NOT EXISTS roll_networks (target TEXT NOT NULL, network TEXT NOT NULL, \
+             day TEXT NOT NULL, rated BIGINT NOT NULL, cappable BIGINT NOT NULL, \
+             PRIMARY KEY (target, network, day)) WITHOUT ROWID",
+            "CREATE TEMP TABLE IF NOT EXISTS roll_over (target TEXT NOT NULL, network TEXT NOT NULL, \
+             day TEXT NOT NULL, before BIGINT NOT NULL, PRIMARY KEY (target, network, day)) WITHOUT ROWID",
+            "DELETE FROM temp.roll_networks",
+            "DELETE FROM temp.roll_over",
+        ],
+        group: format!(
+            "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
+             SELECT target, network, day, SUM(CASE WHEN outcome_class IN ({rated_list}) THEN 1 ELSE 0 END), \
+             SUM(CASE WHEN trusted = 0 THEN 1 ELSE 0 END) {RANGE} AND source = '{organic}' \
+             AND outcome_class IN ({rated_list}, '{capped}') AND network IS NOT NULL \
+             GROUP BY target, network, day"
+        ),
+        over: format!(
+            "INSERT INTO temp.roll_over (target, network, day, before) \
+             SELECT g.target, g.network, g.day, CASE WHEN d.day = g.day THEN d.day_n ELSE 0 END \
+             FROM temp.roll_networks g LEFT JOIN rollup_networks d \
+             ON d.target = g.target AND d.network = g.network \
+             WHERE (CASE WHEN d.day = g.day THEN d.day_n ELSE 0 END) + g.cappable > {NETWORK_DAILY_CAP}"
+        ),
+        mark: format!(
+            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
+             SELECT r.rowid FROM (SELECT i.rowid AS rowid, o.before AS before, ROW_NUMBER() OVER \
+             (PARTITION BY i.target, i.network, i.day ORDER BY i.rowid) AS k \
+             FROM interactions i JOIN temp.roll_over o \
+             ON o.target = i.target AND o.network = i.network AND o.day = i.day \
+             WHERE i.rowid > $1 AND i.rowid <= $2 AND i.source = '{organic}' \
+             AND i.outcome_class IN ({rated_list}) AND i.trusted = 0) r \
+             WHERE r.before + r.k > {NETWORK_DAILY_CAP})"
+        ),
+        add: "INSERT INTO rollup_networks (target, network, n, day, day_n) \
+             SELECT target, network, rated, day, cappable FROM temp.roll_networks \
+             WHERE true ORDER BY target, network, day \
+             ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, \
+             day_n = CASE WHEN excluded.day = rollup_networks.day THEN rollup_networks.day_n + excluded.day_n \
+             WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
+             day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END"
+            .to_owned(),
+    }
+});
+
+/// Applies the per-network cap to the rows in `from..=to` and adds them to
+/// `rollup_networks` (see [`CapSql`]).
+async fn cap_and_count_networks(conn: &mut AnyConnection, from: i64, to: i64) -> AppResult<()> {
+    let c = &*CAP_SQL;
+    for sql in c.prepare {
+        sqlx::query(sql).execute(&mut *conn).await?;
+    }
+    let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql)).bind(from).bind(to);
+    run(&c.group).execute(&mut *conn).await?;
+    let over = sqlx::query(AssertSqlSafe(c.over.as_str()))
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    if over > 0 {
+        run(&c.mark).execute(&mut *conn).await?;
+        // Capped rows are no longer rated: group again.
+        sqlx::query("DELETE FROM temp.roll_networks")
+            .execute(&mut *conn)
+            .await?;
+        run(&c.group).execute(&mut *conn).await?;
+    }
+    sqlx::query(AssertSqlSafe(c.add.as_str()))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
 
 /// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
 async fn roll_chunk(conn: &mut AnyConnection) -> AppResult<u64> {
@@ -317,6 +389,8 @@ async fn roll_chunk(conn: &mut AnyConnection) -> AppResult<u64> {
         targets.push((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?));
     }
     add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
+    // The cap first: the rollups below count capped rows in their own class.
+    cap_and_count_networks(conn, from, to).await?;
     for sql in ROLL_SQL.iter() {
         sqlx::query(AssertSqlSafe(sql.as_str()))
             .bind(from)

@@ -39,14 +39,11 @@ pub(super) struct Fact<'a> {
     pub agent: Option<&'a str>,
 }
 
-/// Who a record counts as in `rollup_contributors`: the agent key when the request had
-/// one (keys are issued and limited per network), else the node id.
-pub(super) fn contributor(agent: Option<&str>, node: Option<&str>) -> Option<String> {
-    match (agent, node) {
-        (Some(a), _) => Some(format!("key:{a}")),
-        (None, Some(n)) => Some(format!("node:{n}")),
-        (None, None) => None,
-    }
+/// Who a record counts as in `rollup_contributors`: the agent behind the request's key
+/// when it had one (keys are issued and limited per network), else the node id. Agent ids
+/// (`ag_…`) and node ids (`ld_…`) never look alike, so one column holds both.
+pub(super) fn contributor<'a>(agent: Option<&'a str>, node: Option<&'a str>) -> Option<&'a str> {
+    agent.or(node)
 }
 
 /// The labels of the records whose latency `rollup_latency` counts: rated organic calls.
@@ -114,8 +111,11 @@ pub(super) struct Rollup<'a> {
     node_days: BTreeSet<[&'a str; 2]>,
     node_targets: BTreeSet<[&'a str; 2]>,
     latency: LatencyRows<&'a str>,
-    networks: BTreeMap<[&'a str; 3], i64>,
-    contributors: BTreeSet<(&'a str, &'a str, String)>,
+    /// Rated organic records per (target, network): `rollup_networks.n`.
+    networks: BTreeMap<[&'a str; 2], i64>,
+    contributors: BTreeSet<[&'a str; 2]>,
+    /// The day these records were stored on (a new `rollup_networks` row starts at it).
+    day: &'a str,
 }
 
 impl<'a> Rollup<'a> {
@@ -149,12 +149,13 @@ impl<'a> Rollup<'a> {
         }
         if rated_organic {
             if let Some(n) = f.network {
-                *self.networks.entry([f.target, f.task, n]).or_insert(0) += 1;
+                *self.networks.entry([f.target, n]).or_insert(0) += 1;
             }
             if let Some(c) = contributor(f.agent, f.node) {
-                self.contributors.insert((f.target, f.task, c));
+                self.contributors.insert([f.target, c]);
             }
         }
+        self.day = f.day;
         if let Some(node) = f.node {
             *self.nodes.entry(node).or_insert(0) += 1;
             let day = [node, f.day];
@@ -202,23 +203,12 @@ impl<'a> Rollup<'a> {
             &self.node_targets,
         )
         .await?;
-        add_text_counts(
-            conn,
-            "rollup_networks",
-            &["target", "task_type", "network"],
-            &self.networks,
-        )
-        .await?;
-        let contributors: BTreeSet<[&str; 3]> = self
-            .contributors
-            .iter()
-            .map(|(t, k, c)| [*t, *k, c.as_str()])
-            .collect();
+        add_networks(conn, &self.networks, self.day).await?;
         insert_text_keys(
             conn,
             "rollup_contributors",
-            &["target", "task_type", "contributor"],
-            &contributors,
+            &["target", "contributor"],
+            &self.contributors,
         )
         .await?;
         Ok(Added {
@@ -227,6 +217,42 @@ impl<'a> Rollup<'a> {
             node_targets: self.node_targets.iter().map(pair_key).collect(),
         })
     }
+}
+
+/// Adds rated organic records per (target, network) to `rollup_networks.n`; a network new
+/// to a target starts its cap count at `day` with none.
+async fn add_networks(
+    conn: &mut AnyConnection,
+    rows: &BTreeMap<[&str; 2], i64>,
+    day: &str,
+) -> AppResult<()> {
+    let cols = [
+        ("target", "text"),
+        ("network", "text"),
+        ("n", "bigint"),
+        ("day", "text"),
+        ("day_n", "bigint"),
+    ];
+    let mut batch = Rows::new(&cols, rows.len());
+    for ([target, network], n) in rows {
+        for cell in [
+            Cell::Text(target),
+            Cell::Text(network),
+            Cell::Int(*n),
+            Cell::Text(day),
+            Cell::Int(0),
+        ] {
+            batch.push(cell);
+        }
+    }
+    batch
+        .insert(
+            conn,
+            "rollup_networks",
+            "ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n",
+        )
+        .await?;
+    Ok(())
 }
 
 /// Registers `targets` (their name key and lookup form, first seen at the time given);

@@ -102,7 +102,7 @@ pub async fn store(db: &Db, items: Vec<Weighed>, now: i64, draws: &Draws) -> App
             // Only the new observations draw on the budgets.
             let new: Vec<usize> = (0..fates.len()).filter(|i| fates[*i].is_none()).collect();
             let wanted = draws.only(&new);
-            let taken = crate::db::quota::take(conn, &wanted, now).await?;
+            let taken = crate::db::quota::take(conn, &wanted, now, false).await?;
             if !new.is_empty()
                 && new.len() == fates.len()
                 && taken.items.iter().all(Option::is_some)
@@ -236,7 +236,7 @@ async fn write(
                     *networks.entry(at(n.clone())).or_insert(0) += 1;
                 }
                 if let Some(a) = &w.agent_id {
-                    contributors.insert(at(format!("key:{a}")));
+                    contributors.insert(at(a.clone()));
                 }
             }
             let key = vec![

@@ -176,41 +176,6 @@ pub async fn add_text_counts<const N: usize>(
     Ok(())
 }
 
-/// [`add_text_counts`] that also returns each key's count after the addition.
-pub async fn add_text_counts_returning<const N: usize>(
-    conn: &mut AnyConnection,
-    table: &str,
-    keys: &[&str; N],
-    rows: &std::collections::BTreeMap<[&str; N], i64>,
-) -> Result<std::collections::BTreeMap<[String; N], i64>, sqlx::Error> {
-    use sqlx::Row;
-    let cols: Vec<Col<'_>> = keys
-        .iter()
-        .map(|k| (*k, "text"))
-        .chain([("n", "bigint")])
-        .collect();
-    let mut batch = Rows::new(&cols, rows.len());
-    for (key, n) in rows {
-        for k in key {
-            batch.push(Cell::Text(k));
-        }
-        batch.push(Cell::Int(*n));
-    }
-    let names = keys.join(", ");
-    let tail = format!(
-        "ON CONFLICT ({names}) DO UPDATE SET n = {table}.n + excluded.n RETURNING {names}, n"
-    );
-    let mut out = std::collections::BTreeMap::new();
-    for row in batch.insert(conn, table, &tail).await? {
-        let mut key: [String; N] = std::array::from_fn(|_| String::new());
-        for (i, k) in key.iter_mut().enumerate() {
-            *k = row.try_get(i)?;
-        }
-        out.insert(key, row.try_get(N)?);
-    }
-    Ok(out)
-}
-
 /// Inserts rows, skipping those whose primary key already exists; returns the values of
 /// `returning` for the rows actually inserted.
 pub async fn insert_new(

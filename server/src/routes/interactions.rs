@@ -118,10 +118,15 @@ fn sender(
             shared.push(draws.quota(Quota::key_records(secret, limits, a)));
         }
         shared.push(draws.quota(Quota::network_records(secret, limits, origin.ip)));
+        // A batch usually comes from one node: its quota (an HMAC) is made once.
+        let mut nodes: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for r in records {
             let mut item = shared.clone();
             if let Some(node) = &r.node_id {
-                item.push(draws.quota(Quota::node_records(secret, limits, node)));
+                let q = *nodes
+                    .entry(node)
+                    .or_insert_with(|| draws.quota(Quota::node_records(secret, limits, node)));
+                item.push(q);
             }
             draws.item(item);
         }

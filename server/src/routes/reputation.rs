@@ -188,7 +188,7 @@ pub(crate) async fn reply(
         };
         tokio::try_join!(
             store::counts(db, t, task),
-            store::independence(db, t, task),
+            store::independence(db, t),
             crate::db::latency::summary(db, t, task),
             store::failure_breakdown(db, t, task),
             crate::db::telemetry::block(db, t),
@@ -245,7 +245,7 @@ pub(crate) async fn summary_for(
         Resolution::Found(t) => {
             let (counts, who) = tokio::try_join!(
                 store::counts(&state.db, &t, task),
-                store::independence(&state.db, &t, task),
+                store::independence(&state.db, &t),
             )?;
             Ok((t, aggregate::summarize(&counts, &who)))
         }

@@ -297,22 +297,22 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
             "{table} disagrees with the raw interactions"
         );
     }
-    // Independence and the cap: rated organic rows per network, the contributors behind
-    // them, and each untrusted network's rated organic rows per target and day (capped
-    // ones included: that is what the cap counts).
+    // Independence and the cap: rated organic rows per target and network, the
+    // contributors behind them, and each untrusted network's rated organic rows of its
+    // latest day (capped ones included: that is what the cap counts).
     let rated = "source = 'organic' AND outcome_class IN ('success', 'partial', 'failure')";
     let independence: &[(&str, String)] = &[
         (
-            "SELECT target, task_type, network, n FROM rollup_networks",
-            format!("SELECT target, task_type, network, COUNT(*) FROM interactions WHERE {rated} AND network IS NOT NULL GROUP BY target, task_type, network"),
+            "SELECT target, network, n FROM rollup_networks WHERE n > 0",
+            format!("SELECT target, network, COUNT(*) FROM interactions WHERE {rated} AND network IS NOT NULL GROUP BY target, network"),
         ),
         (
-            "SELECT target, task_type, contributor, 1 FROM rollup_contributors",
-            format!("SELECT target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id), 1 FROM interactions WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, task_type, COALESCE('key:' || agent_id, 'node:' || node_id)"),
+            "SELECT target, contributor, 1 FROM rollup_contributors",
+            format!("SELECT target, COALESCE(agent_id, node_id), 1 FROM interactions WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, COALESCE(agent_id, node_id)"),
         ),
         (
-            "SELECT target, day, network, n FROM network_days",
-            "SELECT target, day, network, COUNT(*) FROM interactions WHERE source = 'organic' AND outcome_class IN ('success', 'partial', 'failure', 'capped') AND network IS NOT NULL AND trusted = 0 GROUP BY target, day, network".to_owned(),
+            "SELECT target, network, day, day_n FROM rollup_networks WHERE day_n > 0",
+            "SELECT i.target, i.network, i.day, COUNT(*) FROM interactions i JOIN rollup_networks r ON r.target = i.target AND r.network = i.network AND r.day = i.day WHERE i.source = 'organic' AND i.outcome_class IN ('success', 'partial', 'failure', 'capped') AND i.trusted = 0 GROUP BY i.target, i.network, i.day".to_owned(),
         ),
     ];
     for (stored, raw) in independence {
