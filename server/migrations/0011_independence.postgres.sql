@@ -29,6 +29,9 @@ CREATE INDEX idx_quotas_newest ON quotas (newest);
 ALTER TABLE interactions ADD COLUMN network TEXT;
 ALTER TABLE interactions ADD COLUMN agent_id TEXT;
 ALTER TABLE interactions ADD COLUMN trusted BIGINT NOT NULL DEFAULT 0;
+-- The core's latency bucket of the row's latency, computed at ingest so that the SQLite
+-- roll groups by it instead of comparing each latency with 25 bounds.
+ALTER TABLE interactions ADD COLUMN latency_bucket BIGINT;
 ALTER TABLE observations ADD COLUMN network TEXT;
 ALTER TABLE proxy_calls ADD COLUMN network TEXT;
 ALTER TABLE agents ADD COLUMN accepted BIGINT NOT NULL DEFAULT 0;

@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::quota::Refused;
+use lowdown_core::telemetry::latency_bucket;
 use lowdown_core::record::{InteractionRecord, Source};
 use sqlx::{AnyConnection, Row};
 
@@ -47,6 +48,7 @@ const COLS: &[Col<'static>] = &[
     ("network", "text"),
     ("agent_id", "text"),
     ("trusted", "bigint"),
+    ("latency_bucket", "bigint"),
 ];
 
 /// Who sent a request's records: what is stored beside each of them, and the quotas
@@ -651,6 +653,7 @@ async fn insert_records(
             Cell::OptText(sender.network.as_deref()),
             Cell::OptText(sender.agent_id.as_deref()),
             Cell::Int(i64::from(sender.trusted)),
+            Cell::OptInt(r.latency_ms.map(|ms| latency_bucket(ms) as i64)),
         ] {
             rows.push(cell);
         }

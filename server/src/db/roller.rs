@@ -11,7 +11,7 @@
 //! include. A roll takes the rows after it in rowid order (SQLite has one writer, so rowid
 //! order is commit order, and committed raw rows are never deleted), first applies the
 //! per-network cap to them (rated organic rows past a network's daily 20 for a target
-//! become `capped`, in rowid order, counting what `network_days` holds; the rule
+//! become `capped`, in rowid order, counting the day's count in `rollup_networks`; the rule
 //! [`lowdown_core::aggregate::under_cap`] that PostgreSQL applies at ingest), then adds them to every rollup with
 //! SQLite's own `GROUP BY` (no row leaves the database; the same keys as
 //! [`super::rollup::Rollup`]) and moves the watermark in the same transaction: every row
@@ -205,12 +205,13 @@ static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
         rated.join("', '")
     );
     let rated_organic = format!(" AND latency_ms IS NOT NULL{rated_only}");
-    // The core's latency buckets: the first bound a latency does not exceed.
-    let mut bucket = String::from("CASE");
+    // The core's latency bucket, stored with each row at ingest (rows stored before
+    // migration 0011 have none: then the first bound a latency does not exceed).
+    let mut bucket = String::from("COALESCE(latency_bucket, CASE");
     for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
         bucket.push_str(&format!(" WHEN latency_ms <= {bound:?} THEN {i}"));
     }
-    bucket.push_str(&format!(" ELSE {} END", LATENCY_BUCKETS_MS.len() - 1));
+    bucket.push_str(&format!(" ELSE {} END)", LATENCY_BUCKETS_MS.len() - 1));
     vec![
         add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", false),
         add(
