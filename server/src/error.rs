@@ -49,6 +49,12 @@ pub enum AppError {
         /// Seconds until the window frees enough capacity.
         retry_after_secs: u64,
     },
+    /// The request body did not arrive in full in time (408); the connection is closed.
+    #[error("request body not received within {limit_secs} s")]
+    RequestTimeout {
+        /// The body deadline in seconds (`--body-timeout`).
+        limit_secs: u64,
+    },
     /// Something failed inside the server (500). The detail is logged, never sent.
     #[error("internal error")]
     Internal {
@@ -80,6 +86,7 @@ impl AppError {
             AppError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::NotFound { .. } => StatusCode::NOT_FOUND,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -109,6 +116,11 @@ impl IntoResponse for AppError {
             if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
                 response.headers_mut().insert(header::RETRY_AFTER, v);
             }
+        }
+        if let AppError::RequestTimeout { .. } = &self {
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod export;
 pub mod extract;
 pub mod gateway;
+pub mod listen;
 pub mod names;
 pub mod openapi;
 pub mod pages;
@@ -28,4 +29,4 @@ pub use state::AppState;
 pub mod config;
 pub mod serve;
 
-pub use serve::serve;
+pub use serve::{serve, serve_within};

@@ -149,6 +149,9 @@ async fn serve(
     for (slug, env) in prowl.missing_credentials() {
         tracing::warn!(%slug, %env, "vendor credential unset: gateway calls to this service answer 503");
     }
+    let within = args
+        .listen
+        .limits(trusted.clone(), lowdown_server::listen::open_file_limit());
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
@@ -191,9 +194,10 @@ async fn serve(
                 .await
                 .with_context(|| format!("cannot listen on {addr} (--gateway-listen)"))?;
             eprintln!("lowdown-server gateway on http://{addr}");
-            Some(tokio::spawn(gateway::cli::serve_gateway(
+            Some(tokio::spawn(gateway::cli::serve_gateway_within(
                 l,
                 state.clone(),
+                within.clone(),
                 until_stopped(),
             )))
         }
@@ -201,7 +205,7 @@ async fn serve(
     };
     tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
     eprintln!("lowdown-server listening on http://{listen} ({backend})");
-    lowdown_server::serve(listener, state.clone(), until_stopped()).await?;
+    lowdown_server::serve_within(listener, state.clone(), within, until_stopped()).await?;
     if let Some(t) = gateway_task {
         t.await??;
     }

@@ -1,25 +1,32 @@
 //! Running the app on a socket with graceful shutdown.
 
 use std::future::Future;
-use std::net::SocketAddr;
-
 use tokio::net::TcpListener;
 
+use crate::listen::Limits;
 use crate::state::AppState;
 
-/// Serves `state` on `listener` until `shutdown` resolves; then stops accepting, lets
-/// in-flight requests finish (their transactions commit before their answers are sent),
-/// and closes the database pool.
+/// Serves `state` on `listener` with the default [`Limits`] until `shutdown` resolves; see
+/// [`serve_within`].
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_within(listener, state, Limits::default(), shutdown).await
+}
+
+/// Serves `state` on `listener` within `limits` until `shutdown` resolves; then stops
+/// accepting, lets in-flight requests finish (their transactions commit before their
+/// answers are sent), and closes the database pool.
+pub async fn serve_within(
+    listener: TcpListener,
+    state: AppState,
+    limits: Limits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let db = state.db.clone();
-    let app = crate::routes::app(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    crate::listen::serve(listener, crate::routes::app(state), limits, shutdown).await?;
     db.close().await;
     Ok(())
 }

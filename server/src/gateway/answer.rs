@@ -38,6 +38,7 @@ impl From<AppError> for Refusal {
             AppError::PayloadTooLarge { .. } => "payload_too_large",
             AppError::NotFound { .. } => "not_found",
             AppError::RateLimited { .. } => "rate_limited",
+            AppError::RequestTimeout { .. } => "request_timeout",
             AppError::Internal { detail } => {
                 tracing::error!(error = %detail, "gateway request failed");
                 "internal"

@@ -23,15 +23,23 @@ impl GatewayArgs {
     }
 }
 
-/// Serves the gateway router on `listener` until `shutdown` resolves, letting in-flight
-/// calls (streams included) finish.
+/// Serves the gateway router on `listener` with the default listener limits; see
+/// [`serve_gateway_within`].
 pub async fn serve_gateway(
     listener: tokio::net::TcpListener,
     state: crate::state::AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = super::proxy::router(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    serve_gateway_within(listener, state, crate::listen::Limits::default(), shutdown).await
+}
+
+/// Serves the gateway router on `listener` within `limits` until `shutdown` resolves,
+/// letting in-flight calls (streams included) finish.
+pub async fn serve_gateway_within(
+    listener: tokio::net::TcpListener,
+    state: crate::state::AppState,
+    limits: crate::listen::Limits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    crate::listen::serve(listener, super::proxy::router(state), limits, shutdown).await
 }

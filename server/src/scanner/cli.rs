@@ -94,6 +94,9 @@ pub struct ServeArgs {
     /// The sampling gateway's options.
     #[command(flatten)]
     pub gateway: crate::gateway::cli::GatewayArgs,
+    /// The listeners' timeouts and connection caps (API and gateway alike).
+    #[command(flatten)]
+    pub listen: crate::listen::ListenArgs,
 }
 
 impl ServeArgs {
@@ -110,5 +113,6 @@ impl ServeArgs {
             || s.pypi_url != DEFAULT_PYPI_URL
             || s.skip_packages
             || self.gateway.any_given()
+            || self.listen.any_given()
     }
 }
