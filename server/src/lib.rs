@@ -14,6 +14,7 @@ pub mod db;
 pub mod error;
 pub mod export;
 pub mod extract;
+pub mod files;
 pub mod gateway;
 pub mod listen;
 pub mod names;

@@ -72,8 +72,16 @@ async fn main() -> anyhow::Result<()> {
         &home,
     );
     if url.starts_with("sqlite:") && cli.db.is_none() && std::env::var("DATABASE_URL").is_err() {
-        std::fs::create_dir_all(&home)
+        let open = lowdown_server::files::prepare_home(&home)
             .with_context(|| format!("cannot create {}", home.display()))?;
+        if let Some(w) = open {
+            tracing::warn!("{w}");
+        }
+    }
+    if let Some(w) = lowdown_server::files::prepare_sqlite(&url)
+        .with_context(|| format!("cannot create the database of {url}"))?
+    {
+        tracing::warn!("{w}");
     }
     let db = Db::open(&url, 16).await?;
     if let Some(out) = export_to {

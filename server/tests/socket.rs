@@ -414,6 +414,16 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         home.join("lowdown.db-wal").exists(),
         "SQLite runs in WAL mode"
     );
+    #[cfg(unix)]
+    for f in ["lowdown.db", "lowdown.db-wal", "lowdown.db-shm"] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.join(f))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600, "{f} holds the server's secrets: mode {mode:o}");
+    }
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
