@@ -105,6 +105,9 @@ async fn private_hosts_in_targets_are_refused_and_never_listed(t: &TestDb) {
         record("url:10.0.0.12", "success"),
         record("db.internal", "success"),
         record("npm:@scope/db.internal", "success"),
+        record("localhost:3000", "success"),
+        record("db.internal:5432", "success"),
+        record("http://192.168.1.10/mcp", "success"),
     ]);
     let r = post(&app, "/api/interactions", &body).await;
     assert_eq!(r.status, 201, "{}", r.text);
@@ -135,9 +138,28 @@ async fn private_hosts_in_targets_are_refused_and_never_listed(t: &TestDb) {
                 3,
                 "target: a private or special-use host (local_name) is never stored".to_owned()
             ),
+            (
+                5,
+                "target: a private or special-use host (localhost) is never stored".to_owned()
+            ),
+            (
+                6,
+                "target: a private or special-use host (local_name) is never stored".to_owned()
+            ),
+            (
+                7,
+                "target: a private or special-use host (private) is never stored".to_owned()
+            ),
         ]
     );
-    for t_ in ["url:localhost:8931", "url:10.0.0.12", "db.internal"] {
+    for t_ in [
+        "url:localhost:8931",
+        "url:10.0.0.12",
+        "db.internal",
+        "localhost:3000",
+        "db.internal:5432",
+        "http://192.168.1.10/mcp",
+    ] {
         let n = sqlx::query("SELECT COUNT(*) FROM targets WHERE target = $1")
             .bind(t_)
             .fetch_one(&t.check.pool)

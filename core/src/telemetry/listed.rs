@@ -11,7 +11,10 @@
 //!   bare name that is itself an address or a dotted name under a private suffix
 //!   (`10.0.0.7`, `[fd00::1]`, `db.internal`, `printer.local`). Every other target is a
 //!   package or file label (`npm:x`, `pypi:x`, `mcp:x`, `brave-search`, `index`): a single
-//!   label there is a tool's name, not a host on a local network.
+//!   label there is a tool's name, not a host on a local network. A bare name is judged by
+//!   its host part, before any path and without a `:port` (`localhost:3000`,
+//!   `db.internal:5432/x`), and a target with a scheme (`http://192.168.1.10/mcp`) like a
+//!   URL, every block applying.
 
 use super::host::{host_verdict, BlockReason, HostPolicy, HostVerdict};
 use super::url::host_from_url;
@@ -37,12 +40,39 @@ pub fn unlisted_target(target: &str, allow_private: bool) -> Option<BlockReason>
             None => Some(BlockReason::InvalidHost),
         };
     }
+    if target.contains("://") {
+        return match host_from_url(target) {
+            Some(host) => unlisted_host(&host, allow_private),
+            None => Some(BlockReason::InvalidHost),
+        };
+    }
     // A name that is not a host at all (a namespace, a path, a space) parses as invalid.
-    match unlisted_host(target, allow_private) {
+    match unlisted_host(bare_host(target), allow_private) {
         Some(BlockReason::SingleLabel | BlockReason::InvalidHost | BlockReason::UnicodeHost) => {
             None
         }
         other => other,
+    }
+}
+
+/// The host part of a bare target: before any path, query or fragment, and without a
+/// `:port` (`db.internal:5432/x` is `db.internal`; `fd00::1` stays whole).
+fn bare_host(target: &str) -> &str {
+    let head = &target[..target.find(['/', '?', '#']).unwrap_or(target.len())];
+    if head.starts_with('[') {
+        if let Some(end) = head.find(']') {
+            return &head[..=end];
+        }
+    }
+    match head.rsplit_once(':') {
+        Some((host, port))
+            if !host.contains(':')
+                && !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            host
+        }
+        _ => head,
     }
 }
 
@@ -82,6 +112,10 @@ mod tests {
             "url:mcp.example.com",
             "url:api.github.com:443",
             "npm:db.internal",
+            "npm:5432",
+            "https://mcp.example.com/mcp",
+            "api.example.com:8443/mcp",
+            "my-server/index",
         ] {
             assert_eq!(unlisted_target(public, false), None, "{public}");
         }
@@ -95,6 +129,15 @@ mod tests {
             ("fd00::1", BlockReason::UniqueLocal),
             ("db.internal", BlockReason::LocalName),
             ("printer.local", BlockReason::LocalName),
+            ("localhost:3000", BlockReason::Localhost),
+            ("db.internal:5432", BlockReason::LocalName),
+            ("10.0.0.7:80/mcp", BlockReason::Private),
+            ("[fd00::1]:8080", BlockReason::UniqueLocal),
+            ("localhost/tool", BlockReason::Localhost),
+            ("http://192.168.1.10/mcp", BlockReason::Private),
+            ("http://fileserver/mcp", BlockReason::SingleLabel),
+            ("ws://localhost:9000", BlockReason::Localhost),
+            ("http://", BlockReason::InvalidHost),
         ] {
             assert_eq!(unlisted_target(private, false), Some(reason), "{private}");
         }
