@@ -59,7 +59,8 @@ pub struct Cli {
     #[arg(long = "unsafe-allow-private-hosts", global = true)]
     pub unsafe_allow_private_hosts: bool,
     /// The public base URL of this server (e.g. `https://lowdown.example.org`), for the
-    /// absolute links of the daily feeds. Default: `http://` and the request's Host.
+    /// absolute links of the daily feeds. Without it the links are relative, never built
+    /// from the request's Host, which any client sets.
     #[arg(long, value_name = "URL", global = true)]
     pub public_url: Option<String>,
     /// `serve` options for the bare command, which is `serve`.

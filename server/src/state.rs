@@ -26,7 +26,7 @@ pub struct AppState {
     pub allow_private_hosts: bool,
     /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
     pub prowl: Arc<Prowl>,
-    /// `--public-url`: the base of absolute links in feeds (else the request's `Host`).
+    /// `--public-url`: the base of absolute links in feeds (else links are relative).
     pub public_url: Option<String>,
     /// Daily records already computed (see [`crate::daily::cache`]).
     pub daily: Arc<crate::daily::cache::Cache>,

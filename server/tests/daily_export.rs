@@ -149,7 +149,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         &app,
         "GET",
         "/daily/feed.json",
-        &[("host", "lowdown.test")],
+        &[("host", "evil.example")],
         None,
     )
     .await;
@@ -159,7 +159,10 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
     );
     let j = &feed.json;
     assert_eq!(j["version"], "https://jsonfeed.org/version/1.1");
-    assert_eq!(j["feed_url"], "http://lowdown.test/daily/feed.json");
+    assert_eq!(
+        j["feed_url"], "/daily/feed.json",
+        "relative without --public-url"
+    );
     let ids: Vec<&str> = j["items"]
         .as_array()
         .unwrap()
@@ -175,7 +178,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         ]
     );
     let item = &j["items"][0];
-    assert_eq!(item["url"], format!("http://lowdown.test/daily/{}", day(0)));
+    assert_eq!(item["url"], format!("/daily/{}", day(0)));
     assert!(item["date_published"]
         .as_str()
         .unwrap()
@@ -186,7 +189,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         &app,
         "GET",
         "/daily/feed.json",
-        &[("host", "lowdown.test")],
+        &[("host", "evil.example")],
         None,
     )
     .await;
@@ -195,7 +198,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         &app,
         "GET",
         "/daily/feed.xml",
-        &[("host", "lowdown.test")],
+        &[("host", "evil.example")],
         None,
     )
     .await;
@@ -211,9 +214,31 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         "<guid isPermaLink=\"false\">lowdown-daily:{}</guid>",
         day(0)
     )));
+    assert!(rss.text.contains("<link>/daily/latest</link>"));
+    assert!(
+        !rss.text.contains("evil.example") && !feed.text.contains("evil.example"),
+        "a link follows the request's Host"
+    );
+    let public = lowdown_server::app(
+        t.state()
+            .with_public_url(Some("https://lowdown.example.org/".into())),
+    );
+    let feed = common::call(
+        &public,
+        "GET",
+        "/daily/feed.json",
+        &[("host", "evil.example")],
+        None,
+    )
+    .await;
+    assert_eq!(
+        feed.json["feed_url"],
+        "https://lowdown.example.org/daily/feed.json"
+    );
+    let rss = common::call(&public, "GET", "/daily/feed.xml", &[], None).await;
     assert!(rss
         .text
-        .contains("<link>http://lowdown.test/daily/latest</link>"));
+        .contains("<link>https://lowdown.example.org/daily/latest</link>"));
     for w in VERDICT_WORDS {
         assert!(
             !rss.text.to_lowercase().contains(w) && !feed.text.to_lowercase().contains(w),

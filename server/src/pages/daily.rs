@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use lowdown_core::scanner::days::day_number;
 
@@ -291,16 +291,16 @@ async fn records(state: &AppState) -> AppResult<Vec<Arc<DailyRecord>>> {
     Ok(out)
 }
 
-fn meta(state: &AppState, headers: &HeaderMap) -> FeedMeta {
+fn meta(state: &AppState) -> FeedMeta {
     FeedMeta {
-        base: super::public_base(state, headers),
+        base: super::public_base(state),
         deployment: state.deployment.clone(),
     }
 }
 
 /// `GET /daily/feed.xml`.
-pub async fn feed_xml(State(state): State<AppState>, headers: HeaderMap) -> AppResult<Response> {
-    let body = rss(&meta(&state, &headers), &records(&state).await?);
+pub async fn feed_xml(State(state): State<AppState>) -> AppResult<Response> {
+    let body = rss(&meta(&state), &records(&state).await?);
     Ok((
         [(header::CONTENT_TYPE, "application/rss+xml; charset=utf-8")],
         body,
@@ -309,8 +309,8 @@ pub async fn feed_xml(State(state): State<AppState>, headers: HeaderMap) -> AppR
 }
 
 /// `GET /daily/feed.json`.
-pub async fn feed_json(State(state): State<AppState>, headers: HeaderMap) -> AppResult<Response> {
-    let body = json_feed(&meta(&state, &headers), &records(&state).await?);
+pub async fn feed_json(State(state): State<AppState>) -> AppResult<Response> {
+    let body = json_feed(&meta(&state), &records(&state).await?);
     Ok((
         [(header::CONTENT_TYPE, "application/feed+json; charset=utf-8")],
         body.to_string(),

@@ -15,7 +15,6 @@ pub mod openapi;
 pub mod registry_view;
 pub mod target;
 
-use axum::http::{header, HeaderMap};
 use axum::routing::get;
 use axum::Router;
 
@@ -33,16 +32,13 @@ pub fn routes() -> Router<AppState> {
         .route("/daily/{day}", get(daily::day))
 }
 
-/// The base URL links in feeds start with: `--public-url`, else `http://` and the request's
-/// `Host`, else the default API URL.
-pub fn public_base(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(u) = &state.public_url {
-        return u.trim_end_matches('/').to_owned();
-    }
-    headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
-        .map(|h| format!("http://{h}"))
-        .unwrap_or_else(|| lowdown_core::defaults::API_URL.to_owned())
+/// The base URL links in feeds start with: `--public-url`, else none, so links are
+/// relative (a reader resolves them against the feed's own URL). Never the request's
+/// `Host`, which any client sets: a cache or a reader would keep links to the host it named.
+pub fn public_base(state: &AppState) -> String {
+    state
+        .public_url
+        .as_deref()
+        .map(|u| u.trim_end_matches('/').to_owned())
+        .unwrap_or_default()
 }
