@@ -125,15 +125,15 @@ test('get_lowdown reads the Registry, Scanner and package blocks in words and li
     assert.equal(lines[0], `Lowdown for ${entry} (asked as "npm:@modelcontextprotocol/server-everything")`);
     assert.equal(lines[1], `npm:@modelcontextprotocol/server-everything 2099.1.1 is deprecated on npm; pypi:fixture-everything is archived on PyPI; MCP Registry declaration recorded; observed daily by Lowdown Scanner since ${today}; no agent-reported interactions.`);
     assert.equal(lines[2], `Page with charts: ${server.url}/t/${entry}`);
-    assert.ok(lines.includes(`MCP Registry: listed, status active; declared version ${EVERYTHING_VERSION}; remote hosts 127.0.0.1.`), t);
-    assert.match(t, new RegExp(`Lowdown Scanner \\(what it observed when it connected, once a day; tools are never called; never part of the success rate\\): observed since ${today}; latest ${today}T[0-9:.]+Z: level 2 \\(initialize and tools/list\\), HTTP 200, \\d+ tools, server version [0-9A-Za-z.+_-]+, initialize \\d+ ms\\.`));
+    assert.ok(lines.includes(`MCP Registry: listed, status active; declared version "${EVERYTHING_VERSION}"; remote hosts 127.0.0.1.`), t);
+    assert.match(t, new RegExp(`Lowdown Scanner \\(what it observed when it connected, once a day; tools are never called; never part of the success rate\\): observed since ${today}; latest ${today}T[0-9:.]+Z: level 2 \\(initialize and tools/list\\), HTTP 200, \\d+ tools, server version "[0-9A-Za-z.+_-]+", initialize \\d+ ms\\.`));
     assert.ok(lines.includes('Last 30 days: 1 observed day (level 2: 1), 1 observation; no day without an observation.'), t);
     assert.match(t, /Declared version \S+, observed server version \S+; declared hosts 127\.0\.0\.1, hosts that answered 127\.0\.0\.1\./);
     assert.ok(lines.includes('Tool definitions over 30 days: not enough observations.'), t);
     assert.match(t, /Tools \(\d+\): .*echo/);
-    assert.match(t, new RegExp(`  npm @modelcontextprotocol/server-everything: latest 2099\\.1\\.1; declared ${EVERYTHING_VERSION.replace(/\./g, '\\.')}, not the latest; the latest version is deprecated; checked ${today}T`));
-    assert.match(t, /  pypi Fixture_Everything: latest 0\.1\.0; declared 0\.1\.0; project archived \(PEP 792\); checked /);
-    assert.ok(lines.includes('  oci ghcr.io/fixture/everything: not checked (Lowdown checks npm and PyPI packages)'), t);
+    assert.match(t, new RegExp(`  npm "@modelcontextprotocol/server-everything": latest "2099\\.1\\.1"; declared "${EVERYTHING_VERSION.replace(/\./g, '\\.')}", not the latest; the latest version is deprecated; checked ${today}T`));
+    assert.match(t, /  pypi "Fixture_Everything": latest "0\.1\.0"; declared "0\.1\.0"; project archived \(PEP 792\); checked /);
+    assert.ok(lines.includes('  oci "ghcr.io/fixture/everything": not checked (Lowdown checks npm and PyPI packages)'), t);
     assert.ok(!t.includes('CANARY'), 'maintainers\' deprecation text is never read out');
     // The page it links to is there.
     const page = await fetch(`${server.url}/t/${entry}`);
@@ -143,7 +143,7 @@ test('get_lowdown reads the Registry, Scanner and package blocks in words and li
     await server.post(records('npm:@modelcontextprotocol/server-everything', 2));
     const own = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:@modelcontextprotocol/server-everything' } });
     assert.equal(own.structuredContent.resolved_target, 'npm:@modelcontextprotocol/server-everything');
-    assert.match(text(own), new RegExp(`Declared by MCP Registry entries: ${entry}\\.`));
+    assert.match(text(own), new RegExp(`Declared by MCP Registry entries: "${entry}"\\.`));
     assert.match(text(own), /^npm:@modelcontextprotocol\/server-everything 2099\.1\.1 is deprecated on npm\. npm:@modelcontextprotocol\/server-everything: 2 organic tool calls rated/m);
   } finally {
     await c.close();
