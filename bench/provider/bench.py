@@ -81,8 +81,8 @@ def hook_times() -> Dict[str, Any]:
 
     results["hook, on, not due (idle Stop)"] = stats(timed_runs([hook()], {**on, "PROWL_PROVIDER_POLL_SECONDS": "3600"}, HOOK_RUNS, not_due))
     results["hook, on, due (lock + detached spawn)"] = stats(
-        timed_runs([hook()], {**on, "PROWL_PROVIDER_POLL_SECONDS": "0"}, HOOK_RUNS, lambda: wait_idle(tmp)))
-    wait_idle(tmp)
+        timed_runs([hook()], {**on, "PROWL_PROVIDER_POLL_SECONDS": "0"}, HOOK_RUNS, lambda: wait_idle(work / "config")))
+    wait_idle(work / "config")
     return results
 
 

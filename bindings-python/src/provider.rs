@@ -1,10 +1,11 @@
-//! Provider mode for the Python hook (SPEC §11): the Scanner's probe as a state machine the
-//! host feeds with HTTP replies, the Scanner's SSRF rules for URLs and resolved addresses,
-//! and the verdict of an `agent` run. The host only moves bytes; every rule is the core's.
+//! Provider mode for the Python hook (SPEC §11): what a directive may ask (checked again
+//! before the hook runs anything), the Scanner's probe as a state machine the host feeds
+//! with HTTP replies, the Scanner's SSRF rules for URLs and resolved addresses, and the
+//! verdict of an `agent` run. The host only moves bytes; every rule is the core's.
 
-use crate::convert::{parse_enum, to_py};
+use crate::convert::{from_py, parse_enum, to_py};
 use crate::errors::{invalid_argument, to_py_err};
-use lowdown_core::benchmark::{agent, conformance};
+use lowdown_core::benchmark::{agent, conformance, directive};
 use lowdown_core::scanner::probe::{BodyError, Method};
 use lowdown_core::scanner::rpc::AnswerReader;
 use lowdown_core::scanner::target::{self, Policy};
@@ -33,6 +34,19 @@ impl PyAnswerReader {
     /// Feeds the next chunk; ``True`` once the answer is complete (stop reading).
     fn feed(&mut self, chunk: &[u8]) -> bool {
         self.inner.as_mut().is_none_or(|r| r.feed(chunk))
+    }
+
+    /// The answer itself as JSON text (``{"id", "jsonrpc", "result" | "error"}``), once
+    /// :meth:`feed` said done or the body ended; raises ``LowdownError``
+    /// (``not_json_rpc``, ``no_answer``, ``too_large``), and ``invalid_argument`` when
+    /// already taken.
+    fn answer<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let reader = self
+            .inner
+            .take()
+            .ok_or_else(|| invalid_argument("the answer was already taken"))?;
+        let text = reader.finish().map_err(to_py_err)?.to_json_text();
+        Ok(PyBytes::new(py, &text))
     }
 }
 
@@ -137,6 +151,18 @@ pub fn check_probe_address(ip: std::net::IpAddr, allow_loopback: bool) -> PyResu
     target::address_verdict(ip, Policy { allow_loopback }).map_err(to_py_err)
 }
 
+/// ``{service_id, kind, spec, price_credits, critical}`` checked as the server checks a
+/// posted directive, returned checked; raises ``LowdownError`` (``invalid``,
+/// ``local_command_refused``, ``mcp_server_not_https``; ``details["field"]`` names it).
+#[pyfunction]
+pub fn check_directive<'py>(
+    py: Python<'py>,
+    body: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let body: serde_json::Value = from_py(body)?;
+    to_py(py, &directive::check_new(&body).map_err(to_py_err)?)
+}
+
 /// The verdict of an ``agent`` run: passes when ``answer`` contains every string of
 /// ``contains``; ``{"passed", "dimensions", "overall_score", "test_results"}``.
 #[pyfunction]
@@ -159,5 +185,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(probe_url_host, m)?)?;
     m.add_function(wrap_pyfunction!(check_probe_address, m)?)?;
     m.add_function(wrap_pyfunction!(agent_verdict, m)?)?;
+    m.add_function(wrap_pyfunction!(check_directive, m)?)?;
     Ok(())
 }

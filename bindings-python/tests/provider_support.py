@@ -1,7 +1,8 @@
 """Real parts for the provider-hook tests: a lowdown-server with a catalog and an operator
 token (SQLite, or PostgreSQL when ``LOWDOWN_TEST_DATABASE_URL`` is set), a recording proxy
 in front of it, the real ``@modelcontextprotocol/server-everything`` over streamable HTTP,
-and a stand-in ``claude`` (the real CLI is a paid external tool).
+a stand-in ``claude`` (the real CLI needs a paid model), and a stand-in Anthropic API for
+the runs of the real CLI.
 """
 
 from __future__ import annotations
@@ -279,16 +280,29 @@ class Growing:
 
 
 STUB = r'''#!{python}
-"""A stand-in for the claude CLI: records how it was run, then behaves as STUB_MODE says."""
-import json, os, sys, time
-log = os.environ["STUB_LOG"]
+"""A stand-in for the claude CLI: records how it was run (stub.json beside it) and, as the
+real CLI does, starts every stdio MCP server of its --mcp-config (then closes its stdin),
+then behaves as the file stub_mode beside it says (the hook passes it no variable of ours)."""
+import json, os, subprocess, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+log = os.path.join(here, "stub.json")
+mode = open(os.path.join(here, "stub_mode")).read().strip() if os.path.exists(os.path.join(here, "stub_mode")) else "good"
 argv = sys.argv[1:]
 prompt = sys.stdin.read()
 config = json.load(open(argv[argv.index("--mcp-config") + 1]))
 with open(log, "w") as f:
     json.dump({{"argv": argv, "prompt": prompt, "config": config, "cwd": os.getcwd(), "pid": os.getpid(),
-               "nice": os.nice(0), "env_keys": sorted(os.environ)}}, f)
-mode = os.environ.get("STUB_MODE", "good")
+               "nice": os.nice(0), "env": dict(os.environ), "env_keys": sorted(os.environ)}}, f)
+for server in config.get("mcpServers", {{}}).values():
+    if "command" in server:
+        try:
+            p = subprocess.Popen([server["command"], *server.get("args", [])], stdin=subprocess.PIPE,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env={{**os.environ, **server.get("env", {{}})}})
+            p.stdin.close()
+            p.wait(60)
+        except Exception:
+            pass
 if mode == "good":
     print(json.dumps({{"type": "result", "subtype": "success", "is_error": False,
                       "result": "The server offers echo and get-sum, among others."}}))
@@ -304,7 +318,8 @@ elif mode == "hang":
 
 
 def stub_claude(bin_dir: Path) -> Path:
-    """Writes the stand-in as ``bin_dir/claude``."""
+    """Writes the stand-in as ``bin_dir/claude``; it records its run in ``bin_dir/stub.json``
+    and behaves as ``bin_dir/stub_mode`` says (``good`` when absent)."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     path = bin_dir / "claude"
     path.write_text(STUB.format(python=sys.executable))
@@ -319,11 +334,11 @@ def hook() -> str:
     return str(script)
 
 
-def wait_idle(tmp: Path, timeout: float = 120.0) -> None:
-    """Waits until no worker holds ``prowl-provider.lock`` in ``tmp``."""
+def wait_idle(config: Path, timeout: float = 120.0) -> None:
+    """Waits until no worker holds ``prowl-provider.lock`` (in ``config``/prowl)."""
     import fcntl
 
-    lock = tmp / "prowl-provider.lock"
+    lock = config / "prowl" / "prowl-provider.lock"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not lock.exists():
@@ -337,6 +352,82 @@ def wait_idle(tmp: Path, timeout: float = 120.0) -> None:
         finally:
             os.close(fd)
     raise AssertionError("the provider worker never finished")
+
+
+class FakeAnthropic:
+    """A stand-in for the Anthropic Messages API (``ANTHROPIC_BASE_URL``), so the real
+    ``claude`` CLI runs here without a model: every request is recorded, and each
+    ``/v1/messages`` is answered with the content blocks ``reply(request)`` returns
+    (streamed as server-sent events when the request asks)."""
+
+    def __init__(self, reply: Any) -> None:
+        self.requests: List[Tuple[str, str, Any]] = []
+        me = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def _json(self, status: int, body: Any) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                me.requests.append(("GET", self.path, None))
+                self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "not here"}})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                me.requests.append(("POST", self.path, body))
+                if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
+                    return self._json(200, {"input_tokens": 10})
+                blocks = reply(body)
+                stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+                msg = {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model", "fake"),
+                       "content": [], "stop_reason": None, "stop_sequence": None,
+                       "usage": {"input_tokens": 10, "output_tokens": 1}}
+                if not body.get("stream"):
+                    return self._json(200, {**msg, "content": blocks, "stop_reason": stop})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+
+                def event(name: str, data: Dict[str, Any]) -> None:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode())
+                    self.wfile.flush()
+
+                event("message_start", {"message": msg})
+                for i, b in enumerate(blocks):
+                    if b["type"] == "text":
+                        event("content_block_start", {"index": i, "content_block": {"type": "text", "text": ""}})
+                        event("content_block_delta", {"index": i, "delta": {"type": "text_delta", "text": b["text"]}})
+                    else:
+                        event("content_block_start", {"index": i, "content_block": {**b, "input": {}}})
+                        event("content_block_delta", {"index": i, "delta": {"type": "input_json_delta",
+                                                                            "partial_json": json.dumps(b["input"])}})
+                    event("content_block_stop", {"index": i})
+                event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}})
+                event("message_stop", {})
+                self.close_connection = True
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def messages(self) -> List[Dict[str, Any]]:
+        """The bodies of every Messages request."""
+        return [b for m, p, b in self.requests if m == "POST" and p.startswith("/v1/messages") and "count_tokens" not in p]
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 def closed_port_url() -> str:

@@ -10,19 +10,26 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Iterator, List
 
 import pytest
 
+from prowl.provider import agent
 from provider_support import (Everything, Growing, Recorder, Server, closed_port_url, engines, hook,
                               stub_claude, wait_idle)
 
 AGENT_SPEC = {
     "prompt": "Which tools does this MCP server offer? List their names.",
-    "mcp_server": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
+    # https on loopback (the server and hook here allow loopback); the stand-in claude
+    # starts the bridge, which finds nothing listening and ends with its stdin.
+    "mcp_server": {"url": "https://127.0.0.1:9/mcp"},
     "expect": {"contains": ["echo", "get-sum"]},
 }
+#: Set in the hook's environment; none may reach the CLI.
+SECRETS = {"AWS_SECRET_ACCESS_KEY": "canary-aws", "SSH_AUTH_SOCK": "/tmp/canary-agent.sock",
+           "GITHUB_TOKEN": "canary-gh", "OPENAI_API_KEY": "canary-openai", "NPM_TOKEN": "canary-npm"}
 
 
 @pytest.fixture(params=engines())
@@ -56,7 +63,7 @@ class Env:
         self.config = tmp / "config"
         self.bin = tmp / "bin"
         stub_claude(self.bin)
-        self.stub_log = tmp / "stub.json"
+        self.stub_log = self.bin / "stub.json"
         self.key = server.provider()
         self.vars: Dict[str, str] = {
             "PATH": f"{self.bin}{os.pathsep}{os.environ['PATH']}",
@@ -70,10 +77,10 @@ class Env:
             "PROWL_PROVIDER_POLL_SECONDS": "0",
             "PROWL_PROVIDER_MIN_GAP_SECONDS": "0",
             "PROWL_UNSAFE_ALLOW_LOOPBACK": "1",
-            "STUB_LOG": str(self.stub_log),
         }
 
     def run(self, **overrides: str) -> subprocess.CompletedProcess:
+        (self.bin / "stub_mode").write_text(overrides.pop("STUB_MODE", "good"))
         env = {**self.vars, **overrides}
         env = {k: v for k, v in env.items() if v != ""}
         return subprocess.run([hook()], input=b'{"hook_event_name":"Stop"}', env=env, capture_output=True, timeout=30)
@@ -81,7 +88,7 @@ class Env:
     def run_and_wait(self, **overrides: str) -> Dict:
         r = self.run(**overrides)
         assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
-        wait_idle(self.tmp)
+        wait_idle(self.config)
         return self.state()
 
     def state(self) -> Dict:
@@ -99,6 +106,7 @@ def test_without_provider_mode_the_hook_does_nothing(machine: Env, recorder: Rec
     assert recorder.seen == []
     assert not (machine.config / "prowl" / "provider_state.json").exists()
     assert not (machine.tmp / "prowl-provider.lock").exists()
+    assert not (machine.config / "prowl").exists()
 
 
 def test_scout_records_what_it_would_claim_and_sends_nothing(machine: Env, server: Server, recorder: Recorder, everything: Everything) -> None:
@@ -148,7 +156,7 @@ def test_thirty_invocations_in_a_burst_claim_once(machine: Env, server: Server, 
     for p in procs:
         out, err = p.communicate(timeout=30)
         assert (p.returncode, out, err) == (0, b"", b"")
-    wait_idle(machine.tmp)
+    wait_idle(machine.config)
     assert len(recorder.posts("/claim")) == 1, recorder.seen
     assert server.status_of(first)["status"] == "done"
     assert server.status_of(second)["status"] == "open"
@@ -176,7 +184,7 @@ def test_a_result_the_servers_probe_contradicts_is_refused_and_released(machine:
 
 def test_an_agent_directive_runs_through_claude_with_only_its_server(machine: Env, server: Server) -> None:
     d = server.directive(AGENT_SPEC, kind="agent", price=2)
-    st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1")
+    st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1", ANTHROPIC_API_KEY="sk-ant-test", **SECRETS)
     assert st.get("last_error") is None, st
     # One machine's answer counts only once a provider of another network agrees: the
     # result waits, the directive stays open for them, and the credit is held.
@@ -192,13 +200,24 @@ def test_an_agent_directive_runs_through_claude_with_only_its_server(machine: En
     ran = json.loads(machine.stub_log.read_text())
     assert ran["prompt"] == AGENT_SPEC["prompt"], "the prompt goes on stdin"
     argv: List[str] = ran["argv"]
-    for flag in ("--print", "--strict-mcp-config"):
+    for flag in ("--print", "--strict-mcp-config", "--disable-slash-commands", "--no-session-persistence"):
         assert flag in argv
     assert argv[argv.index("--output-format") + 1] == "json"
+    assert argv[argv.index("--setting-sources") + 1] == "", "none of the user's settings files"
     assert argv[argv.index("--tools") + 1] == "", "no built-in tools"
     assert argv[argv.index("--allowedTools") + 1] == "mcp__prowl_bench"
-    assert ran["config"] == {"mcpServers": {"prowl_bench": {"command": "npx", "args": AGENT_SPEC["mcp_server"]["args"]}}}
-    assert not [k for k in ran["env_keys"] if k.startswith("PROWL_")], "the agent key stays with the hook"
+    assert argv[argv.index("--permission-mode") + 1] == "dontAsk"
+    assert argv[argv.index("--max-budget-usd") + 1] == "0.25"
+    # Claude's one MCP server is Lowdown's own bridge to the directive's URL.
+    bridge = {"type": "stdio", "command": sys.executable, "env": {},
+              "args": ["-m", "prowl.provider.bridge", "--unsafe-allow-loopback", "--", AGENT_SPEC["mcp_server"]["url"]]}
+    assert ran["config"] == {"mcpServers": {"prowl_bench": bridge}}
+    # Only what the CLI needs of the environment: no secrets, no agent key.
+    assert set(ran["env"]) <= set(agent.CHILD_ENV) | {"TMPDIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}, ran["env_keys"]
+    assert ran["env"]["ANTHROPIC_API_KEY"] == "sk-ant-test" and ran["env"]["HOME"] == machine.vars["HOME"]
+    assert ran["env"]["TMPDIR"] == ran["cwd"]
+    leaked = [v for v in [*SECRETS.values(), machine.key] if v in json.dumps(ran["env"])]
+    assert leaked == []
     assert not Path(ran["cwd"]).exists(), "the run's directory is removed"
     assert ran["nice"] == min(19, os.nice(0) + 10), "idle-time work runs at nice 10, never beside the developer"
     # The answer itself never leaves the machine.
@@ -214,7 +233,7 @@ def test_an_answer_missing_a_string_is_submitted_as_failed(machine: Env, server:
     assert [t["passed"] for t in sub["test_results"]] == [True, False]
 
 
-@pytest.mark.parametrize("case", ["unreadable", "crash", "hang", "no_cli", "command_not_allowed"])
+@pytest.mark.parametrize("case", ["unreadable", "crash", "hang", "no_cli", "blocked_url"])
 def test_agent_failures_release_the_directive_at_once(machine: Env, server: Server, recorder: Recorder, case: str) -> None:
     spec = dict(AGENT_SPEC)
     overrides = {"PROWL_PROVIDER_LIVE": "1", "STUB_MODE": case, "PROWL_PROVIDER_RUN_TIMEOUT_SECONDS": "2"}
@@ -222,8 +241,10 @@ def test_agent_failures_release_the_directive_at_once(machine: Env, server: Serv
         # A CLI that is on PATH but cannot start (a broken install): listed as runnable,
         # it fails once claimed.
         (machine.bin / "claude").write_text("#!/nonexistent/interpreter\n")
-    if case == "command_not_allowed":
-        spec = {**AGENT_SPEC, "mcp_server": {"command": "bash", "args": ["-c", "touch /tmp/pwned"]}}
+    if case == "blocked_url":
+        # https and accepted by this loopback-allowing server, refused by the hook without
+        # the unsafe flag before the CLI starts.
+        overrides["PROWL_UNSAFE_ALLOW_LOOPBACK"] = ""
     d = server.directive(spec, kind="agent")
     recorder.seen.clear()
     st = machine.run_and_wait(**overrides)
@@ -232,6 +253,8 @@ def test_agent_failures_release_the_directive_at_once(machine: Env, server: Serv
     assert (after["status"], after["lease"], after["submission"]) == ("open", None, None)
     assert recorder.posts("/claim") and recorder.posts("/release"), recorder.seen
     assert not recorder.posts("/v1/provider/submit")
+    if case == "blocked_url":
+        assert "blocked_url" in st["last_error"] and not machine.stub_log.exists(), st
     if case == "hang":
         pid = json.loads(machine.stub_log.read_text())["pid"]
         with pytest.raises(ProcessLookupError):

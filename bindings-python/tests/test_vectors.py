@@ -143,6 +143,7 @@ def conformance(n: Any, i: Dict[str, Any]) -> Any:
 #: exposes, which are those the ``prowl`` package calls.
 OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "agent_verdict": lambda n, i: n.agent_verdict(i["answer"], i["contains"], number(i["latency_ms"])),
+    "benchmark_directive": lambda n, i: n.check_directive(i["body"]),
     "conformance": conformance,
     "delivery": delivery,
     "node_identity": node_identity,
@@ -201,7 +202,6 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "benchmark_displace": ("displace", "the server keeps the displayed benchmark score"),
     "provider_order": ("provider_rank", "the server orders providers for critical directives"),
     "benchmark_submission": ("check_submission", "the server checks submissions"),
-    "benchmark_directive": ("check_directive", "the server checks directives"),
     "benchmark_verify": ("verify_submission", "the server checks protocol submissions against its own probe"),
     "benchmark_agreement": ("settle_agreement", "the server settles agent results across networks"),
     "provider_exclusion": ("excluded_until", "the server excludes providers that keep disagreeing"),
@@ -277,7 +277,8 @@ def test_vector(file: str, operation: str, case: Dict[str, Any]) -> None:
         assert caught.value.type == case["error"], f"wanted {case['error']}, got {caught.value.type}: {caught.value}"
         assert caught.value.kind == caught.value.type
         if "error_path" in case:
-            assert caught.value.details["path"] == case["error_path"], str(caught.value)
+            details = caught.value.details
+            assert details.get("path", details.get("field")) == case["error_path"], str(caught.value)
     else:
         got = run(_native, inputs)
         assert same(got, case["expected"]), f"got {json.dumps(got)[:2000]}"

@@ -103,6 +103,9 @@ class AnswerReader:
         """A reader for the answer to request ``id`` given the response's Content-Type."""
     def feed(self, chunk: bytes) -> bool:
         """Feeds the next chunk; ``True`` once the answer is complete (stop reading)."""
+    def answer(self) -> bytes:
+        """The answer itself as JSON text once complete or the body ended; raises
+        ``LowdownError`` (``not_json_rpc``, ``no_answer``, ``too_large``)."""
 
 class Probe:
     """The Scanner's probe of one MCP remote as a state machine (SPEC §8); its last step is
@@ -126,5 +129,9 @@ def probe_url_host(url: str, allow_loopback: bool) -> str:
     (``scheme``, ``userinfo``, ``unparsable``, ``host``) otherwise."""
 def check_probe_address(ip: Union[IPv4Address, IPv6Address], allow_loopback: bool) -> None:
     """Raises ``LowdownError`` (``address``) for an address the probe may not connect to."""
+def check_directive(body: Json) -> Json:
+    """``{service_id, kind, spec, price_credits, critical}`` checked as the server checks a
+    posted directive; raises ``LowdownError`` (``invalid``, ``local_command_refused``,
+    ``mcp_server_not_https``; ``details["field"]`` names the field)."""
 def agent_verdict(answer: str, contains: Sequence[str], latency_ms: float) -> Json:
     """``{"passed", "dimensions", "overall_score", "test_results"}`` of an agent run."""

@@ -3,25 +3,28 @@
 //!
 //! - `protocol`: `spec: {remote_url}`, an MCP remote the provider probes as the Scanner
 //!   does.
-//! - `agent`: `spec: {prompt, mcp_server: {command, args} | {url}, expect: {contains: [...]}}`:
-//!   the prompt run by the provider's `claude --print` with that MCP server configured.
+//! - `agent`: `spec: {prompt, mcp_server: {url}, expect: {contains: [...]}}`: the prompt run
+//!   by the provider's `claude --print` with that remote MCP server, reached through the
+//!   provider's own stdio bridge.
 //!
-//! Only shapes and sizes are checked here; whether a URL may be reached is the SSRF rule of
-//! [`crate::scanner::target`], applied by each host with its own URL parser.
+//! A directive never runs local code: an `mcp_server` naming a `command` or `args` (a
+//! program the provider would start, such as `npx -y <anything>`) is refused by name
+//! ([`DirectiveError::LocalCommandRefused`]), and its `url` must be `https`
+//! ([`DirectiveError::McpServerNotHttps`]). The server applies this on create and to every
+//! stored row it would list or lease; the provider hook applies it again before it starts
+//! anything. Otherwise only shapes and sizes are checked here; whether a URL may be
+//! reached is the SSRF rule of [`crate::scanner::target`], applied by each host with its
+//! own URL parser.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::Kind;
 
-/// Longest URL, prompt, command and argument accepted, in characters.
+/// Longest URL accepted, in characters.
 pub const MAX_URL_CHARS: usize = 2048;
 /// Longest prompt, in characters.
 pub const MAX_PROMPT_CHARS: usize = 20_000;
-/// Longest `mcp_server.command`, in characters.
-pub const MAX_COMMAND_CHARS: usize = 256;
-/// Most `mcp_server.args`, each at most [`MAX_URL_CHARS`] characters.
-pub const MAX_ARGS: usize = 64;
 /// Most `expect.contains` strings, each at most [`MAX_EXPECT_CHARS`] characters.
 pub const MAX_EXPECTED: usize = 20;
 /// Longest expected string.
@@ -31,22 +34,11 @@ pub const MAX_PRICE_CREDITS: i64 = 1_000_000_000;
 /// Longest `service_id`.
 pub const MAX_SERVICE_ID_CHARS: usize = 64;
 
-/// The MCP server an `agent` directive configures.
+/// The MCP server an `agent` directive names: a remote one, never a local program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum McpServer {
-    /// A stdio server the provider starts.
-    Command {
-        /// The program, e.g. `npx`.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-    },
-    /// A streamable-HTTP server.
-    Url {
-        /// Its URL.
-        url: String,
-    },
+pub struct McpServer {
+    /// Its streamable-HTTP URL, `https`.
+    pub url: String,
 }
 
 /// A directive's `spec`, by kind.
@@ -103,6 +95,29 @@ pub enum DirectiveError {
         /// What is wrong.
         message: String,
     },
+    /// `spec.mcp_server` names a program to start on the provider's machine.
+    #[error("{field}: a directive never runs a program on a provider's machine; name a remote MCP server by its https URL ({{\"url\": \"https://…\"}})")]
+    LocalCommandRefused {
+        /// `spec.mcp_server.command` or `spec.mcp_server.args`.
+        field: String,
+    },
+    /// `spec.mcp_server.url` is not an `https` URL.
+    #[error("{field}: the MCP server must be an https URL")]
+    McpServerNotHttps {
+        /// `spec.mcp_server.url`.
+        field: String,
+    },
+}
+
+impl DirectiveError {
+    /// The field at fault.
+    pub fn field(&self) -> &str {
+        match self {
+            DirectiveError::Invalid { field, .. }
+            | DirectiveError::LocalCommandRefused { field }
+            | DirectiveError::McpServerNotHttps { field } => field,
+        }
+    }
 }
 
 fn invalid(field: &str, message: impl Into<String>) -> DirectiveError {
@@ -195,30 +210,26 @@ fn strings(
 
 fn mcp_server(v: Option<&Value>) -> Result<McpServer, DirectiveError> {
     const F: &str = "spec.mcp_server";
-    match v {
-        Some(Value::Object(m)) if m.contains_key("url") => {
-            let m = object(v, F, &["url"])?;
-            Ok(McpServer::Url {
-                url: url(m, "url", "spec.mcp_server.url")?,
-            })
+    if let Some(Value::Object(m)) = v {
+        // Named before any other fault, so an old `{command, args}` row reads as what it is.
+        if let Some(k) = ["command", "args"].into_iter().find(|k| m.contains_key(*k)) {
+            return Err(DirectiveError::LocalCommandRefused {
+                field: format!("{F}.{k}"),
+            });
         }
-        Some(Value::Object(_)) => {
-            let m = object(v, F, &["command", "args"])?;
-            let command = text(m, "command", "spec.mcp_server.command", MAX_COMMAND_CHARS)?;
-            if command.chars().any(char::is_control) {
-                return Err(invalid(
-                    "spec.mcp_server.command",
-                    "contains a control character",
-                ));
-            }
-            let args = match m.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                a => strings(a, "spec.mcp_server.args", MAX_ARGS, MAX_URL_CHARS, 0)?,
-            };
-            Ok(McpServer::Command { command, args })
-        }
-        _ => Err(invalid(F, "must be {command, args} or {url}")),
     }
+    let m = object(v, F, &["url"])?;
+    let url = url(m, "url", "spec.mcp_server.url")?;
+    // The scheme as WHATWG parsers read it: ASCII case-insensitive, before the first `:`.
+    let https = url
+        .split_once(':')
+        .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("https"));
+    if !https {
+        return Err(DirectiveError::McpServerNotHttps {
+            field: "spec.mcp_server.url".to_owned(),
+        });
+    }
+    Ok(McpServer { url })
 }
 
 /// Checks a `spec` for `kind`.
@@ -232,8 +243,8 @@ pub fn check_spec(kind: Kind, spec: Option<&Value>) -> Result<Spec, DirectiveErr
         }
         Kind::Agent => {
             let m = object(spec, "spec", &["prompt", "mcp_server", "expect"])?;
-            let prompt = text(m, "prompt", "spec.prompt", MAX_PROMPT_CHARS)?;
             let server = mcp_server(m.get("mcp_server"))?;
+            let prompt = text(m, "prompt", "spec.prompt", MAX_PROMPT_CHARS)?;
             let e = object(m.get("expect"), "spec.expect", &["contains"])?;
             let contains = strings(
                 e.get("contains"),
@@ -306,24 +317,58 @@ mod tests {
         assert_eq!(serde_json::to_value(&d.spec).unwrap(), p["spec"]);
         assert!(!d.critical);
         let a = json!({"service_id": "svc_x", "kind": "agent", "critical": true, "price_credits": 5, "spec": {
-            "prompt": "List the tools", "mcp_server": {"command": "npx", "args": ["-y", "pkg"]},
+            "prompt": "List the tools", "mcp_server": {"url": "HTTPS://mcp.example.com/mcp"},
             "expect": {"contains": ["echo"]}}});
         let d = check_new(&a).unwrap();
         assert_eq!(serde_json::to_value(&d.spec).unwrap(), a["spec"]);
-        let u = json!({"prompt": "p", "mcp_server": {"url": "https://mcp.example.com/mcp"}, "expect": {"contains": ["x"]}});
-        assert!(matches!(
-            check_spec(Kind::Agent, Some(&u)).unwrap(),
-            Spec::Agent {
-                mcp_server: McpServer::Url { .. },
-                ..
-            }
-        ));
+        assert!(d.critical);
+    }
+
+    #[test]
+    fn a_local_program_or_a_plain_url_is_refused_by_name() {
+        let spec = |server: Value| json!({"prompt": "p", "mcp_server": server, "expect": {"contains": ["x"]}});
+        for (server, field) in [
+            (
+                json!({"command": "npx", "args": ["-y", "-c", "touch /tmp/x"]}),
+                "spec.mcp_server.command",
+            ),
+            (json!({"command": "uvx"}), "spec.mcp_server.command"),
+            (json!({"args": ["-c", "id"]}), "spec.mcp_server.args"),
+            (
+                json!({"url": "https://mcp.example.com/mcp", "command": "sh"}),
+                "spec.mcp_server.command",
+            ),
+        ] {
+            assert_eq!(
+                check_spec(Kind::Agent, Some(&spec(server))),
+                Err(DirectiveError::LocalCommandRefused {
+                    field: field.into()
+                })
+            );
+        }
+        for url in [
+            "http://mcp.example.com/mcp",
+            "file:///etc/passwd",
+            "ws://a.example.com/",
+            "//a.example.com/",
+            "httpsx://a.example.com/",
+        ] {
+            let err = check_spec(Kind::Agent, Some(&spec(json!({ "url": url })))).unwrap_err();
+            assert_eq!(
+                err,
+                DirectiveError::McpServerNotHttps {
+                    field: "spec.mcp_server.url".into()
+                },
+                "{url}"
+            );
+            assert_eq!(err.field(), "spec.mcp_server.url");
+        }
     }
 
     #[test]
     fn each_fault_is_named() {
         let base = json!({"service_id": "svc_x", "kind": "agent", "price_credits": 1, "spec": {
-            "prompt": "p", "mcp_server": {"command": "npx", "args": []}, "expect": {"contains": ["x"]}}});
+            "prompt": "p", "mcp_server": {"url": "https://a.example.com/mcp"}, "expect": {"contains": ["x"]}}});
         for (pointer, value, field) in [
             ("/kind", json!("llm"), "kind"),
             ("/price_credits", json!(0), "price_credits"),
@@ -343,8 +388,8 @@ mod tests {
             ),
             (
                 "/spec/mcp_server",
-                json!({"command": "npx", "env": {}}),
-                "spec.mcp_server.env",
+                json!({"url": "https://a.example.com/mcp", "headers": {}}),
+                "spec.mcp_server.headers",
             ),
             ("/spec/extra", json!(1), "spec.extra"),
         ] {

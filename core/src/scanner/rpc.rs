@@ -14,7 +14,7 @@ use serde_json::{json, Value as Json};
 
 use super::sse::SseDecoder;
 use super::{CLIENT_NAME, MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION};
-use crate::schema_hash::parser::{parse, Value};
+use crate::schema_hash::parser::{parse, write_value, Value};
 
 fn body(v: Json) -> Vec<u8> {
     v.to_string().into_bytes()
@@ -101,6 +101,14 @@ impl RpcMessage {
     /// Whether this is an error response.
     pub fn is_error(&self) -> bool {
         self.result().is_none()
+    }
+
+    /// The whole response as canonical JSON text (sorted keys, no whitespace), for a host
+    /// that hands it on (the provider's stdio bridge).
+    pub fn to_json_text(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_value(&self.value, &mut out);
+        out
     }
 }
 
@@ -234,6 +242,24 @@ mod tests {
             }
         }
         r.finish()
+    }
+
+    #[test]
+    fn the_answer_is_handed_on_whole_as_json_text() {
+        let m = read(
+            Some("text/event-stream"),
+            &[
+                b"data: {\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n\n",
+                b"data: {\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{\"b\":1,\"a\":\"\\ud800\"}}\n\n",
+            ],
+            7,
+            1 << 10,
+        )
+        .unwrap();
+        assert_eq!(
+            m.to_json_text(),
+            br#"{"id":7,"jsonrpc":"2.0","result":{"a":"\ud800","b":1}}"#.to_vec()
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::benchmark::agreement;
+use lowdown_core::benchmark::directive::DirectiveError;
 use lowdown_core::benchmark::priority::{self, CRITICAL_HEAD_START_MS, DISAGREEMENT_WINDOW_MS};
 use lowdown_core::benchmark::{provider_share_millicredits, Kind, LEASE_MS};
 use serde_json::{json, Value};
@@ -19,7 +20,7 @@ use super::lease::{self, Misuse};
 use super::store::{self, Directive, Provider};
 use crate::clock::iso;
 use crate::db::gateway::AgentInfo;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::extract::Origin;
 use crate::gateway::answer::Refusal;
 use crate::state::AppState;
@@ -30,6 +31,18 @@ pub const LIST_LIMIT: i64 = 100;
 /// Thousandths of a credit as credits (3 decimals).
 pub fn credits(millicredits: i64) -> f64 {
     millicredits as f64 / 1000.0
+}
+
+/// The refusal of a directive whose spec fails the core's rules, naming the field: 422
+/// `local_command_refused` or `mcp_server_not_https` for what could run code on a
+/// provider's machine or leave the https rule, 400 `bad_request` for any other fault.
+pub fn spec_refusal(e: &DirectiveError) -> Refusal {
+    let reason = match e {
+        DirectiveError::LocalCommandRefused { .. } => "local_command_refused",
+        DirectiveError::McpServerNotHttps { .. } => "mcp_server_not_https",
+        DirectiveError::Invalid { .. } => return AppError::bad_request(e.to_string()).into(),
+    };
+    Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, reason, e.to_string())
 }
 
 /// A directive as providers see it.
@@ -111,7 +124,7 @@ fn excluded_refusal(id: &str, until: i64, n: usize) -> Refusal {
     )
 }
 
-/// `GET /v1/provider/directives`: open directives, critical first (those not yet open to
+/// `GET /v1/provider/directives`: open directives whose spec passes today's rules, critical first (those not yet open to
 /// this provider's rank are counted in `held_back`), then oldest first; none while the
 /// provider is excluded (`excluded {disagreements, until}`).
 pub async fn list(
@@ -136,6 +149,7 @@ pub async fn list(
     let network = origin.network.as_deref();
     let runnable: Vec<Directive> = open
         .into_iter()
+        .filter(|d| d.refused().is_none())
         .filter(|d| {
             d.kind != Kind::Agent || {
                 let runs = pending.get(&d.directive_id).map_or(&[][..], Vec::as_slice);
@@ -175,6 +189,9 @@ pub async fn claim(
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
+    if let Some(e) = d.refused() {
+        return Err(spec_refusal(&e));
+    }
     if let Some((until, n)) = exclusion(&state, &me, now).await? {
         return Err(excluded_refusal(&id, until, n));
     }

@@ -3,7 +3,7 @@
 
 use lowdown_core::benchmark::agreement::AGREEMENT_POINTS;
 use lowdown_core::benchmark::directive::{
-    MAX_ARGS, MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS,
+    MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS, MAX_URL_CHARS,
 };
 use lowdown_core::benchmark::submission::{MAX_ERROR_CHARS, MAX_TEST_RESULTS, MAX_TOOL_COUNT};
 use serde_json::{json, Value};
@@ -37,10 +37,10 @@ fn schemas() -> Value {
                 "remote_url": {"type": "string", "format": "uri", "description": "An MCP remote (streamable HTTP), https and public: the Scanner's SSRF rules."}}},
             {"type": "object", "title": "agent", "required": ["prompt", "mcp_server", "expect"], "additionalProperties": false, "properties": {
                 "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS},
-                "mcp_server": {"oneOf": [
-                    {"type": "object", "required": ["command"], "additionalProperties": false, "properties": {
-                        "command": {"type": "string"}, "args": {"type": "array", "maxItems": MAX_ARGS, "items": {"type": "string"}}}},
-                    {"type": "object", "required": ["url"], "additionalProperties": false, "properties": {"url": {"type": "string", "format": "uri"}}}]},
+                "mcp_server": {"type": "object", "required": ["url"], "additionalProperties": false,
+                    "description": "A remote MCP server, never a program: {command, args} is refused (422 local_command_refused); the provider reaches it through its own stdio bridge.",
+                    "properties": {"url": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]:", "maxLength": MAX_URL_CHARS,
+                        "description": "Streamable HTTP, https only (422 mcp_server_not_https) and public: the Scanner's SSRF rules."}}},
                 "expect": {"type": "object", "required": ["contains"], "additionalProperties": false, "properties": {
                     "contains": {"type": "array", "minItems": 1, "maxItems": MAX_EXPECTED, "items": {"type": "string", "minLength": 1},
                         "description": "The run passes when the answer contains every string, exactly."}}}}}]},
@@ -52,7 +52,8 @@ fn schemas() -> Value {
             "directive_id": {"type": "string", "pattern": "^bd_[0-9a-f]{16}$"}, "service_id": {"type": "string"}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
             "price_credits": {"type": "integer"}, "earn_credits": {"type": "number", "description": "70 % of the price."}, "critical": {"type": "boolean"},
             "created_at": time.clone(), "lease_seconds": {"const": 1800},
-            "status": {"type": "string", "enum": ["open", "claimed", "done"], "description": "Operator views only."},
+            "status": {"type": "string", "enum": ["open", "claimed", "done", "refused"], "description": "Operator views only; refused: a stored directive today's rules refuse (see refused), never listed or leased."},
+            "refused": {"type": ["object", "null"], "description": "Operator views only: why no provider sees it.", "properties": {"reason": {"type": "string", "enum": ["local_command_refused", "mcp_server_not_https", "bad_request"]}, "error": {"type": "string"}}},
             "lease": {"type": ["object", "null"], "properties": {"provider_id": {"type": "string"}, "expires_at": time.clone()}},
             "submission": {"type": ["object", "null"], "description": "Operator views only: the submission that completed it."},
             "submissions": {"type": "array", "description": "Operator views only: every stored submission, oldest first, with its status: reading (it counts), pending (an agent result waiting for another network), disagreed, unverified (stored before results were checked).",
@@ -111,6 +112,7 @@ fn paths() -> Value {
             "parameters": [bearer.clone()],
             "requestBody": {"required": true, "content": {"application/json": {"schema": r("NewDirective")}}},
             "responses": {"201": ok("Stored, open.", r("Directive")), "400": bad.clone(),
+                "422": refusal("local_command_refused (spec.mcp_server names a program: {command, args}) or mcp_server_not_https (spec.mcp_server.url is not https): a directive never runs code on a provider's machine."),
                 "401": refusal("Missing or wrong bearer token (admin_token)."), "403": refusal("The server runs without LOWDOWN_ADMIN_TOKEN (admin_disabled).")}}},
         "/v1/benchmark/directives/{directive_id}": {"get": {"operationId": "getDirective", "summary": "A directive with its status, lease and submission (operator only).",
             "parameters": [bearer, id.clone()],
@@ -124,7 +126,8 @@ fn paths() -> Value {
         "/v1/provider/directives/{directive_id}/claim": {"post": {"operationId": "claimDirective", "summary": "Lease a directive for 30 minutes (one provider at a time, one lease per provider).",
             "parameters": [key.clone(), id.clone()],
             "responses": {"200": ok("Leased.", r("Lease")), "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
-                "409": refusal("already_claimed (you hold it), lease_held (you hold another), directive_completed, already_submitted / same_network (an agent directive waits for a provider of another network).")}}},
+                "409": refusal("already_claimed (you hold it), lease_held (you hold another), directive_completed, already_submitted / same_network (an agent directive waits for a provider of another network)."),
+                "422": refusal("local_command_refused / mcp_server_not_https: a directive stored before today's rules that they refuse; it is never leased.")}}},
         "/v1/provider/directives/{directive_id}/release": {"post": {"operationId": "releaseDirective", "summary": "Give a lease up; the directive is open again at once.",
             "parameters": [key.clone(), id],
             "responses": {"200": ok("Released.", json!({"type": "object", "properties": {"directive_id": {"type": "string"}, "released": {"const": true}, "status": {"const": "open"}}})),

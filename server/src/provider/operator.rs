@@ -10,7 +10,7 @@ use lowdown_core::scanner::target::Policy;
 use serde_json::{json, Value};
 
 use super::auth::admin;
-use super::directives::view;
+use super::directives::{spec_refusal, view};
 use super::lease::Misuse;
 use super::store;
 use crate::clock::iso;
@@ -38,7 +38,7 @@ pub async fn post(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Value>), Refusal> {
     admin(&state, &headers)?;
-    let d = check_new(&body).map_err(|e| bad(e.to_string()))?;
+    let d = check_new(&body).map_err(|e| spec_refusal(&e))?;
     if state.prowl.by_service_id(&d.service_id).is_none() {
         return Err(bad(format!(
             "service_id: {} is not in the catalog",
@@ -51,10 +51,9 @@ pub async fn post(
     match &d.spec {
         Spec::Protocol { remote_url } => reachable("spec.remote_url", remote_url, policy)?,
         Spec::Agent {
-            mcp_server: McpServer::Url { url },
+            mcp_server: McpServer { url },
             ..
         } => reachable("spec.mcp_server.url", url, policy)?,
-        Spec::Agent { .. } => {}
     }
     let stored = store::insert_directive(&state.db, &d, state.prowl.clock.now()).await?;
     let mut v = view(&stored);
@@ -63,7 +62,8 @@ pub async fn post(
 }
 
 /// `GET /v1/benchmark/directives/{id}`: the directive, its lease, the submission that
-/// completed it and every submission it got.
+/// completed it and every submission it got; `status: refused` (with `refused {reason,
+/// error}`) for a stored directive today's rules refuse, which no provider sees.
 pub async fn one(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -77,10 +77,16 @@ pub async fn one(
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
     let mut v = view(&d);
     let leased = d.leased_to(now).map(str::to_owned);
-    v["status"] = json!(match (d.status.as_str(), &leased) {
-        ("done", _) => "done",
-        (_, Some(_)) => "claimed",
+    let refused = d.refused();
+    v["status"] = json!(match (d.status.as_str(), &leased, &refused) {
+        ("done", _, _) => "done",
+        (_, _, Some(_)) => "refused",
+        (_, Some(_), _) => "claimed",
         _ => "open",
+    });
+    v["refused"] = refused.map_or(Value::Null, |e| {
+        let r = spec_refusal(&e);
+        json!({"reason": r.reason, "error": r.message})
     });
     v["lease"] = match (&leased, d.lease_expires_at) {
         (Some(h), Some(until)) => json!({"provider_id": h, "expires_at": iso(until)}),

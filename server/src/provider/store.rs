@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use lowdown_core::benchmark::agreement::Run;
-use lowdown_core::benchmark::directive::NewDirective;
+use lowdown_core::benchmark::directive::{check_spec, DirectiveError, NewDirective};
 use lowdown_core::benchmark::Kind;
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -56,6 +56,14 @@ pub struct Directive {
 }
 
 impl Directive {
+    /// Why this stored directive may not reach a provider: its spec fails today's rules
+    /// (the core's [`check_spec`], e.g. a `{command, args}` row stored before local
+    /// programs were refused). Such a row stays stored, for its history, but is never
+    /// listed, leased or scored.
+    pub fn refused(&self) -> Option<DirectiveError> {
+        check_spec(self.kind, Some(&self.spec)).err()
+    }
+
     /// The provider whose lease is live at `now`.
     pub fn leased_to(&self, now: i64) -> Option<&str> {
         match (&self.holder, self.lease_expires_at) {

@@ -113,6 +113,9 @@ pub async fn post(
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
+    if let Some(e) = d.refused() {
+        return Err(super::directives::spec_refusal(&e));
+    }
     let checked = check(&body, d.kind).map_err(bad)?;
     let submitted = body["overall_score"]
         .as_f64()

@@ -122,10 +122,12 @@ impl Bench {
     /// Posts an `agent` directive for `service_id`; its id.
     pub async fn agent(&self, service_id: &str, price: i64) -> String {
         let r = self
-            .post_directive(&json!({"service_id": service_id, "kind": "agent", "price_credits": price,
+            .post_directive(
+                &json!({"service_id": service_id, "kind": "agent", "price_credits": price,
                 "spec": {"prompt": "Which tools does the server offer?",
-                    "mcp_server": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]},
-                    "expect": {"contains": ["echo", "get-sum"]}}}))
+                    "mcp_server": {"url": "https://everything.vendor-fixture.com/mcp"},
+                    "expect": {"contains": ["echo", "get-sum"]}}}),
+            )
             .await;
         assert_eq!(r.status, 201, "{}", r.text);
         r.json["directive_id"].as_str().unwrap().to_owned()

@@ -420,22 +420,16 @@ function checkDirective(b) {
     return { expected: { service_id: b.service_id, kind: b.kind, spec: { remote_url: s.remote_url }, price_credits: b.price_credits, critical: b.critical ?? false } };
   }
   if ((bad = keysOk(s, ["prompt", "mcp_server", "expect"], "spec"))) return err(bad);
-  if (!text(s.prompt, 20000)) return err("spec.prompt");
+  // A directive never runs local code: a program to start is refused by name, before any
+  // other fault of the server, and the remote's URL must be https (SPEC §11).
   const m = s.mcp_server;
+  if (isObject(m)) for (const k of ["command", "args"]) if (k in m) return { error: "local_command_refused", error_path: `spec.mcp_server.${k}` };
   if (!isObject(m)) return err("spec.mcp_server");
-  let server;
-  if ("url" in m) {
-    if ((bad = keysOk(m, ["url"], "spec.mcp_server"))) return err(bad);
-    if (!url(m.url)) return err("spec.mcp_server.url");
-    server = { url: m.url };
-  } else {
-    if ((bad = keysOk(m, ["command", "args"], "spec.mcp_server"))) return err(bad);
-    if (!text(m.command, 256)) return err("spec.mcp_server.command");
-    const args = m.args ?? [];
-    if (!Array.isArray(args) || args.length > 64) return err("spec.mcp_server.args");
-    for (const [i, a] of args.entries()) if (typeof a !== "string" || [...a].length > 2048) return err(`spec.mcp_server.args[${i}]`);
-    server = { command: m.command, args };
-  }
+  if ((bad = keysOk(m, ["url"], "spec.mcp_server"))) return err(bad);
+  if (!url(m.url)) return err("spec.mcp_server.url");
+  if (!/^https:/i.test(m.url)) return { error: "mcp_server_not_https", error_path: "spec.mcp_server.url" };
+  const server = { url: m.url };
+  if (!text(s.prompt, 20000)) return err("spec.prompt");
   const e = s.expect;
   if (!isObject(e)) return err("spec.expect");
   if ((bad = keysOk(e, ["contains"], "spec.expect"))) return err(bad);
@@ -444,12 +438,23 @@ function checkDirective(b) {
   return { expected: { service_id: b.service_id, kind: b.kind, spec: { prompt: s.prompt, mcp_server: server, expect: { contains: e.contains } }, price_credits: b.price_credits, critical: b.critical ?? false } };
 }
 const protocolPost = { service_id: "svc_everything", kind: "protocol", spec: { remote_url: "https://mcp.example.com/mcp" }, price_credits: 1 };
-const agentPost = { service_id: "svc_everything", kind: "agent", critical: true, price_credits: 100, spec: { prompt: "Which tools does the server offer?", mcp_server: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }, expect: { contains: ["echo"] } } };
+const agentPost = { service_id: "svc_everything", kind: "agent", critical: true, price_credits: 100, spec: { prompt: "Which tools does the server offer?", mcp_server: { url: "https://mcp.example.com/mcp" }, expect: { contains: ["echo"] } } };
 const directiveCases = [
   ["a protocol directive", protocolPost],
-  ["an agent directive over a stdio server", agentPost],
-  ["an agent directive over a URL", withField(agentPost, "spec.mcp_server", { url: "https://mcp.example.com/mcp" })],
-  ["args may be left out", withField(agentPost, "spec.mcp_server", { command: "uvx" })],
+  ["an agent directive over an https URL", agentPost],
+  ["the scheme is case-insensitive", withField(agentPost, "spec.mcp_server", { url: "HTTPS://mcp.example.com/mcp" })],
+  ["a stdio server is a program on the provider's machine", withField(agentPost, "spec.mcp_server", { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] })],
+  ["npx running a shell", withField(agentPost, "spec.mcp_server", { command: "npx", args: ["-y", "-c", "touch /tmp/canary"] })],
+  ["uvx without args", withField(agentPost, "spec.mcp_server", { command: "uvx" })],
+  ["args alone", withField(agentPost, "spec.mcp_server", { args: ["-c", "id"] })],
+  ["a command beside a URL", withField(agentPost, "spec.mcp_server", { url: "https://mcp.example.com/mcp", command: "sh" })],
+  ["a command with env, named as a command", withField(agentPost, "spec.mcp_server", { command: "npx", args: [], env: { A: "1" } })],
+  ["a local command is named before an empty prompt", withField(withField(agentPost, "spec.mcp_server", { command: "npx" }), "spec.prompt", "")],
+  ["a plain http URL", withField(agentPost, "spec.mcp_server", { url: "http://mcp.example.com/mcp" })],
+  ["a file URL", withField(agentPost, "spec.mcp_server", { url: "file:///etc/passwd" })],
+  ["a scheme-relative URL", withField(agentPost, "spec.mcp_server", { url: "//mcp.example.com/mcp" })],
+  ["headers are not accepted", withField(agentPost, "spec.mcp_server", { url: "https://mcp.example.com/mcp", headers: { A: "1" } })],
+  ["an agent URL with a space", withField(agentPost, "spec.mcp_server", { url: "https://mcp.example.com/ x" })],
   ["an unknown kind", withField(protocolPost, "kind", "llm")],
   ["a fractional price", withField(protocolPost, "price_credits", 1.5)],
   ["a zero price", withField(protocolPost, "price_credits", 0)],
@@ -459,11 +464,10 @@ const directiveCases = [
   ["an empty prompt", withField(agentPost, "spec.prompt", "  ")],
   ["no expected strings", withField(agentPost, "spec.expect.contains", [])],
   ["an empty expected string", withField(agentPost, "spec.expect.contains", ["echo", ""])],
-  ["env is not accepted", withField(agentPost, "spec.mcp_server", { command: "npx", args: [], env: { A: "1" } })],
   ["a missing service id", withField(protocolPost, "service_id", undefined)],
   ["an unknown top-level key", withField(protocolPost, "vendor", "x")],
 ].map(([name, body]) => ({ name, input: { body }, ...checkDirective(body) }));
-writeVectors("benchmark_directive.json", "benchmark_directive", "check_new(body) -> {service_id, kind, spec, price_credits, critical}, or error `invalid` naming error_path.", directiveCases);
+writeVectors("benchmark_directive.json", "benchmark_directive", "check_new(body) -> {service_id, kind, spec, price_credits, critical}, or error `invalid`, `local_command_refused` or `mcp_server_not_https` naming error_path.", directiveCases);
 
 // ---- verification of a protocol submission by the server's own probe -------------------
 const CHECKED = ["reachability", "tool_discovery", "tool_documentation", "schema_quality", "agent_guidance"];

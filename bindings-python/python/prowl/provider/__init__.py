@@ -9,8 +9,8 @@ once and does its work in a fully detached process:
 - *live* (``PROWL_PROVIDER_MODE=1`` and ``PROWL_PROVIDER_LIVE=1``): also claims one, runs it
   (``protocol`` in-process, ``agent`` through ``claude --print``) and submits it.
 
-The hook process only takes the single-flight lock (``prowl-provider.lock`` in the temp
-directory) without waiting and hands it to the worker it starts in a new session with
+The hook process only takes the single-flight lock (``prowl-provider.lock`` beside the
+state, in the user's own 0700 directory, never a shared temp directory) without waiting and hands it to the worker it starts in a new session with
 stdio on ``/dev/null`` (``os.posix_spawn(setsid=True)``; ``subprocess.Popen`` with the
 detaching flags on Windows): a burst of Stop events starts one worker, and Claude never
 waits on it. ``prowl-provider-hook register`` makes ``PROWL_AGENT_KEY``'s agent a
@@ -27,8 +27,6 @@ import sys
 
 # No `typing` at import (it costs the hook milliseconds): annotations are postponed strings.
 
-#: The lock file's name in the temp directory.
-LOCK_NAME = "prowl-provider.lock"
 #: Where `nice` may be (POSIX): the worker starts through it.
 NICE_PATHS = ("/usr/bin/nice", "/bin/nice")
 
@@ -37,27 +35,16 @@ def _on(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def temp_dir() -> str:
-    """The temp directory: ``TMPDIR``, ``TEMP`` or ``TMP``, else the platform's default."""
-    for name in ("TMPDIR", "TEMP", "TMP"):
-        v = os.environ.get(name)
-        if v and os.path.isdir(v):
-            return v
-    if os.name == "posix":
-        return "/tmp"
-    import tempfile
-
-    return tempfile.gettempdir()
-
-
-def lock_path() -> str:
-    """``prowl-provider.lock`` in the temp directory."""
-    return os.path.join(temp_dir(), LOCK_NAME)
-
-
 def _take_lock() -> int | None:
-    """The lock file's descriptor, locked, or ``None`` when a worker holds it."""
-    fd = os.open(lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    """The lock file's descriptor, locked, or ``None`` when a worker holds it (or the
+    directory is not the user's own)."""
+    from . import state
+
+    try:
+        state.private_dir(state.provider_dir())
+        fd = os.open(state.lock_path(), os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return None
     try:
         import fcntl
 

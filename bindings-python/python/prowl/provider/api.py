@@ -4,6 +4,7 @@ connection per call, a timeout on every call, ``X-Agent-Key`` on each."""
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import json
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import quote, urlsplit
@@ -15,6 +16,27 @@ TIMEOUT_S = 10.0
 SUBMIT_TIMEOUT_S = 240.0
 #: Largest answer read.
 MAX_ANSWER = 4 << 20
+
+
+def live_url_refusal(base_url: str) -> Optional[str]:
+    """Why live mode may not use ``base_url``, or ``None``: https, or http to a loopback
+    host only (127.0.0.0/8, ::1, ``localhost``), since whoever can rewrite a plain-http
+    answer on the path could hand the hook any directive."""
+    try:
+        parts = urlsplit(base_url)
+        host = parts.hostname or ""
+    except ValueError:
+        return f"PROWL_API_URL is not a URL: {base_url!r}"
+    if parts.scheme == "https" and host:
+        return None
+    if parts.scheme == "http":
+        try:
+            if host == "localhost" or ipaddress.ip_address(host).is_loopback:
+                return None
+        except ValueError:
+            pass
+    return (f"PROWL_API_URL must be https in live mode (http only to 127.0.0.1, ::1 or localhost), "
+            f"not {parts.scheme}://{host}: nothing was claimed or run")
 
 
 class ApiError(Exception):

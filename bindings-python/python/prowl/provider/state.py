@@ -1,7 +1,11 @@
-"""``provider_state.json`` and the pacing rules read from it (SPEC §11).
+"""``provider_state.json``, the single-flight lock, and the pacing rules read from the state
+(SPEC §11).
 
-The file lives in ``$XDG_CONFIG_HOME/prowl/`` (``~/.config/prowl/`` by default), is written
-atomically with mode 0600, and holds what the hook did last: when it polled, what it would
+Both live in the user's own directory, ``$XDG_CONFIG_HOME/prowl/`` (``~/.config/prowl/`` by
+default), created 0700 (tightened to 0700 when found looser, refused when another user
+owns it), never in a shared temp directory where another local user could create or hold
+the lock first. The state is written atomically with mode 0600 and holds what the hook
+did last: when it polled, what it would
 have claimed (scout) or claimed (live), the last result or error. Never the agent key, a
 prompt, an answer or a tool definition.
 
@@ -25,13 +29,38 @@ DEFAULT_MIN_GAP_S = 3600.0
 DEFAULT_POLL_S = 60.0
 #: The file's name.
 FILE_NAME = "provider_state.json"
+#: The single-flight lock's name, beside the state.
+LOCK_NAME = "prowl-provider.lock"
+
+
+def provider_dir(env: dict | None = None) -> str:
+    """``$XDG_CONFIG_HOME/prowl``, else ``~/.config/prowl``."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "prowl")
 
 
 def state_path(env: dict | None = None) -> str:
-    """``$XDG_CONFIG_HOME/prowl/provider_state.json``, else ``~/.config/prowl/...``."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "prowl", FILE_NAME)
+    """``provider_state.json`` in :func:`provider_dir`."""
+    return os.path.join(provider_dir(env), FILE_NAME)
+
+
+def lock_path(env: dict | None = None) -> str:
+    """``prowl-provider.lock`` in :func:`provider_dir`."""
+    return os.path.join(provider_dir(env), LOCK_NAME)
+
+
+def private_dir(path: str) -> str:
+    """Creates ``path`` (mode 0700) or makes an existing one 0700; raises ``PermissionError``
+    when another user owns it."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.name == "posix":
+        st = os.stat(path)
+        if st.st_uid != os.getuid():
+            raise PermissionError(f"{path} belongs to another user")
+        if st.st_mode & 0o077:
+            os.chmod(path, 0o700)
+    return path
 
 
 def _seconds(env: dict, name: str, default: float) -> float:
@@ -96,7 +125,7 @@ def write(state: dict, path: str | None = None) -> None:
     import tempfile
 
     path = path or state_path()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    private_dir(os.path.dirname(path))
     fd, tmp = tempfile.mkstemp(prefix=".provider_state.", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "w") as f:

@@ -2,7 +2,10 @@
 lock already held (its descriptor is the one argument).
 
 One run: check the pacing again under the lock; list the open directives; pick the first
-this machine can run (``protocol`` always; ``agent`` when the ``claude`` command resolves).
+this machine can run (``protocol`` always; ``agent`` when the ``claude`` command resolves)
+among those the core's rule accepts (:mod:`.directive`: one the API should never have
+listed, such as a program to run, is skipped and named in ``refused``). Live mode talks to
+an https API only (http to loopback alone, for a local server).
 Scout stops there and writes what it would have claimed. Live claims it, writes the claim
 time at once (a crash still counts toward the hourly gap), runs it, submits it, and on any
 failure releases it at once (fails closed). Everything it learns goes to
@@ -19,8 +22,8 @@ import time
 from typing import Any, Dict, List, Optional
 
 from .. import __version__, config
-from . import agent, protocol, state
-from .api import Api, ApiError
+from . import agent, directive, protocol, state
+from .api import Api, ApiError, live_url_refusal
 
 RUNNER = f"prowl-provider-hook/{__version__}"
 
@@ -33,8 +36,19 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def refusal(d: Dict[str, Any]) -> Optional[str]:
+    """Why the core's rule refuses directive ``d``, or ``None``."""
+    try:
+        directive.check(d)
+        return None
+    except directive.Refused as e:
+        return str(e)
+
+
 def runnable(d: Dict[str, Any], env: Dict[str, str]) -> bool:
-    """Whether this machine can run directive ``d``."""
+    """Whether this machine can run directive ``d`` (the rule accepts it)."""
+    if refusal(d) is not None:
+        return False
     if d.get("kind") == "protocol":
         return True
     return d.get("kind") == "agent" and agent.configured_command(env) is not None
@@ -54,7 +68,7 @@ def execute(d: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
     if d["kind"] == "protocol":
         result = protocol.run(d["spec"]["remote_url"], loopback, RUNNER, __version__)
     else:
-        result = agent.run(d["spec"], env, loopback)
+        result = agent.run(d, env, loopback)
     body = {
         "directive_id": d["directive_id"],
         "dimensions": result["dimensions"],
@@ -83,6 +97,10 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         st["last_error"] = "PROWL_AGENT_KEY is not set"
         state.write(st, path)
         return st
+    if live and (why := live_url_refusal(settings.api_url)):
+        st["last_error"] = why
+        state.write(st, path)
+        return st
     api = Api(settings.api_url, settings.agent_key, RUNNER)
     try:
         listing = api.directives()
@@ -90,9 +108,10 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         st["last_error"] = str(e)
         state.write(st, path)
         return st
-    open_: List[Dict[str, Any]] = listing.get("directives") or []
+    open_: List[Dict[str, Any]] = [d for d in listing.get("directives") or [] if isinstance(d, dict)]
     pick = next((d for d in open_ if runnable(d, env)), None)
-    st.update({"open": len(open_), "held_back": listing.get("held_back", 0)})
+    refused = [{"directive_id": str(d.get("directive_id"))[:64], "reason": why} for d in open_ if (why := refusal(d))]
+    st.update({"open": len(open_), "held_back": listing.get("held_back", 0), "refused": refused[:20]})
     if not live:
         st["would_claim"] = summary(pick) if pick else None
         state.write(st, path)
@@ -114,7 +133,8 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         answer = api.submit(body)
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
-        kind = str(e) if isinstance(e, (agent.AgentFailed, protocol.FetchFailed, protocol.Blocked, ApiError)) else type(e).__name__
+        kind = str(e) if isinstance(e, (agent.AgentFailed, protocol.FetchFailed, protocol.Blocked, ApiError,
+                                        directive.Refused)) else type(e).__name__
         try:
             api.release(pick["directive_id"])
             st["last_error"] = f"{pick['directive_id']}: {kind}; released"
