@@ -10,8 +10,8 @@ use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::quota::Refused;
-use lowdown_core::telemetry::latency_bucket;
 use lowdown_core::record::{InteractionRecord, Source};
+use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
