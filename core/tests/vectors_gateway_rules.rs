@@ -1,7 +1,7 @@
 //! Golden vectors for what the gateway carries: allow rules, path refusals and the header
 //! allowlists (expected values from tests/vectors/tools/gen_gateway_rules.mjs).
 mod common;
-use lowdown_core::gateway::allow::GatewayRules;
+use lowdown_core::gateway::allow::{service_selected, GatewayRules};
 use lowdown_core::gateway::headers::{
     connection_listed, forward_request_header, forward_response_header,
 };
@@ -46,5 +46,17 @@ fn gateway_forward_headers_vectors() {
             }
         };
         Ok(json!(names(i).into_iter().filter(keep).collect::<Vec<_>>()))
+    });
+}
+
+#[test]
+fn gateway_service_selected_vectors() {
+    common::check("gateway_service_selected.json", |i| {
+        let s = |k: &str| i[k].as_str().unwrap();
+        Ok(json!(service_selected(
+            i["filter"].as_str(),
+            s("slug"),
+            s("service_id")
+        )))
     });
 }

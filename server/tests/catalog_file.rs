@@ -220,3 +220,14 @@ fn allow_rules_and_modes_are_checked_at_start_naming_the_service_and_entry() {
         assert!(got.starts_with(want), "wanted {want:?}\n   got {got:?}");
     }
 }
+
+#[test]
+fn the_example_catalog_parses_and_every_service_allows_something() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/server/services.toml"
+    );
+    let services = load(std::path::Path::new(path), true, false).unwrap();
+    assert!(services.len() >= 3);
+    assert!(services.iter().all(|s| !s.allow.is_empty()));
+}

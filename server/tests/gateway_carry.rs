@@ -253,7 +253,7 @@ async fn the_gateway_call_quota_stops_an_agent_and_then_its_network(t: &TestDb) 
     let refused = call(&a).await;
     assert_eq!(
         status_and_reason(&refused),
-        (429, Some("rate_limited".into())),
+        (429, Some("gateway_rate_limited".into())),
         "{refused}"
     );
     let lower = refused.to_ascii_lowercase();
@@ -267,7 +267,7 @@ async fn the_gateway_call_quota_stops_an_agent_and_then_its_network(t: &TestDb) 
     let refused = call(&b).await;
     assert_eq!(
         status_and_reason(&refused),
-        (429, Some("rate_limited".into())),
+        (429, Some("gateway_rate_limited".into())),
         "{refused}"
     );
     assert!(

@@ -225,18 +225,35 @@ impl GatewayRules {
     }
 
     /// Of a call's request header `names`, those a client sends to the gateway (as given):
-    /// exactly those the gateway forwards to the vendor. For an `inject` service that
-    /// leaves the user's `Authorization`, `Cookie`, `Proxy-Authorization` and the service's
-    /// credential header behind.
+    /// those the gateway forwards to the vendor, and `Transfer-Encoding`, which frames the
+    /// body on the way to the gateway (the gateway frames it again). For an `inject` service
+    /// that leaves the user's `Authorization`, `Cookie`, `Proxy-Authorization` and the
+    /// service's credential header behind.
     pub fn keep_request_headers<S: AsRef<str>>(&self, names: &[S]) -> Vec<String> {
         names
             .iter()
             .map(AsRef::as_ref)
             .filter(|n| {
-                forward_request_header(&n.to_ascii_lowercase(), &[], self.passthrough_header())
+                let n = n.to_ascii_lowercase();
+                n == "transfer-encoding"
+                    || forward_request_header(&n, &[], self.passthrough_header())
             })
             .map(str::to_owned)
             .collect()
+    }
+}
+
+/// Whether a client routes the service `slug`/`service_id` under `PROWL_GATEWAY_SERVICES`
+/// (`filter`, the raw value): unset or blank routes every catalog service; otherwise only
+/// those whose slug or service id is one of its comma-separated names (so a value naming
+/// none, like `none`, routes nothing).
+pub fn service_selected(filter: Option<&str>, slug: &str, service_id: &str) -> bool {
+    match filter.map(str::trim).filter(|f| !f.is_empty()) {
+        None => true,
+        Some(f) => f
+            .split(',')
+            .map(str::trim)
+            .any(|n| !n.is_empty() && (n == slug || n == service_id)),
     }
 }
 

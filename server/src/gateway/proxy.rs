@@ -222,7 +222,8 @@ fn allowed_target(
 }
 
 /// Takes one gateway call of the agent's and its network's hourly budgets, both or
-/// neither, before the call is forwarded (429 with `Retry-After` past either).
+/// neither, before the call is forwarded (429 `gateway_rate_limited` with `Retry-After`
+/// past either).
 async fn within_gateway_quota(
     state: &AppState,
     agent: &AgentInfo,
@@ -238,6 +239,8 @@ async fn within_gateway_quota(
         None => Ok(()),
         Some(r) => {
             let mut refusal = Refusal::from(quotas[r.budget].refusal(r.retry_after_secs));
+            // Its own reason: a client must not take a vendor's 429 for the gateway's.
+            refusal.reason = "gateway_rate_limited";
             refusal.retry_after = Some(r.retry_after_secs);
             Err(refusal)
         }

@@ -109,7 +109,7 @@ const keepResponse = (name, listed) => (RESPONSE.includes(name) || /^(x-)?rateli
 const USER = ["Accept", "Content-Type", "Content-Length", "User-Agent", "Idempotency-Key", "Authorization", "Cookie",
   "Proxy-Authorization", "X-Api-Key", "X-Agent-Key", "X-Prowl-Salt-Id", "Forwarded", "X-Forwarded-For", "X-Real-IP",
   "X-Client-IP", "Client-IP", "Fastly-Client-IP", "CF-Connecting-IP", "True-Client-IP", "X-Lowdown-Node-Id",
-  "traceparent", "tracestate", "baggage", "Connection", "Keep-Alive", "TE", "Upgrade", "Host", "X-Custom"];
+  "traceparent", "tracestate", "baggage", "Connection", "Keep-Alive", "TE", "Upgrade", "Host", "X-Custom", "Transfer-Encoding"];
 const requestCases = [
   ["inject service with no credential header", "inject", null],
   ["inject service keeps its Authorization credential behind", "inject", "Authorization"],
@@ -121,7 +121,8 @@ const requestCases = [
   return {
     name,
     input: { allow: ["GET /"], mode, credential_header, names: USER },
-    expected: USER.filter((n) => keepRequest(n.toLowerCase(), [], pass)),
+    // Transfer-Encoding frames the body to the gateway, which frames it again.
+    expected: USER.filter((n) => n.toLowerCase() === "transfer-encoding" || keepRequest(n.toLowerCase(), [], pass)),
   };
 });
 writeVectors("gateway_request_headers.json", "gateway_request_headers",
@@ -148,3 +149,24 @@ const forwardCases = [
 writeVectors("gateway_forward_headers.json", "gateway_forward_headers",
   "the names among `names` that forward_request_header / forward_response_header (direction) keep, with connection_listed(connection) and the passthrough credential header.",
   forwardCases);
+
+// ---- PROWL_GATEWAY_SERVICES --------------------------------------------------------------------
+const selected = (filter, slug, id) => {
+  if (filter === null || filter.trim() === "") return true;
+  return filter.split(",").map((t) => t.trim()).filter(Boolean).some((t) => t === slug || t === id);
+};
+const selectCases = [
+  ["unset: every service", null, "search", "svc_search"],
+  ["blank: every service", "  ", "search", "svc_search"],
+  ["listed by slug", "search,maps", "search", "svc_search"],
+  ["listed by service id", "svc_maps, svc_search", "search", "svc_search"],
+  ["spaces around names", " maps , search ", "search", "svc_search"],
+  ["not listed", "maps", "search", "svc_search"],
+  ["a prefix is not the name", "sear", "search", "svc_search"],
+  ["names are exact", "Search", "search", "svc_search"],
+  ["only commas: nothing", ",,", "search", "svc_search"],
+  ["none: nothing", "none", "search", "svc_search"],
+].map(([name, filter, slug, service_id]) => ({ name, input: { filter, slug, service_id }, expected: selected(filter, slug, service_id) }));
+writeVectors("gateway_service_selected.json", "gateway_service_selected",
+  "service_selected(filter = PROWL_GATEWAY_SERVICES or null, slug, service_id): whether a client routes this service.",
+  selectCases);
