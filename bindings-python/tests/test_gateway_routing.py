@@ -65,7 +65,8 @@ credential = {{ {credential} }}
     )
     gateway_port = free_port()
     server = LowdownServer(
-        args=["--catalog", str(catalog), "--gateway-listen", f"127.0.0.1:{gateway_port}", "--unsafe-allow-loopback"],
+        args=["--catalog", str(catalog), "--gateway-listen", f"127.0.0.1:{gateway_port}", "--unsafe-allow-loopback",
+              "--quota", "registrations-per-network=100"],  # one agent per test, all from loopback
         env={"VENDOR_KEY_FIXTURE": VENDOR_KEY, "RUST_LOG": "debug"},
     )
     relay = Relay(gateway_port)
