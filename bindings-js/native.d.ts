@@ -10,6 +10,27 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * One catalog service's rules: which calls the gateway carries and which request headers
+ * it forwards.
+ */
+export declare class GatewayRules {
+  /**
+   * The rules of a `GET /v1/services` entry: `allow` (`"GET /v1/search"` each), `mode`
+   * (`inject`, the default, or `passthrough`) and `credential_header`. A malformed entry
+   * throws `bad_allow_rule`, `bad_mode` or `missing_header`.
+   */
+  constructor(allow: Array<string>, mode?: string | undefined | null, credentialHeader?: string | undefined | null)
+  /**
+   * The verdict on `method` to `target` (a path under the upstream's base, with its
+   * query) as JSON text: `{"verdict":"allowed"|"not_allowed"|"bad_path","why"?}`.
+   */
+  check(method: string, target: string): string
+  /** Of the request header `names`, those to send the gateway (as given). */
+  keepRequestHeaders(names: Array<string>): Array<string>
+}
+export type JsGatewayRules = GatewayRules
+
+/**
  * The reporting policy, from the raw `PROWL_TELEMETRY_ALLOWLIST` and
  * `PROWL_TELEMETRY_ALLOW_PRIVATE` values (`null` when unset).
  */
@@ -131,6 +152,12 @@ export declare function delivery(len: number, status?: number | undefined | null
  * variables of `envJson` (`{"NAME": "value"}`); unknown variables are left as written.
  */
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
+
+/**
+ * Whether observe routes the service `slug`/`serviceId` under `PROWL_GATEWAY_SERVICES`
+ * (`filter`, the raw value or `null`): unset or blank routes every catalog service.
+ */
+export declare function gatewayServiceSelected(filter: string | undefined | null, slug: string, serviceId: string): boolean
 
 /** A new node identity's `node.json` text, from 6 random bytes (12 hex digits) and the clock. */
 export declare function newNodeIdentity(randomHex: string, nowIso: string): string

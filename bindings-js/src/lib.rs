@@ -13,6 +13,8 @@ mod errors;
 pub mod host;
 
 #[cfg(feature = "observe")]
+pub mod gateway;
+#[cfg(feature = "observe")]
 pub mod observe;
 #[cfg(feature = "proxy")]
 pub mod proxy;

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 mod convert;
 mod errors;
+mod gateway;
 mod host;
 mod observe;
 mod provider;
@@ -30,6 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HOME_ENV", defaults::HOME_ENV)?;
     m.add("AGENT_KEY_HEADER", defaults::AGENT_KEY_HEADER)?;
     observe::register(m)?;
+    gateway::register(m)?;
     record::register(m)?;
     spool::register(m)?;
     host::register(m)?;

@@ -7,6 +7,7 @@ receives (for the privacy canaries) and can be told to never answer.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import threading
@@ -152,6 +153,47 @@ class Vendor:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class _RelayHandler(_VendorHandler):
+    def _handle(self) -> None:
+        relay: "Relay" = self.server.vendor  # type: ignore[attr-defined]
+        body = self._body()
+        with relay.lock:
+            relay.requests.append({"method": self.command, "path": self.path, "headers": self.headers.items(), "body": body})
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection", "transfer-encoding", "content-length")}
+        conn = http.client.HTTPConnection("127.0.0.1", relay.target_port, timeout=20)
+        try:
+            conn.request(self.command, self.path, body=body, headers=headers)
+            resp = conn.getresponse()
+            reply = resp.read()
+            self.send_response(resp.status)
+            for k, v in resp.getheaders():
+                if k.lower() not in ("connection", "transfer-encoding", "content-length", "date", "server"):
+                    self.send_header(k, v)
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+        finally:
+            conn.close()
+
+    do_GET = do_POST = do_PUT = do_DELETE = _handle
+
+
+class Relay(Vendor):
+    """A recording relay in front of a local server (the gateway): every request is recorded
+    exactly as it arrived, as :class:`Vendor` records them, then forwarded to
+    ``127.0.0.1:target_port`` and its answer passed back."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.requests = []
+        self.lock = threading.Lock()
+        self.server = _Server(("127.0.0.1", 0), _RelayHandler)
+        self.server.vendor = self  # type: ignore[attr-defined]
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 class Collector:

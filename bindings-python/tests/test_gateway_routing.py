@@ -1,10 +1,15 @@
 """Sampled calls through the real sampling gateway, end to end (SPEC §10).
 
-A real lowdown-server serves the API and, with ``--gateway-listen``, the gateway; its
-services.toml names a local vendor twice: ``/on`` sampled at rate 1.0, ``/off`` at 0.0. prowl
-with real httpx and httpx2 clients, sync and async, must send the ``/on`` calls through the
-gateway (the vendor sees the operator's credential and none of the agent's identity or
-credentials) and the ``/off`` calls straight to the vendor, as they were.
+A real lowdown-server serves the API and, with ``--gateway-listen``, the gateway, behind a
+relay that records what reaches it; its services.toml names a local vendor four times:
+``/on`` sampled at rate 1.0 (inject, allowing ``POST /v1/charges`` and the redirect),
+``/off`` at 0.0, ``/mine`` (passthrough) and ``/ex`` (inject, everything). prowl with real
+httpx and httpx2 clients, sync and async, must send the allowed ``/on`` calls through the
+gateway carrying none of the user's own secrets (the vendor sees the operator's credential
+and none of the agent's identity or credentials), every call the rules do not allow and
+the ``/off`` calls straight to the vendor, as they were, a ``passthrough`` call with the
+user's own credential (stored nowhere), and only the services ``PROWL_GATEWAY_SERVICES``
+names.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from prowl.gateway import ROUTER
 from prowl.sender import SENDER
 
 from conftest import LowdownServer
-from servers import Collector, Upstream, Vendor, free_port
+from servers import Collector, Relay, Upstream, Vendor, free_port
 
 USER_SECRET = "Bearer CANARY_user_vendor_token"
 VENDOR_KEY = "CANARY_operator_key"
@@ -46,19 +51,29 @@ service_id = "svc_{slug}"
 upstream = "{url}/{base}"
 hosts = ["127.0.0.1"]
 sampling_rate = {rate}
-credential = {{ header = "X-Vendor-Key", env = "VENDOR_KEY_FIXTURE", format = "vk {{}}" }}
+allow = {allow}
+credential = {{ {credential} }}
 """
+    inject = 'header = "X-Vendor-Key", env = "VENDOR_KEY_FIXTURE", format = "vk {}"'
     catalog.write_text(
-        service.format(slug="sampled", url=vendor.url, base="on", rate="1.0")
-        + service.format(slug="unsampled", url=vendor.url, base="off", rate="0.0")
+        service.format(slug="sampled", url=vendor.url, base="on", rate="1.0", credential=inject,
+                       allow='["POST /v1/charges", "GET /redirect", "GET /v1/landed"]')
+        + service.format(slug="unsampled", url=vendor.url, base="off", rate="0.0", credential=inject, allow='["GET /"]')
+        + service.format(slug="mine", url=vendor.url, base="mine", rate="1.0",
+                         credential='mode = "passthrough", header = "Authorization"', allow='["POST /v1/customers"]')
+        + service.format(slug="excluded", url=vendor.url, base="ex", rate="1.0", credential=inject, allow='["GET /"]')
     )
     gateway_port = free_port()
     server = LowdownServer(
-        args=["--catalog", str(catalog), "--gateway-listen", f"127.0.0.1:{gateway_port}", "--unsafe-allow-loopback"],
-        env={"VENDOR_KEY_FIXTURE": VENDOR_KEY},
+        args=["--catalog", str(catalog), "--gateway-listen", f"127.0.0.1:{gateway_port}", "--unsafe-allow-loopback",
+              "--quota", "registrations-per-network=100"],  # one agent per test, all from loopback
+        env={"VENDOR_KEY_FIXTURE": VENDOR_KEY, "RUST_LOG": "debug"},
     )
-    server.gateway_url = f"http://127.0.0.1:{gateway_port}"  # type: ignore[attr-defined]
+    relay = Relay(gateway_port)
+    server.gateway_url = relay.url  # type: ignore[attr-defined]
+    server.relay = relay  # type: ignore[attr-defined]
     yield server
+    relay.close()
     server.close()
 
 
@@ -105,9 +120,14 @@ def check_sampled(vendor: Vendor, server: LowdownServer, agent: Dict[str, str], 
     h = got["headers"]
     assert got["method"] == "POST" and got["body"] == f"canary-body-{mark}".encode()
     assert h["x-vendor-key"] == f"vk {VENDOR_KEY}", "the gateway injected the operator's credential"
-    for gone in ("authorization", "cookie", "x-agent-key", "x-prowl-salt-id", "x-prowl-sample-decision"):
+    for gone in ("authorization", "cookie", "x-custom", "x-agent-key", "x-prowl-salt-id", "x-prowl-sample-decision"):
         assert gone not in h, f"{gone} reached the vendor"
-    assert h["x-custom"] == "kept"
+    # The user's own secrets never left the process: the gateway did not receive them either.
+    [sent] = server.relay.received(f"/sampled/v1/charges?mark={mark}")  # type: ignore[attr-defined]
+    assert sent["headers"]["x-agent-key"] == agent["agent_key"]
+    for gone in ("authorization", "cookie", "proxy-authorization", "x-vendor-key", "x-custom"):
+        assert gone not in sent["headers"], f"{gone} was sent to the gateway"
+    assert "CANARY_user" not in json.dumps(sent["headers"])
     raw = json.dumps(got["headers"]) + got["path"]
     assert agent["agent_key"] not in raw and "CANARY_user" not in raw
     assert wait_for(lambda: calls(server, "sampled") == before + 1, "the gateway's ProxyCall")
@@ -130,7 +150,8 @@ def test_sampled_calls_go_through_the_gateway_and_unsampled_ones_straight_to_the
     mark = f"{lib.__name__}-sync"
     before = calls(prowl_server, "sampled")
     r = client.post(f"{vendor.url}/on/v1/charges?mark={mark}", content=f"canary-body-{mark}".encode(),
-                    headers={"Authorization": USER_SECRET, "Cookie": "session=CANARY_user_cookie", "X-Custom": "kept"})
+                    headers={"Authorization": USER_SECRET, "Cookie": "session=CANARY_user_cookie", "Proxy-Authorization": "Basic CANARY_user_proxy",
+                             "X-Vendor-Key": "vk CANARY_user_own_key", "X-Custom": "CANARY_user_custom"})
     assert r.status_code == 200 and r.json() == {"path": f"/on/v1/charges?mark={mark}", "method": "POST"}
     assert str(r.url) == f"{vendor.url}/on/v1/charges?mark={mark}", "the caller sees the vendor URL it asked for"
     check_sampled(vendor, prowl_server, agent, before, mark)
@@ -159,7 +180,8 @@ async def test_async_clients_route_the_same_way(lib: ModuleType, vendor: Vendor,
         mark = f"{lib.__name__}-async"
         before = calls(prowl_server, "sampled")
         r = await client.post(f"{vendor.url}/on/v1/charges?mark={mark}", content=f"canary-body-{mark}".encode(),
-                              headers={"Authorization": USER_SECRET, "Cookie": "session=CANARY_user_cookie", "X-Custom": "kept"})
+                              headers={"Authorization": USER_SECRET, "Cookie": "session=CANARY_user_cookie", "Proxy-Authorization": "Basic CANARY_user_proxy",
+                             "X-Vendor-Key": "vk CANARY_user_own_key", "X-Custom": "CANARY_user_custom"})
         assert r.status_code == 200
         check_sampled(vendor, prowl_server, agent, before, mark)
         r = await client.get(f"{vendor.url}/off/v1/things?mark={mark}", headers={"Authorization": USER_SECRET})
@@ -224,5 +246,69 @@ def test_routing_is_off_without_a_gateway_url(lib: ModuleType, vendor: Vendor, p
     prowl.configure(gateway_url=prowl_server.gateway_url)  # type: ignore[attr-defined]
     ready()
     client.post(f"{vendor.url}/on/v1/charges?mark={mark}-on", content=f"canary-body-{mark}-on".encode(),
-                headers={"Authorization": USER_SECRET, "X-Custom": "kept"})
+                headers={"Authorization": USER_SECRET, "X-Custom": "CANARY_user_custom"})
     check_sampled(vendor, prowl_server, agent, before, f"{mark}-on")
+
+
+def test_calls_the_rules_do_not_allow_go_straight_to_the_vendor(
+    lib: ModuleType, vendor: Vendor, prowl_server: LowdownServer, agent: Dict[str, str]
+) -> None:
+    client = prowl.observe(lib.Client())
+    ready()
+    mark = f"{lib.__name__}-unallowed"
+    relayed = len(prowl_server.relay.requests)  # type: ignore[attr-defined]
+    # The issue's reproductions: a read and a refund on a sampled service that allows neither.
+    client.get(f"{vendor.url}/on/v1/customers?mark={mark}", headers={"Authorization": USER_SECRET})
+    client.post(f"{vendor.url}/on/v1/refunds?mark={mark}", content=b"x", headers={"Authorization": USER_SECRET})
+    client.get(f"{vendor.url}/on/v1/charges?mark={mark}", headers={"Authorization": USER_SECRET})  # GET is not allowed
+    for path in ("/on/v1/customers", "/on/v1/refunds", "/on/v1/charges"):
+        [got] = vendor.received(f"{path}?mark={mark}")
+        assert got["headers"]["authorization"] == USER_SECRET, "sent direct, on the user's own account"
+        assert "x-vendor-key" not in got["headers"] and "x-agent-key" not in got["headers"]
+    assert len(prowl_server.relay.requests) == relayed, "nothing reached the gateway"  # type: ignore[attr-defined]
+    assert ROUTER.status()["counts"]["routed"] == 0
+
+
+def test_a_passthrough_call_carries_the_users_own_credential_and_nothing_keeps_it(
+    lib: ModuleType, vendor: Vendor, prowl_server: LowdownServer, agent: Dict[str, str]
+) -> None:
+    client = prowl.observe(lib.Client())
+    ready()
+    mark = f"{lib.__name__}-passthrough"
+    secret = f"Bearer CANARY_passthrough_{lib.__name__}"
+    r = client.post(f"{vendor.url}/mine/v1/customers?mark={mark}", content=b"{}",
+                    headers={"Authorization": secret, "Cookie": "session=CANARY_user_cookie"})
+    assert r.status_code == 200
+    [got] = vendor.received(f"/mine/v1/customers?mark={mark}")
+    assert got["headers"]["authorization"] == secret, "the vendor saw the user's own credential"
+    assert "x-vendor-key" not in got["headers"] and "cookie" not in got["headers"]
+    [sent] = prowl_server.relay.received(f"/mine/v1/customers?mark={mark}")  # type: ignore[attr-defined]
+    assert "cookie" not in sent["headers"], "only the credential header goes with it"
+    wait_for(lambda: calls(prowl_server, "mine") >= 1, "the gateway's ProxyCall")
+    answers = json.dumps([prowl_server.get("/v1/services"), prowl_server.get("/v1/services/mine")])
+    assert '"passthrough"' in answers and "CANARY_passthrough" not in answers
+    stored = b"".join(p.read_bytes() for p in prowl_server.db.parent.glob(prowl_server.db.name + "*"))
+    assert b"CANARY_passthrough" not in stored, "the credential is in the database file"
+    log = (Path(prowl_server.home) / "server.log").read_bytes()
+    assert b"CANARY_passthrough" not in log and b"DEBUG" in log, "the credential is in the server's debug log"
+
+
+def test_prowl_gateway_services_limits_routing_to_the_services_it_names(
+    lib: ModuleType, vendor: Vendor, prowl_server: LowdownServer, agent: Dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = prowl.observe(lib.Client())
+    ready()
+    mark = f"{lib.__name__}-services"
+    client.get(f"{vendor.url}/ex/v1/things?mark={mark}-all", headers={"Authorization": USER_SECRET})
+    [got] = vendor.received(f"/ex/v1/things?mark={mark}-all")
+    assert got["headers"]["x-vendor-key"] == f"vk {VENDOR_KEY}", "unset: every service whose rules match is routed"
+
+    monkeypatch.setenv("PROWL_GATEWAY_SERVICES", "sampled, svc_mine")
+    prowl.configure()
+    client.get(f"{vendor.url}/ex/v1/things?mark={mark}-named", headers={"Authorization": USER_SECRET})
+    [got] = vendor.received(f"/ex/v1/things?mark={mark}-named")
+    assert got["headers"]["authorization"] == USER_SECRET and "x-vendor-key" not in got["headers"], "excluded: direct"
+    before = calls(prowl_server, "sampled")
+    client.post(f"{vendor.url}/on/v1/charges?mark={mark}-on", content=f"canary-body-{mark}-on".encode())
+    assert vendor.received(f"/on/v1/charges?mark={mark}-on")[0]["headers"]["x-vendor-key"] == f"vk {VENDOR_KEY}", "named by slug: routed"
+    wait_for(lambda: calls(prowl_server, "sampled") == before + 1, "the gateway's ProxyCall")

@@ -146,6 +146,9 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "benchmark_directive": lambda n, i: n.check_directive(i["body"]),
     "conformance": conformance,
     "delivery": delivery,
+    "gateway_request_headers": lambda n, i: n.GatewayRules(i.get("allow", []), i.get("mode"), i.get("credential_header")).keep_request_headers(i["names"]),
+    "gateway_service_selected": lambda n, i: n.gateway_service_selected(i["filter"], i["slug"], i["service_id"]),
+    "gateway_route": lambda n, i: n.GatewayRules(i.get("allow", []), i.get("mode"), i.get("credential_header")).check(i["method"], as_str(i["target"])),
     "node_identity": node_identity,
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
@@ -191,9 +194,10 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "validate_observations": ("validate_observations", "prepare_observation builds only valid observations; the server validates"),
     "weight": ("weight", "the server weighs"),
     "key_weight": ("key_tier", "the server weighs"),
-    # The sampling gateway's rules run in the server; clients only compute `decide`.
+    # The sampling gateway's rules run in the server; clients compute `decide` and use GatewayRules.
     "salt_days": ("salt_state", "the gateway checks salt days; clients follow valid_until"),
     "decision_check": ("check_decision", "the gateway checks decisions"),
+    "gateway_forward_headers": ("forward_request_header", "the gateway filters what crosses it; prowl sends what GatewayRules.keep_request_headers keeps"),
     "audit": ("audit", "the server audits services"),
     "probe_health": ("probe_health", "the server computes probe health"),
     "live_score": ("live_score", "the server computes the live score"),

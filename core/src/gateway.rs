@@ -1,9 +1,10 @@
-//! The sampling gateway's rules (SPEC §10), free of IO: which headers cross the gateway,
+//! The sampling gateway's rules (SPEC §10), free of IO: which calls and headers cross the gateway,
 //! the live score, the audit and probe-health cap, receipts and agent reputation.
 //!
 //! The sampling decision itself (the roll, salt days, the gateway's check) lives in
 //! [`crate::sample`], shared with the clients that compute decisions.
 
+pub mod allow;
 pub mod headers;
 pub mod receipt;
 pub mod reputation;

@@ -36,6 +36,13 @@ pub const RECORDS_PER_NETWORK_PER_HOUR: u32 = 200_000;
 /// (each key also has its own 600): one address can no longer multiply its budget with
 /// free keys.
 pub const OBSERVATIONS_PER_NETWORK_PER_HOUR: u32 = 3_000;
+/// Gateway calls one agent may make per hour, to all services together: a sampled agent
+/// calls through the gateway for a whole salt day, so this bounds what one key costs the
+/// operator's vendor accounts.
+pub const GATEWAY_CALLS_PER_AGENT_PER_HOUR: u32 = 600;
+/// Gateway calls all the agents of one network may make per hour together: free
+/// registrations cannot multiply one address's share.
+pub const GATEWAY_CALLS_PER_NETWORK_PER_HOUR: u32 = 1_200;
 
 /// The network of a client address, as quotas, caps and independence figures count it:
 /// `ip4:a.b.c.0/24` (IPv4-mapped IPv6 included) or `ip6:xxxx:xxxx:xxxx::/48`.

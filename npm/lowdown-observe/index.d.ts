@@ -23,10 +23,18 @@ export interface ObserveOptions {
   enabled?: boolean;
   /**
    * The Prowl sampling gateway. With `agentKey` too, calls to catalog services this agent is
-   * sampled for go through it (server-side code only: it sends the agent key).
+   * sampled for, and that a service's `allow` rules match, go through it (server-side code
+   * only: it sends the agent key). For an `inject` service such a call runs on the gateway
+   * operator's vendor account and carries none of your `Authorization` or `Cookie`.
    * @default PROWL_GATEWAY_URL, off
    */
   gatewayUrl?: string;
+  /**
+   * Route only these catalog services (slugs or service ids); unset, every one whose rules
+   * match. Every other call goes straight to the vendor, observed as before.
+   * @default PROWL_GATEWAY_SERVICES, every service
+   */
+  gatewayServices?: string | string[];
 }
 
 /** What the gateway router knows (`observedFetch.lowdown.gateway.status()`). */

@@ -49,8 +49,9 @@ pub struct Cli {
     /// A write quota per sliding hour, NAME=N (repeatable): records-per-node (default
     /// 60000), records-per-key (60000), records-per-network (200000), observations-per-key
     /// (600), observations-per-anonymous-network (60), observations-per-network (3000,
-    /// every key of one network together), registrations-per-network (10). A network is an
-    /// IPv4 /24 or an IPv6 /48.
+    /// every key of one network together), registrations-per-network (10),
+    /// gateway-calls-per-agent (600), gateway-calls-per-network (1200, every agent of one
+    /// network together). A network is an IPv4 /24 or an IPv6 /48.
     #[arg(long = "quota", value_name = "NAME=N", global = true)]
     pub quotas: Vec<String>,
     /// UNSAFE, for local testing only: store and list private and special-use hosts
@@ -116,10 +117,18 @@ pub enum CatalogCommand {
         /// Share of agents sampled through the gateway, 0 to 1.
         #[arg(long)]
         sampling_rate: f64,
-        /// Header the vendor credential goes into, e.g. `Authorization`.
-        #[arg(long, requires = "credential_env")]
+        /// A call the gateway carries, `METHOD /prefix` (repeatable), e.g.
+        /// `--allow "GET /v1/search"`. Without one, the gateway carries nothing.
+        #[arg(long = "allow", value_name = "METHOD /PREFIX")]
+        allow: Vec<String>,
+        /// Whose credential the vendor sees: `inject` (the operator's, from
+        /// --credential-env; the default) or `passthrough` (the agent's own header).
+        #[arg(long, requires = "credential_header")]
+        credential_mode: Option<String>,
+        /// Header the credential is in, e.g. `Authorization`.
+        #[arg(long)]
         credential_header: Option<String>,
-        /// Environment variable holding the vendor credential, e.g. `STRIPE_API_KEY`.
+        /// Environment variable holding the operator's credential (`inject`), e.g. `STRIPE_API_KEY`.
         #[arg(long, requires = "credential_header")]
         credential_env: Option<String>,
         /// Credential value template, `{}` standing for the secret (default `{}`).
@@ -158,12 +167,15 @@ pub fn limits(overrides: &[String]) -> Result<crate::db::quota::Limits, String> 
             "observations-per-anonymous-network" => &mut l.observations_per_anonymous_network,
             "observations-per-network" => &mut l.observations_per_network,
             "registrations-per-network" => &mut l.registrations_per_network,
+            "gateway-calls-per-agent" => &mut l.gateway_calls_per_agent,
+            "gateway-calls-per-network" => &mut l.gateway_calls_per_network,
             other => {
                 return Err(format!(
                     "--quota {other:?}: not a quota (records-per-node, records-per-key, \
                      records-per-network, observations-per-key, \
                      observations-per-anonymous-network, observations-per-network, \
-                     registrations-per-network)"
+                     registrations-per-network, gateway-calls-per-agent, \
+                     gateway-calls-per-network)"
                 ))
             }
         };

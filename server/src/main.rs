@@ -237,6 +237,8 @@ fn catalog_command(
             upstream,
             hosts,
             sampling_rate,
+            allow,
+            credential_mode,
             credential_header,
             credential_env,
             credential_format,
@@ -244,14 +246,18 @@ fn catalog_command(
             public_key,
             unsafe_allow_loopback,
         } => {
-            let credential = match (credential_header, credential_env) {
-                (Some(header), Some(env)) => Some(services_toml::Credential {
-                    header,
-                    env,
-                    format: credential_format,
-                }),
-                _ => None,
-            };
+            let credential = credential_header.map(|header| services_toml::Credential {
+                mode: credential_mode,
+                header,
+                env: credential_env,
+                format: credential_format,
+            });
+            // Checked again, with every other rule, when the whole file is parsed.
+            let rules = lowdown_core::gateway::allow::GatewayRules::new(
+                &allow,
+                credential.as_ref().and_then(|c| c.mode.as_deref()),
+                credential.as_ref().map(|c| c.header.as_str()),
+            )?;
             let s = gateway::Service {
                 name: service_name.unwrap_or_else(|| slug.clone()),
                 slug,
@@ -259,7 +265,11 @@ fn catalog_command(
                 upstream,
                 hosts,
                 sampling_rate,
+                allow,
+                mode: rules.mode(),
+                credential_header: credential.as_ref().map(|c| c.header.clone()),
                 credential,
+                rules,
                 public_key,
                 min_reputation: Default::default(),
             };

@@ -37,12 +37,17 @@ fn a_valid_catalog_parses_and_normalises() {
     );
     assert_eq!(s[0].hosts, vec!["api.stripe.com", "stripe.com"]);
     assert_eq!(s[0].name, "stripe");
-    assert_eq!(s[0].credential.as_ref().unwrap().env, "STRIPE_API_KEY");
+    assert_eq!(
+        s[0].credential.as_ref().unwrap().env.as_deref(),
+        Some("STRIPE_API_KEY")
+    );
     assert_eq!(s[1].sampling_rate, 1.0);
     assert_eq!(s[1].min_reputation["tenure_days"], 7.0);
     let listed = serde_json::to_string(&s).unwrap();
     assert!(
-        !listed.contains("STRIPE_API_KEY") && !listed.contains("credential"),
+        !listed.contains("STRIPE_API_KEY")
+            && !listed.contains("\"credential\"")
+            && !listed.contains("Bearer"),
         "never listed: {listed}"
     );
 }
@@ -65,7 +70,7 @@ fn errors_name_the_line_and_the_key() {
         (&GOOD.replace("slug = \"resend\"", "slug = \"stripe\""), "services.toml:10: service[1]: slug or service_id repeats stripe"),
         (&GOOD.replace("slug = \"resend\"", "slug = \"Re Send\""), "services.toml:11: service[1].slug: must match"),
         ("[[service]]\nslug = \"a\"\nservice_id = \"svc_a\"\nupstream = \"https://a.example\"\nhosts = [\"a.example\"]\n", "services.toml:1: service[0].sampling_rate: missing"),
-        ("[[service]]\nslug = \"a\"\nservice_id = \"svc_a\"\nupstream = \"https://a.example\"\nhosts = [\"a.example\"]\nsampling_rate = 0.1\ncredential = { header = \"X-Key\" }\n", "services.toml:7: missing field `env`"),
+        ("[[service]]\nslug = \"a\"\nservice_id = \"svc_a\"\nupstream = \"https://a.example\"\nhosts = [\"a.example\"]\nsampling_rate = 0.1\ncredential = { header = \"X-Key\" }\n", "services.toml:7: service[0].credential.env: missing"),
         ("[[service]\n", "services.toml:1:"),
     ];
     for (text, want) in cases {
@@ -186,4 +191,43 @@ fn catalog_add_appends_only_a_valid_entry_and_list_shows_no_credentials() {
         "the loopback flag is named unsafe: {help}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+const ALLOWED: &str = "[[service]]\nslug = \"search\"\nservice_id = \"svc_search\"\nupstream = \"https://api.search.example\"\nhosts = [\"api.search.example\"]\nsampling_rate = 0.1\n";
+
+#[test]
+fn allow_rules_and_modes_are_checked_at_start_naming_the_service_and_entry() {
+    let ok = format!("{ALLOWED}allow = [\"GET /v1/search\", \"POST /v1/embed\"]\ncredential = {{ mode = \"passthrough\", header = \"Authorization\" }}\n");
+    let s = &parse(&ok, "services.toml", false).unwrap()[0];
+    assert_eq!(s.allow, ["GET /v1/search", "POST /v1/embed"]);
+    assert_eq!(s.mode, lowdown_core::gateway::allow::Mode::Passthrough);
+    let absent = &parse(ALLOWED, "services.toml", false).unwrap()[0];
+    assert!(absent.allow.is_empty(), "no allow key: nothing is carried");
+    assert_eq!(absent.mode, lowdown_core::gateway::allow::Mode::Inject);
+    let cases: &[(&str, &str)] = &[
+        ("allow = [\"GET/v1\"]", "services.toml:7: service[0].allow (search): allow entry \"GET/v1\": write a method, one space"),
+        ("allow = [\"get /v1\"]", "services.toml:7: service[0].allow (search): allow entry \"get /v1\": the method is upper-case"),
+        ("allow = [\"GET v1\"]", "services.toml:7: service[0].allow (search): allow entry \"GET v1\": the prefix starts with /"),
+        ("allow = [\"GET /v1/../admin\"]", "services.toml:7: service[0].allow (search): allow entry \"GET /v1/../admin\": the prefix has no . or .."),
+        ("allow = [\"GET /v1\\\\x\"]", "services.toml:7: service[0].allow (search): allow entry \"GET /v1\\\\x\": the prefix has no \\"),
+        ("credential = { mode = \"proxy\", header = \"X-Key\", env = \"K\" }", "services.toml:7: service[0].credential (search): credential.mode \"proxy\": must be inject or passthrough"),
+        ("credential = { mode = \"passthrough\", header = \"X-Key\", env = \"K\" }", "services.toml:7: service[0].credential.env: a passthrough service"),
+        ("credential = { mode = \"inject\", header = \"X-Key\" }", "services.toml:7: service[0].credential.env: missing"),
+        ("credential = { header = \"bad header\", env = \"K\" }", "services.toml:7: service[0].credential.header: not a valid header name"),
+    ];
+    for (line, want) in cases {
+        let got = err(&format!("{ALLOWED}{line}\n"));
+        assert!(got.starts_with(want), "wanted {want:?}\n   got {got:?}");
+    }
+}
+
+#[test]
+fn the_example_catalog_parses_and_every_service_allows_something() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/server/services.toml"
+    );
+    let services = load(std::path::Path::new(path), true, false).unwrap();
+    assert!(services.len() >= 3);
+    assert!(services.iter().all(|s| !s.allow.is_empty()));
 }

@@ -129,11 +129,14 @@ def configure(
     enabled: Optional[bool] = None,
     source: Optional[str] = None,
     gateway_url: Optional[str] = None,
+    gateway_services: Optional[str] = None,
     from_env: bool = True,
 ) -> _config.Settings:
     """Set what the environment would otherwise set; arguments left ``None`` keep their
     value. With ``from_env=True`` (default) the environment is read again first.
-    ``gateway_url`` is the sampling gateway (``PROWL_GATEWAY_URL``). ``source`` is
+    ``gateway_url`` is the sampling gateway (``PROWL_GATEWAY_URL``); ``gateway_services``
+    limits routing to these catalog services (``PROWL_GATEWAY_SERVICES``: slugs or service
+    ids, comma-separated). ``source`` is
     ``organic`` (default), ``seeded`` or ``synthetic``. Returns the settings now in force.
     Raises ``ValueError`` for an unknown ``source``."""
     from . import config as _config
@@ -147,6 +150,7 @@ def configure(
         enabled=enabled,
         source=source,
         gateway_url=gateway_url,
+        gateway_services=gateway_services,
     )
     _config.set_current(settings)
     return settings

@@ -48,6 +48,23 @@ class HostPolicy:
         """Comma-separated allowlist (hosts with their subdomains); ``1``/``true``/``yes``/``on``
         lifts the private-host block."""
 
+class GatewayRules:
+    """One catalog service's rules (SPEC §10): which calls the gateway carries and which
+    request headers it forwards."""
+
+    def __init__(self, allow: List[str], mode: Optional[str] = None, credential_header: Optional[str] = None) -> None:
+        """The rules of a ``GET /v1/services`` entry. Raises ``LowdownError``
+        (``bad_allow_rule``, ``bad_mode``, ``missing_header``)."""
+    def check(self, method: str, target: str) -> Json:
+        """``{"verdict": "allowed" | "not_allowed" | "bad_path", "why"?}`` for ``method`` to
+        ``target`` (a path under the upstream's base, with its query)."""
+    def keep_request_headers(self, names: List[str]) -> List[str]:
+        """Of the request header ``names``, those to send the gateway (as given)."""
+
+def gateway_service_selected(filter: Optional[str], slug: str, service_id: str) -> bool:
+    """Whether prowl routes this service under ``PROWL_GATEWAY_SERVICES`` (``filter``, the
+    raw value or ``None``): unset or blank routes every catalog service."""
+
 class TelemetryBudget:
     """What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
     with an agent key; paused after the server refuses some."""

@@ -45,12 +45,15 @@ class Settings:
     policy: _core.HostPolicy
     #: ``PROWL_GATEWAY_URL``: with an agent key, sampled calls go through it (prowl.gateway).
     gateway_url: Optional[str] = None
+    #: ``PROWL_GATEWAY_SERVICES``: when set, only these catalog services (slugs or service
+    #: ids, comma-separated) are routed; unset, every one whose rules match.
+    gateway_services: Optional[str] = None
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
         """Read ``PROWL_API_URL`` (then ``LOWDOWN_API_URL``), ``PROWL_AGENT_KEY``,
-        ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST``, ``PROWL_TELEMETRY_ALLOW_PRIVATE``
-        and ``PROWL_GATEWAY_URL``."""
+        ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST``, ``PROWL_TELEMETRY_ALLOW_PRIVATE``,
+        ``PROWL_GATEWAY_URL`` and ``PROWL_GATEWAY_SERVICES``."""
         env = os.environ if env is None else env
         # The API address and the off switch are the core's settings, as in every host.
         core = _native.settings_from_env(dict(env), str(Path.home()), "telemetry")
@@ -66,6 +69,7 @@ class Settings:
             source="organic",
             policy=_core.host_policy(allowlist, allow_private),
             gateway_url=(env.get("PROWL_GATEWAY_URL") or "").rstrip("/") or None,
+            gateway_services=env.get("PROWL_GATEWAY_SERVICES"),
         )
 
     def with_overrides(self, **overrides: object) -> "Settings":

@@ -14,9 +14,19 @@ fetch has answered, calls go direct. A failed fetch is tried again after a minut
 past its ``accepted_until`` is never used. The decision has no per-call input, so it is
 computed once per service and salt and then only looked up.
 
-A call is routed only when the gateway can carry it as it is: its host is a catalog host
-(equal to one, or a subdomain) and its URL is under the service's ``upstream`` (same scheme,
-host and port, and under its base path). Other calls to a catalog host go direct.
+A call is routed only when the gateway would carry it: its host is a catalog host (equal to
+one, or a subdomain), its URL is under the service's ``upstream`` (same scheme, host and port,
+and under its base path), one of the service's ``allow`` rules matches its method and path
+(the core's ``GatewayRules``, which the gateway applies too), and, when
+``PROWL_GATEWAY_SERVICES`` is set, the service is one it names (slugs or service ids,
+comma-separated). Every other call goes direct, and is observed as before.
+
+What a routed call carries: only the request headers the gateway forwards
+(``GatewayRules.keep_request_headers``). For an ``inject`` service the call runs on the
+operator's vendor account, so the user's ``Authorization``, ``Cookie``,
+``Proxy-Authorization`` and the service's credential header never leave the process; for a
+``passthrough`` service the user's own credential header goes to the gateway, which forwards
+it to the vendor and stores none of it.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ FETCH_TIMEOUT_S = 5.0
 GATEWAY_REASONS = frozenset({
     "unknown_service", "missing_agent_key", "unknown_agent_key", "missing_salt_id", "missing_decision",
     "malformed_decision", "unknown_salt", "expired_salt", "wrong_decision", "not_sampled",
-    "below_min_reputation", "no_credential",
+    "below_min_reputation", "no_credential", "not_allowed", "bad_path", "gateway_rate_limited",
 })
 _DEFAULT_PORT = {"http": 80, "https": 443}
 
@@ -56,6 +66,7 @@ class Service(NamedTuple):
     hosts: Tuple[str, ...]
     origin: Tuple[str, str, int]
     base: str  # the upstream's path, without a trailing slash
+    rules: Any  # the core's GatewayRules: what the gateway carries, which headers it forwards
 
 
 class Route(NamedTuple):
@@ -98,8 +109,9 @@ def _parse_services(answer: Any) -> Dict[Tuple[str, str, int], List[Service]]:
                 hosts=tuple(str(h).lower() for h in s["hosts"]),
                 origin=_origin(up.scheme, up.hostname or "", up.port),
                 base=up.path.rstrip("/"),
+                rules=_native.GatewayRules([str(a) for a in s.get("allow") or []], s.get("mode"), s.get("credential_header")),
             )
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError):  # LowdownError is a ValueError
             continue  # an entry this client cannot use is one it sends direct
         by_origin.setdefault(svc.origin, []).append(svc)
     for services in by_origin.values():
@@ -139,9 +151,9 @@ class Router:
         self._retry_at = 0.0
         self.counts = {"routed": 0, "direct": 0, "fetches": 0, "fetch_failures": 0, "refused": 0}
 
-    def route(self, scheme: str, host: str, port: Optional[int], raw_path: str, settings: Any) -> Optional[Route]:
-        """Where a call to this URL goes: a :class:`Route` through the gateway, or ``None``
-        (straight to the vendor). ``raw_path`` is the path and query as sent."""
+    def route(self, method: str, scheme: str, host: str, port: Optional[int], raw_path: str, settings: Any) -> Optional[Route]:
+        """Where a ``method`` call to this URL goes: a :class:`Route` through the gateway, or
+        ``None`` (straight to the vendor). ``raw_path`` is the path and query as sent."""
         gateway = settings.gateway_url
         if not gateway or not settings.agent_key:
             return None
@@ -161,6 +173,12 @@ class Router:
                 continue
             if svc.base and path != svc.base and not path.startswith(svc.base + "/"):
                 continue
+            rest = path[len(svc.base):] or "/"
+            target = rest + (f"?{query}" if query else "")
+            if not _native.gateway_service_selected(settings.gateway_services, svc.slug, svc.service_id):
+                continue
+            if svc.rules.check(method, target)["verdict"] != "allowed":
+                continue
             sampled = state.decisions.get(svc.service_id)
             if sampled is None:
                 roll = _native.decide(svc.service_id, state.agent_id, state.salt_id, state.salt, svc.sampling_rate)
@@ -168,8 +186,7 @@ class Router:
             if not sampled:
                 self.counts["direct"] += 1
                 return None
-            rest = path[len(svc.base):] or "/"
-            url = f"{gateway}/{svc.slug}{rest}" + (f"?{query}" if query else "")
+            url = f"{gateway}/{svc.slug}{target}"
             headers = ((_core.AGENT_KEY_HEADER, settings.agent_key), ("X-Prowl-Salt-Id", state.salt_id),
                        ("X-Prowl-Sample-Decision", sampled))
             o = svc.origin
@@ -219,10 +236,10 @@ class Router:
 
     def refused(self, reason: str, settings: Any) -> None:
         """The gateway refused a routed call: forget what was fetched, and fetch again now
-        when the salt or the catalog changed, after a minute otherwise (a limit, a missing
-        credential)."""
+        when the salt or the catalog changed (its rules included), after a minute otherwise
+        (a limit, a missing credential)."""
         self.counts["refused"] += 1
-        stale = reason in ("expired_salt", "unknown_salt", "wrong_decision", "not_sampled")
+        stale = reason in ("expired_salt", "unknown_salt", "wrong_decision", "not_sampled", "not_allowed", "bad_path")
         with self._lock:
             self._state = None
             self._retry_at = 0.0 if stale else time.time() + RETRY_S

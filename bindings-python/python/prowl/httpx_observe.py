@@ -34,7 +34,7 @@ _perf = time.perf_counter
 
 #: The libraries whose clients ``observe`` accepts, by module name.
 LIBRARIES = ("httpx", "httpx2")
-_REFUSAL_STATUSES = frozenset({403, 404, 429, 503})
+_REFUSAL_STATUSES = frozenset({400, 403, 404, 429, 503})
 
 
 def _report(request: Any, status: Optional[int], t0: float, t1: float, nbytes: Optional[int]) -> None:
@@ -55,7 +55,7 @@ def _route(request: Any) -> Tuple[Optional[Route], Any]:
     try:
         url = request.url
         raw = url.raw_path.decode("ascii")
-        return ROUTER.route(url.scheme, url.host, url.port, raw, settings), settings
+        return ROUTER.route(request.method, url.scheme, url.host, url.port, raw, settings), settings
     except Exception:  # routing must never break the caller's request: send it direct
         return None, settings
 
@@ -77,10 +77,12 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
     TransportError = lib.TransportError
 
     def routed_request(request: Any, route: Route) -> Any:
-        # The same method, headers and body stream, to the gateway (which strips the vendor
-        # credential and the agent's identity before the vendor sees anything).
+        # The same method and body stream, to the gateway, with only the headers it forwards
+        # (the core decides: never the user's Authorization or Cookie for an inject service).
         url = lib.URL(route.url)
-        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
+        items = request.headers.multi_items()
+        kept = {k.lower() for k in route.service.rules.keep_request_headers([k for k, _ in items])}
+        headers = [(k, v) for k, v in items if k.lower() in kept]
         headers = [("Host", url.netloc.decode("ascii"))] + headers + list(route.headers)
         return lib.Request(request.method, url, headers=headers, stream=request.stream, extensions=request.extensions)
 

@@ -1,70 +1,66 @@
-//! Header hygiene (SPEC §10): what crosses the gateway. Names are compared in lower case
-//! (HTTP/2 and `http::HeaderName` give them so).
+//! Header hygiene (SPEC §10): what crosses the gateway, as two small allowlists. Every other
+//! header is dropped in both directions: the agent's `Authorization`, `Cookie`, `X-Agent-Key`
+//! and `X-Prowl-*`, `Forwarded`, `X-Forwarded-*`, `X-Real-IP`, `X-Client-IP`, `Client-IP`,
+//! `Fastly-Client-IP`, `CF-Connecting-IP`, `True-Client-IP`, `X-Lowdown-*`, trace context
+//! (`traceparent`, `tracestate`, `baggage`), hop-by-hop headers, and the vendor's
+//! `Set-Cookie`. A name listed in any `Connection` header is dropped even when allowlisted.
+//! Names are compared in lower case.
 
-/// Hop-by-hop headers (RFC 9110 §7.6.1 and the legacy `Keep-Alive`/`Proxy-Connection`):
-/// they describe one connection and never cross a proxy.
-pub const HOP_BY_HOP: &[&str] = &[
-    "connection",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
+/// Request headers an agent's call keeps on its way to the vendor. The gateway sets `Host`
+/// and the credential itself; `passthrough` services keep their credential header too.
+pub const REQUEST_HEADERS: &[&str] = &[
+    "accept",
+    "accept-encoding",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "idempotency-key",
+    "if-match",
+    "if-none-match",
+    "user-agent",
 ];
 
-/// Request headers that identify the agent or its network and never reach the vendor.
-const IDENTIFYING: &[&str] = &[
-    "x-agent-key",
-    "authorization",
-    "cookie",
-    "forwarded",
-    "x-real-ip",
-    "true-client-ip",
-    "cf-connecting-ip",
-    "via",
-    // The gateway addresses the upstream itself.
-    "host",
+/// Response headers the vendor's answer keeps on its way to the agent (`Location` is
+/// rewritten by the gateway to stay on it).
+pub const RESPONSE_HEADERS: &[&str] = &[
+    "cache-control",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "etag",
+    "last-modified",
+    "request-id",
+    "retry-after",
+    "x-request-id",
 ];
 
-/// The names listed in a `Connection` header value (`close, X-Foo` → `["close","x-foo"]`):
-/// those headers are hop-by-hop too.
-pub fn connection_listed(connection: &str) -> Vec<String> {
-    connection
-        .split(',')
+/// Response header prefixes that are kept: the vendor's rate-limit state, which a client
+/// needs to back off.
+pub const RESPONSE_PREFIXES: &[&str] = &["ratelimit-", "x-ratelimit-"];
+
+/// The names listed in `Connection` header values, every line of them (`close, X-Foo` →
+/// `["close","x-foo"]`): those headers are hop-by-hop and never cross.
+pub fn connection_listed<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    lines
+        .into_iter()
+        .flat_map(|l| l.split(','))
         .map(|t| t.trim().to_ascii_lowercase())
         .filter(|t| !t.is_empty())
         .collect()
 }
 
-fn hop_by_hop(name: &str, listed: &[String]) -> bool {
-    HOP_BY_HOP.contains(&name) || listed.iter().any(|l| l == name)
+/// Whether a request header (lower-case `name`) is passed to the vendor: an allowlisted one,
+/// or the agent's own credential header of a `passthrough` service (`passthrough`, lower
+/// case), unless `Connection` lists it (`listed`).
+pub fn forward_request_header(name: &str, listed: &[String], passthrough: Option<&str>) -> bool {
+    (REQUEST_HEADERS.contains(&name) || passthrough == Some(name))
+        && !listed.iter().any(|l| l == name)
 }
 
-/// Whether a request header (lower-case `name`) from the agent is passed to the vendor:
-/// not the agent's key, any `X-Prowl-*`, `Authorization`, `Cookie`, `Forwarded`,
-/// `X-Forwarded-*` or other client-address headers, `Host`, hop-by-hop headers (including
-/// those named in `Connection`, given as `listed`), nor the header the vendor credential
-/// goes into (`credential_header`, lower case), which the gateway sets itself.
-pub fn forward_request_header(
-    name: &str,
-    listed: &[String],
-    credential_header: Option<&str>,
-) -> bool {
-    !(IDENTIFYING.contains(&name)
-        || name.starts_with("x-prowl-")
-        || name.starts_with("x-forwarded-")
-        || hop_by_hop(name, listed)
-        || credential_header == Some(name))
-}
-
-/// Whether a response header from the vendor is passed to the agent: everything but
-/// hop-by-hop headers and `Set-Cookie` (a session cookie would belong to the vendor
-/// account behind the injected credential, not to the agent; `Cookie` never goes up).
+/// Whether a response header (lower-case `name`) from the vendor is passed to the agent.
 pub fn forward_response_header(name: &str, listed: &[String]) -> bool {
-    !(hop_by_hop(name, listed) || name == "set-cookie")
+    (RESPONSE_HEADERS.contains(&name) || RESPONSE_PREFIXES.iter().any(|p| name.starts_with(p)))
+        && !listed.iter().any(|l| l == name)
 }
 
 /// The credential header value: `format` with its `{}` replaced by the secret (the whole
@@ -82,44 +78,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn identity_and_hop_by_hop_headers_stay_behind() {
-        let listed = connection_listed("close, X-Trace");
+    fn only_the_allowlists_cross() {
+        let listed = connection_listed(["close, X-Trace", "Content-Type"]);
+        assert_eq!(listed, ["close", "x-trace", "content-type"]);
         for h in [
             "x-agent-key",
-            "x-prowl-salt-id",
-            "x-prowl-anything",
             "authorization",
             "cookie",
-            "forwarded",
-            "x-forwarded-for",
-            "x-forwarded-host",
-            "te",
-            "upgrade",
-            "x-trace",
-            "x-api-key",
-            "host",
-            "transfer-encoding",
-        ] {
-            assert!(
-                !forward_request_header(h, &listed, Some("x-api-key")),
-                "{h} crossed"
-            );
-        }
-        for h in [
+            "x-client-ip",
+            "traceparent",
             "content-type",
-            "accept",
-            "idempotency-key",
-            "user-agent",
-            "content-length",
         ] {
-            assert!(
-                forward_request_header(h, &listed, Some("x-api-key")),
-                "{h} was dropped"
-            );
+            assert!(!forward_request_header(h, &listed, None), "{h} crossed");
         }
+        assert!(forward_request_header("accept", &listed, None));
+        assert!(forward_request_header(
+            "authorization",
+            &[],
+            Some("authorization")
+        ));
         assert!(!forward_response_header("set-cookie", &[]));
-        assert!(!forward_response_header("connection", &[]));
-        assert!(forward_response_header("content-type", &[]));
+        assert!(forward_response_header("x-ratelimit-remaining", &[]));
         assert_eq!(credential_value("Bearer {}", "sk"), "Bearer sk");
         assert_eq!(credential_value("", "sk"), "sk");
     }

@@ -26,7 +26,7 @@ const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
 
 /**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `decide`
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget`, `decide`, `GatewayRules` and `gatewayServiceSelected`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  */
 export function makeObserve(core, env = () => undefined, coreSettings = undefined) {
@@ -56,7 +56,7 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
       const { url, method } = describe(input, init);
       let pending;
       try {
-        const route = router && routeOf(router, url);
+        const route = router && routeOf(router, url, method);
         pending = route ? viaGateway(fetchFn, input, init, route, router) : fetchFn(input, init);
       } catch (err) {
         report(url, method, null, performance.now() - started, null);
@@ -83,26 +83,30 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
 }
 
 /** The gateway route of a call, or null; a routing failure sends the call direct. */
-function routeOf(router, url) {
+function routeOf(router, url, method) {
   try {
-    return router.route(url);
+    return router.route(url, method);
   } catch {
     return null;
   }
 }
 
 /**
- * Sends a sampled call to the gateway: the same method, headers and body, plus the agent
- * key and the decision. A refusal by the gateway itself (a rotated salt, a changed catalog)
+ * Sends a sampled call to the gateway: the same method and body, only the request headers
+ * the gateway forwards (the core's `keepRequestHeaders`: for an inject service never the
+ * user's Authorization or Cookie), plus the agent key and the decision. A refusal by the gateway itself (a rotated salt, a changed catalog)
  * makes the router start over, and the call goes to the vendor instead when its body can be
  * sent again.
  */
 async function viaGateway(fetchFn, input, init, route, router) {
   const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
   const replayable = !(isRequest && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
-  const headers = new Headers(init?.headers ?? (isRequest ? input.headers : undefined));
+  const given = new Headers(init?.headers ?? (isRequest ? input.headers : undefined));
+  const headers = new Headers();
+  for (const name of route.service.rules.keepRequestHeaders([...given.keys()])) headers.set(name, given.get(name));
   for (const [k, v] of route.headers) headers.set(k, v);
-  const res = await fetchFn(isRequest ? new Request(route.url, input) : route.url, { ...init, headers });
+  // A Request's credentials mode would add the browser's cookies for the gateway's origin.
+  const res = await fetchFn(isRequest ? new Request(route.url, input) : route.url, { ...init, headers, credentials: 'omit' });
   if (!REFUSAL_STATUSES.has(res.status)) return res;
   const reason = await res.clone().json().then((b) => b?.reason, () => null);
   if (!GATEWAY_REASONS.has(reason)) return res;
@@ -160,6 +164,7 @@ function resolve(options, env, coreSettings) {
     allowPrivate: options.allowPrivate ?? env('PROWL_TELEMETRY_ALLOW_PRIVATE') === '1',
     agentKey: options.agentKey ?? env('PROWL_AGENT_KEY'),
     gatewayUrl: (options.gatewayUrl ?? env('PROWL_GATEWAY_URL'))?.replace(/\/+$/, '') || undefined,
+    gatewayServices: Array.isArray(options.gatewayServices) ? options.gatewayServices.join(',') : options.gatewayServices ?? env('PROWL_GATEWAY_SERVICES'),
     enabled: options.enabled ?? fromEnv.telemetry,
     waitUntil: options.waitUntil,
     unrefTimers: options.unrefTimers ?? false,

@@ -1,7 +1,9 @@
 // Routing sampled calls through the Prowl sampling gateway (SPEC §10), on when an agent key
-// and a gateway URL are both set. The decision is the core's (`decide`, WebAssembly); this
-// file keeps the catalog and salt it needs, fetched in the background so a call never waits:
-// until the first fetch answers, calls go straight to the vendor.
+// and a gateway URL are both set. The decisions are the core's (WebAssembly): `decide` for
+// sampling, `GatewayRules` for whether the gateway carries a call (a service's `allow` rules)
+// and which request headers go with it, `gatewayServiceSelected` for PROWL_GATEWAY_SERVICES.
+// This file keeps the catalog and salt they need, fetched in the background so a call never
+// waits: until the first fetch answers, calls go straight to the vendor.
 
 /** Milliseconds between catalog refreshes. */
 export const CATALOG_TTL_MS = 3_600_000;
@@ -13,15 +15,15 @@ export const FETCH_TIMEOUT_MS = 5_000;
 export const GATEWAY_REASONS = new Set([
   'unknown_service', 'missing_agent_key', 'unknown_agent_key', 'missing_salt_id', 'missing_decision',
   'malformed_decision', 'unknown_salt', 'expired_salt', 'wrong_decision', 'not_sampled',
-  'below_min_reputation', 'no_credential',
+  'below_min_reputation', 'no_credential', 'not_allowed', 'bad_path', 'gateway_rate_limited',
 ]);
 /** Statuses a gateway refusal can have. */
-export const REFUSAL_STATUSES = new Set([403, 404, 429, 503]);
+export const REFUSAL_STATUSES = new Set([400, 403, 404, 429, 503]);
 
 const DEFAULT_PORT = { 'http:': '80', 'https:': '443' };
 const origin = (u) => `${u.protocol}//${u.hostname.toLowerCase().replace(/\.$/, '')}:${u.port || DEFAULT_PORT[u.protocol] || ''}`;
 
-function services(answer) {
+function services(answer, core) {
   const byOrigin = new Map();
   for (const s of answer?.services ?? []) {
     try {
@@ -33,6 +35,7 @@ function services(answer) {
         hosts: s.hosts.map((h) => String(h).toLowerCase()),
         base: up.pathname.replace(/\/+$/, ''),
         vendorPrefix: `${up.origin}${up.pathname.replace(/\/+$/, '')}`,
+        rules: new core.GatewayRules((s.allow ?? []).map(String), s.mode ?? null, s.credential_header ?? null),
       };
       if (!byOrigin.has(origin(up))) byOrigin.set(origin(up), []);
       byOrigin.get(origin(up)).push(svc);
@@ -65,11 +68,13 @@ export class Router {
   }
 
   /**
-   * Where a call to `url` goes: `{url, headers, service}` through the gateway, or null
-   * (straight to the vendor).
+   * Where a `method` call to `url` goes: `{url, headers, service}` through the gateway, or
+   * null (straight to the vendor). Routed only when the service's rules carry it and
+   * PROWL_GATEWAY_SERVICES (`gatewayServices`) names it or is unset.
    * @param {string} url the absolute vendor URL
+   * @param {string} method the request method, upper case
    */
-  route(url) {
+  route(url, method = 'GET') {
     const now = Date.now();
     const state = this.state;
     if (!state || now >= state.refreshAt) this.prefetch(now);
@@ -84,6 +89,9 @@ export class Router {
     for (const svc of state.byOrigin.get(origin(u)) ?? []) {
       if (!svc.hosts.some((h) => host === h || host.endsWith(`.${h}`))) continue;
       if (svc.base && u.pathname !== svc.base && !u.pathname.startsWith(`${svc.base}/`)) continue;
+      const target = `${u.pathname.slice(svc.base.length) || '/'}${u.search}`;
+      if (!this.core.gatewayServiceSelected(this.settings.gatewayServices ?? null, svc.slug, svc.serviceId)) continue;
+      if (JSON.parse(svc.rules.check(method, target)).verdict !== 'allowed') continue;
       let roll = state.decisions.get(svc.serviceId);
       if (roll === undefined) {
         const d = JSON.parse(this.core.decide(svc.serviceId, state.agentId, state.saltId, state.salt, svc.rate));
@@ -95,9 +103,8 @@ export class Router {
         return null;
       }
       this.counts.routed += 1;
-      const rest = u.pathname.slice(svc.base.length) || '/';
       return {
-        url: `${this.settings.gatewayUrl}/${svc.slug}${rest}${u.search}`,
+        url: `${this.settings.gatewayUrl}/${svc.slug}${target}`,
         headers: [['x-agent-key', this.settings.agentKey], ['x-prowl-salt-id', state.saltId], ['x-prowl-sample-decision', roll]],
         service: svc,
       };
@@ -121,7 +128,7 @@ export class Router {
   refused(reason) {
     this.counts.refused += 1;
     this.state = null;
-    const stale = ['expired_salt', 'unknown_salt', 'wrong_decision', 'not_sampled'].includes(reason);
+    const stale = ['expired_salt', 'unknown_salt', 'wrong_decision', 'not_sampled', 'not_allowed', 'bad_path'].includes(reason);
     this.retryAt = stale ? 0 : Date.now() + RETRY_MS;
     if (stale) this.prefetch();
   }
@@ -154,7 +161,7 @@ export class Router {
       const [catalog, salt] = await Promise.all([this.get('/v1/services'), this.get('/v1/sampling/salt', { 'x-agent-key': this.settings.agentKey })]);
       const now = Date.now();
       this.state = {
-        byOrigin: services(catalog),
+        byOrigin: services(catalog, this.core),
         agentId: String(salt.agent_id),
         saltId: String(salt.salt_id),
         salt: String(salt.salt),

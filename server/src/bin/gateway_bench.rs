@@ -123,7 +123,7 @@ async fn main() -> anyhow::Result<()> {
         axum::serve(l, app).await.unwrap();
     });
     let toml = format!(
-        "[[service]]\nslug = \"bench\"\nservice_id = \"svc_bench\"\nupstream = \"http://{upstream}\"\nhosts = [\"api.bench.example\"]\nsampling_rate = 1.0\ncredential = {{ header = \"Authorization\", env = \"BENCH_KEY\", format = \"Bearer {{}}\" }}\n"
+        "[[service]]\nslug = \"bench\"\nservice_id = \"svc_bench\"\nupstream = \"http://{upstream}\"\nhosts = [\"api.bench.example\"]\nsampling_rate = 1.0\nallow = [\"GET /\", \"POST /\"]\ncredential = {{ header = \"Authorization\", env = \"BENCH_KEY\", format = \"Bearer {{}}\" }}\n"
     );
     let services = catalog::parse(&toml, "bench", true).map_err(anyhow::Error::msg)?;
     let db = Db::open(&url, 8).await.context("open the database")?;

@@ -47,6 +47,10 @@ pub struct Limits {
     pub observations_per_network: u32,
     /// Agent registrations per network per hour.
     pub registrations_per_network: u32,
+    /// Gateway calls per agent per hour.
+    pub gateway_calls_per_agent: u32,
+    /// Gateway calls per network per hour, all its agents together.
+    pub gateway_calls_per_network: u32,
 }
 
 impl Default for Limits {
@@ -59,6 +63,8 @@ impl Default for Limits {
             observations_per_anonymous_network: RATE_LIMIT_PER_IP_PER_HOUR,
             observations_per_network: rule::OBSERVATIONS_PER_NETWORK_PER_HOUR,
             registrations_per_network: REGISTRATIONS_PER_CALLER_PER_HOUR,
+            gateway_calls_per_agent: rule::GATEWAY_CALLS_PER_AGENT_PER_HOUR,
+            gateway_calls_per_network: rule::GATEWAY_CALLS_PER_NETWORK_PER_HOUR,
         }
     }
 }
@@ -187,6 +193,30 @@ impl Quota {
         )
     }
 
+    /// The gateway-call budget of an agent.
+    pub fn agent_gateway_calls(secret: &[u8], limits: &Limits, agent_id: &str) -> Quota {
+        Self::new(
+            secret,
+            "gateway-calls",
+            &format!("agent:{agent_id}"),
+            limits.gateway_calls_per_agent,
+            "gateway calls",
+            "agent",
+        )
+    }
+
+    /// The gateway-call budget of the network of `ip`, all its agents together.
+    pub fn network_gateway_calls(secret: &[u8], limits: &Limits, ip: Option<IpAddr>) -> Quota {
+        Self::new(
+            secret,
+            "gateway-calls",
+            &network_of(ip),
+            limits.gateway_calls_per_network,
+            "gateway calls",
+            "network",
+        )
+    }
+
     /// The agent-registration budget of the network of `ip`.
     pub fn registrations(secret: &[u8], limits: &Limits, ip: Option<IpAddr>) -> Quota {
         Self::new(
@@ -295,9 +325,15 @@ pub(crate) async fn take(
 /// Takes one unit of `q` at `now` in a transaction of its own: `None` when taken, else why
 /// not. For a slot that must be held before something happens (a limited gateway call).
 pub async fn take_one(db: &Db, q: &Quota, now: i64) -> AppResult<Option<rule::Refused>> {
+    take_together(db, std::slice::from_ref(q), now).await
+}
+
+/// Takes one unit of each of `qs` at `now`, all or none, in a transaction of its own:
+/// `None` when taken, else why not ([`rule::Refused::budget`] indexes `qs`).
+pub async fn take_together(db: &Db, qs: &[Quota], now: i64) -> AppResult<Option<rule::Refused>> {
     let mut draws = Draws::default();
-    let i = draws.quota(q.clone());
-    draws.item(vec![i]);
+    let all = qs.iter().map(|q| draws.quota(q.clone())).collect();
+    draws.item(all);
     db.write(move |conn| {
         Box::pin(async move { Ok(take(conn, &draws, now, false).await?.items[0]) })
     })

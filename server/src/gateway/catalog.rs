@@ -3,12 +3,14 @@
 //!
 //! ```toml
 //! [[service]]
-//! slug = "stripe"                      # route /stripe/{path}
-//! service_id = "svc_stripe"
-//! upstream = "https://api.stripe.com"
-//! hosts = ["api.stripe.com"]
+//! slug = "search"                      # route /search/{path}
+//! service_id = "svc_search"
+//! upstream = "https://api.search.example"
+//! hosts = ["api.search.example"]
 //! sampling_rate = 0.05
-//! credential = { header = "Authorization", env = "STRIPE_API_KEY", format = "Bearer {}" }
+//! allow = ["GET /v1/search", "POST /v1/embed"]   # nothing is carried without it
+//! credential = { mode = "inject", header = "Authorization", env = "SEARCH_API_KEY", format = "Bearer {}" }
+//! # or, for an account-scoped API: credential = { mode = "passthrough", header = "Authorization" }
 //! public_key = "base64 Ed25519 key"    # optional: verifies the service's receipt signatures
 //! min_reputation = { consistency = 0.8, tenure_days = 7 }   # optional
 //! ```
@@ -16,19 +18,25 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use lowdown_core::gateway::allow::{GatewayRules, Mode};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-/// How the vendor credential is injected: header `header` gets `format` with `{}`
-/// replaced by the value of environment variable `env`.
+/// The credential header of a service. `inject` (the default): the gateway puts `format`,
+/// `{}` replaced by the value of environment variable `env`, into `header`. `passthrough`:
+/// the agent's own `header` is forwarded as sent (and never stored or logged).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Credential {
+    /// `inject` (default) or `passthrough`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     /// Header name, e.g. `Authorization`.
     pub header: String,
-    /// Environment variable holding the secret, e.g. `STRIPE_API_KEY`.
-    pub env: String,
-    /// Value template; `{}` stands for the secret. Default `{}`.
+    /// Environment variable holding the operator's secret, e.g. `STRIPE_API_KEY` (`inject`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<String>,
+    /// Value template; `{}` stands for the secret. Default `{}` (`inject`).
     #[serde(default = "default_format")]
     pub format: String,
 }
@@ -52,9 +60,18 @@ pub struct Service {
     pub hosts: Vec<String>,
     /// Share of agents whose calls go through the gateway, 0..=1.
     pub sampling_rate: f64,
-    /// How the vendor credential is injected (never listed by the API).
+    /// The calls the gateway carries, `METHOD /prefix` each (none: nothing).
+    pub allow: Vec<String>,
+    /// Whose credential the vendor sees.
+    pub mode: Mode,
+    /// The header the credential is in (a name, never a value).
+    pub credential_header: Option<String>,
+    /// The credential's configuration (never listed by the API).
     #[serde(skip)]
     pub credential: Option<Credential>,
+    /// `allow` and `mode` as the core checks calls with them.
+    #[serde(skip)]
+    pub rules: GatewayRules,
     /// base64 Ed25519 key that verifies the service's receipt signatures.
     pub public_key: Option<String>,
     /// Reputation an agent needs to call without the hourly limit.
@@ -94,6 +111,7 @@ struct RawService {
     upstream: Option<Spanned<String>>,
     hosts: Option<Spanned<Vec<String>>>,
     sampling_rate: Option<Spanned<f64>>,
+    allow: Option<Spanned<Vec<String>>>,
     credential: Option<Spanned<Credential>>,
     public_key: Option<Spanned<String>>,
     min_reputation: Option<Spanned<BTreeMap<String, f64>>>,
@@ -167,6 +185,25 @@ pub fn check_upstream(url: &str, allow_loopback: bool) -> Result<String, String>
         return Err("must have no credentials, query or fragment".into());
     }
     Ok(u.as_str().trim_end_matches('/').to_owned())
+}
+
+/// Checks a credential table: a valid header name; for `inject` an environment variable and
+/// a format with at most one `{}`; for `passthrough` neither. The error names the key.
+fn check_credential(c: &Credential) -> Result<(), String> {
+    if axum::http::HeaderName::from_bytes(c.header.as_bytes()).is_err() {
+        return Err(".header: not a valid header name".into());
+    }
+    match (c.mode.as_deref(), &c.env) {
+        (Some("passthrough"), Some(_)) => Err(".env: a passthrough service forwards the agent's own credential and names no environment variable".into()),
+        (Some("passthrough"), None) if c.format != "{}" => Err(".format: a passthrough service forwards the header as sent".into()),
+        (Some("passthrough"), None) => Ok(()),
+        (_, None) => Err(".env: missing (the environment variable holding the operator's key, like STRIPE_API_KEY; or mode = \"passthrough\")".into()),
+        (_, Some(env)) if !env_ok(env) => Err(".env: must be an environment variable name like STRIPE_API_KEY".into()),
+        _ if c.format.matches("{}").count() > 1 || c.format.chars().any(char::is_control) => {
+            Err(".format: at most one {} and no control characters".into())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Parses and checks a catalog. `file` names it in errors; `allow_loopback` admits
@@ -259,38 +296,37 @@ pub fn parse(text: &str, file: &str, allow_loopback: bool) -> Result<Vec<Service
                 format!("{}: must be a number from 0 to 1", key("sampling_rate")),
             ));
         }
+        let cred_span = r.credential.as_ref().map_or(whole.clone(), Spanned::span);
         let credential = match r.credential {
             None => None,
             Some(c) => {
-                let span = c.span();
                 let c = c.into_inner();
-                if axum::http::HeaderName::from_bytes(c.header.as_bytes()).is_err() {
-                    return Err(at(
-                        span,
-                        format!("{}: not a valid header name", key("credential.header")),
-                    ));
-                }
-                if !env_ok(&c.env) {
-                    return Err(at(
-                        span,
-                        format!(
-                            "{}: must be an environment variable name like STRIPE_API_KEY",
-                            key("credential.env")
-                        ),
-                    ));
-                }
-                if c.format.matches("{}").count() > 1 || c.format.chars().any(char::is_control) {
-                    return Err(at(
-                        span,
-                        format!(
-                            "{}: at most one {{}} and no control characters",
-                            key("credential.format")
-                        ),
-                    ));
-                }
+                check_credential(&c)
+                    .map_err(|m| at(cred_span.clone(), format!("service[{i}].credential{m}")))?;
                 Some(c)
             }
         };
+        let (allow, allow_span) = match r.allow {
+            Some(a) => {
+                let span = a.span();
+                (a.into_inner(), span)
+            }
+            None => (Vec::new(), whole.clone()),
+        };
+        let rules = GatewayRules::new(
+            &allow,
+            credential.as_ref().and_then(|c| c.mode.as_deref()),
+            credential.as_ref().map(|c| c.header.as_str()),
+        )
+        .map_err(|e| {
+            let (k, span) = match e {
+                lowdown_core::gateway::allow::RuleError::BadAllowRule { .. } => {
+                    ("allow", allow_span)
+                }
+                _ => ("credential", cred_span),
+            };
+            at(span, format!("{} ({}): {e}", key(k), slug.get_ref()))
+        })?;
         let public_key = match r.public_key {
             Some(k) if !lowdown_core::gateway::receipt::valid_public_key(k.get_ref()) => {
                 return Err(at(
@@ -324,7 +360,11 @@ pub fn parse(text: &str, file: &str, allow_loopback: bool) -> Result<Vec<Service
             upstream: upstream_url,
             hosts,
             sampling_rate: rate.into_inner(),
+            allow,
+            mode: rules.mode(),
+            credential_header: credential.as_ref().map(|c| c.header.clone()),
             credential,
+            rules,
             public_key,
             min_reputation,
         });
@@ -344,13 +384,20 @@ pub fn to_toml(s: &Service) -> String {
     if s.name != s.slug {
         t.push_str(&format!("name = {}\n", q(&s.name)));
     }
+    if !s.allow.is_empty() {
+        let a: Vec<String> = s.allow.iter().map(|e| q(e)).collect();
+        t.push_str(&format!("allow = [{}]\n", a.join(", ")));
+    }
     if let Some(c) = &s.credential {
-        t.push_str(&format!(
-            "credential = {{ header = {}, env = {}, format = {} }}\n",
-            q(&c.header),
-            q(&c.env),
-            q(&c.format)
-        ));
+        let mut fields = Vec::new();
+        if let Some(m) = &c.mode {
+            fields.push(format!("mode = {}", q(m)));
+        }
+        fields.push(format!("header = {}", q(&c.header)));
+        if let Some(e) = &c.env {
+            fields.push(format!("env = {}, format = {}", q(e), q(&c.format)));
+        }
+        t.push_str(&format!("credential = {{ {} }}\n", fields.join(", ")));
     }
     if let Some(k) = &s.public_key {
         t.push_str(&format!("public_key = {}\n", q(k)));

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
 
-pub use catalog::Service;
+pub use catalog::{Credential, Service};
 
 use crate::db::gateway::AgentInfo;
 
@@ -68,7 +68,7 @@ impl Default for GatewayConfig {
 /// The credential a service's calls get.
 #[derive(Debug, Clone)]
 pub(crate) enum Injected {
-    /// The service declares none.
+    /// The service declares none, or forwards the agent's own (`passthrough`).
     Nothing,
     /// Header and value, resolved from the environment at start.
     Header(HeaderName, HeaderValue),
@@ -113,31 +113,36 @@ impl Prowl {
     pub fn new(
         services: Vec<Service>,
         config: GatewayConfig,
-        env: impl Fn(&str) -> Option<String>,
+        env_of: impl Fn(&str) -> Option<String>,
     ) -> Prowl {
         let credentials = services
             .iter()
             .map(|s| {
                 let injected = match &s.credential {
-                    None => Injected::Nothing,
-                    Some(c) => match (
-                        env(&c.env),
-                        HeaderName::from_bytes(c.header.to_ascii_lowercase().as_bytes()),
+                    Some(Credential {
+                        env: Some(env),
+                        header,
+                        format,
+                        ..
+                    }) => match (
+                        env_of(env),
+                        HeaderName::from_bytes(header.to_ascii_lowercase().as_bytes()),
                     ) {
                         (Some(secret), Ok(name)) if !secret.is_empty() => {
-                            let value = lowdown_core::gateway::headers::credential_value(
-                                &c.format, &secret,
-                            );
+                            let value =
+                                lowdown_core::gateway::headers::credential_value(format, &secret);
                             match HeaderValue::from_str(&value) {
                                 Ok(mut v) => {
                                     v.set_sensitive(true);
                                     Injected::Header(name, v)
                                 }
-                                Err(_) => Injected::Missing(c.env.clone()),
+                                Err(_) => Injected::Missing(env.clone()),
                             }
                         }
-                        _ => Injected::Missing(c.env.clone()),
+                        _ => Injected::Missing(env.clone()),
                     },
+                    // No credential, or the agent's own (passthrough).
+                    _ => Injected::Nothing,
                 };
                 (s.slug.clone(), injected)
             })

@@ -35,10 +35,14 @@ fn schemas() -> Value {
             "speed": {"type": ["number", "null"], "minimum": 0.1, "maximum": 1}, "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]},
             "agents": {"type": "integer", "minimum": 0, "description": "Distinct agents behind the counted samples (anonymous telemetry: one per network)."},
             "networks": {"type": "integer", "minimum": 0, "description": "Distinct networks behind the counted samples."}}},
-        "Service": {"type": "object", "required": ["slug", "service_id", "hosts", "sampling_rate", "audit", "probe_health"], "description": "A catalog entry (services.toml) without its credential.", "properties": {
+        "Service": {"type": "object", "required": ["slug", "service_id", "hosts", "sampling_rate", "allow", "mode", "audit", "probe_health"], "description": "A catalog entry (services.toml) without its credential. A client routes a sampled call only when an allow entry matches it, and sends the gateway only the allowlisted request headers (plus the credential header when mode is passthrough).", "properties": {
             "slug": {"type": "string", "description": "The gateway serves /{slug}/{path}."}, "service_id": {"type": "string"}, "name": {"type": "string"},
             "upstream": {"type": "string", "format": "uri"}, "hosts": {"type": "array", "items": {"type": "string"}},
-            "sampling_rate": {"type": "number", "minimum": 0, "maximum": 1}, "public_key": {"type": ["string", "null"], "description": "base64 Ed25519; verifies service_signature on receipts."},
+            "sampling_rate": {"type": "number", "minimum": 0, "maximum": 1},
+            "allow": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]{1,16} /"}, "description": "The calls the gateway carries: a method, a space, a path prefix under the upstream's base, matched at a / boundary (\"GET /v1/search\" carries GET /v1/search and /v1/search/x, never /v1/searchy). Empty: none; any other call is refused 403 not_allowed."},
+            "mode": {"type": "string", "enum": ["inject", "passthrough"], "description": "Whose credential the vendor sees: inject, the operator's (the call runs on the operator's vendor account); passthrough, the agent's own credential_header, forwarded and never stored."},
+            "credential_header": {"type": ["string", "null"], "description": "The header the credential is in (a name; never a value)."},
+            "public_key": {"type": ["string", "null"], "description": "base64 Ed25519; verifies service_signature on receipts."},
             "min_reputation": {"type": ["object", "null"], "additionalProperties": {"type": "number"}},
             "audit": r("Audit"), "probe_health": r("ProbeHealth"), "score": r("LiveScore")}},
         "Salt": {"type": "object", "required": ["salt_id", "salt", "valid_until"], "properties": {

@@ -25,7 +25,8 @@ const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
 fn entry(s: &Service) -> Value {
     json!({
         "slug": s.slug, "service_id": s.service_id, "name": s.name, "upstream": s.upstream,
-        "hosts": s.hosts, "sampling_rate": s.sampling_rate, "public_key": s.public_key,
+        "hosts": s.hosts, "sampling_rate": s.sampling_rate, "allow": s.allow, "mode": s.mode,
+        "credential_header": s.credential_header, "public_key": s.public_key,
         "min_reputation": if s.min_reputation.is_empty() { Value::Null } else { json!(s.min_reputation) },
     })
 }

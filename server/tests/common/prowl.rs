@@ -12,6 +12,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use axum::Router;
 use futures_util::StreamExt;
+use lowdown_server::db::quota::Limits;
 use lowdown_server::gateway::{catalog, GatewayConfig, Prowl};
 use lowdown_server::AppState;
 use serde_json::{json, Value};
@@ -151,6 +152,7 @@ impl Upstream {
         reply(200)
             .header("content-type", "application/json")
             .header("x-vendor", "yes")
+            .header("x-ratelimit-remaining", "99")
             .header("set-cookie", "session=vendor-account")
             .body(Body::from(
                 json!({"ok": true, "received_bytes": n}).to_string(),
@@ -175,6 +177,7 @@ service_id = "svc_vendor"
 upstream = "{UP}/base"
 hosts = ["api.vendor-fixture.com"]
 sampling_rate = 1.0
+allow = ["GET /", "POST /", "HEAD /"]
 credential = { header = "Authorization", env = "VENDOR_KEY", format = "Bearer {}" }
 
 [[service]]
@@ -183,6 +186,7 @@ service_id = "svc_never"
 upstream = "{UP}/base"
 hosts = ["api.never.example"]
 sampling_rate = 0.0
+allow = ["GET /"]
 "#;
 
 /// The secret the rig's environment holds for `VENDOR_KEY`.
@@ -190,6 +194,11 @@ pub const VENDOR_SECRET: &str = "sk_live_vendor_secret_CANARY";
 
 impl Rig {
     pub async fn start(t: &TestDb, toml: &str, timeout: Duration) -> Rig {
+        Rig::start_with(t, toml, timeout, Limits::default()).await
+    }
+
+    /// The rig with these quotas.
+    pub async fn start_with(t: &TestDb, toml: &str, timeout: Duration, limits: Limits) -> Rig {
         let up = Upstream::start().await;
         let text = toml.replace("{UP}", &up.base());
         let services = catalog::parse(&text, "services.toml", true).expect("test catalog");
@@ -203,7 +212,9 @@ impl Rig {
         let prowl = Prowl::new(services, config, |k| {
             (k == "VENDOR_KEY").then(|| VENDOR_SECRET.to_owned())
         });
-        let state = AppState::new(t.db.clone(), "lowdown-test").with_prowl(prowl);
+        let state = AppState::new(t.db.clone(), "lowdown-test")
+            .with_prowl(prowl)
+            .with_limits(limits);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let gateway = listener.local_addr().unwrap();
         let s = state.clone();
@@ -321,4 +332,56 @@ pub async fn raw_http(addr: SocketAddr, raw: &str) -> String {
         .expect("answer within 20 s")
         .unwrap();
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Panics naming the place when `canary` is anywhere in the database: every text value of
+/// every table, and for SQLite the file and its write-ahead log byte for byte.
+pub async fn assert_nowhere_in_db(t: &TestDb, canary: &str) {
+    use sqlx::Row;
+    let sqlite = t.url.starts_with("sqlite:");
+    let list = if sqlite {
+        "SELECT name FROM sqlite_master WHERE type = 'table'"
+    } else {
+        "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()"
+    };
+    let tables: Vec<String> = sqlx::query(list)
+        .fetch_all(&t.check.pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<String, _>(0))
+        // sqlx's own bookkeeping: migration names and checksums, with types Any cannot read.
+        .filter(|t| !t.starts_with("_sqlx"))
+        .collect();
+    assert!(tables.iter().any(|t| t == "proxy_calls"), "{tables:?}");
+    for table in tables {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT * FROM {table}")))
+            .fetch_all(&t.check.pool)
+            .await
+            .unwrap();
+        for r in rows {
+            for i in 0..r.len() {
+                if let Ok(Some(v)) = r.try_get::<Option<String>, _>(i) {
+                    assert!(!v.contains(canary), "{canary} stored in {table}");
+                }
+            }
+        }
+    }
+    if sqlite {
+        let path = t
+            .url
+            .trim_start_matches("sqlite://")
+            .split('?')
+            .next()
+            .unwrap()
+            .to_owned();
+        for f in [path.clone(), format!("{path}-wal")] {
+            if let Ok(bytes) = std::fs::read(&f) {
+                assert!(
+                    !bytes.windows(canary.len()).any(|w| w == canary.as_bytes()),
+                    "{canary} in {f}"
+                );
+            }
+        }
+    }
 }

@@ -71,6 +71,9 @@ export const operations = {
     return out == null ? null : utf8.decode(out);
   },
   delivery: (api, i) => JSON.parse(api.delivery(i.len, i.status ?? null, i.retry_after ?? null, i.body ?? null)),
+  gateway_request_headers: (api, i) => new api.GatewayRules(i.allow ?? [], i.mode ?? null, i.credential_header ?? null).keepRequestHeaders(i.names),
+  gateway_service_selected: (api, i) => api.gatewayServiceSelected(i.filter ?? null, i.slug, i.service_id),
+  gateway_route: (api, i) => JSON.parse(new api.GatewayRules(i.allow ?? [], i.mode ?? null, i.credential_header ?? null).check(i.method, string(i.target))),
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
   node_identity: nodeIdentity,
@@ -114,9 +117,10 @@ export const NOT_EXPOSED = {
   validate_records: ['validateRecords', 'the server validates'],
   weight: ['weight', 'the server weighs'],
   key_weight: ['keyTier', 'the server weighs'],
-  // The sampling gateway's rules run in the server; clients only compute `decide`.
+  // The sampling gateway's rules run in the server; clients compute `decide` and use GatewayRules.
   salt_days: ['saltState', 'the gateway checks salt days; clients follow valid_until'],
   decision_check: ['checkDecision', 'the gateway checks decisions'],
+  gateway_forward_headers: ['forwardRequestHeader', 'the gateway filters what crosses it; observe sends what GatewayRules.keepRequestHeaders keeps'],
   audit: ['audit', 'the server audits services'],
   probe_health: ['probeHealth', 'the server computes probe health'],
   live_score: ['liveScore', 'the server computes the live score'],
