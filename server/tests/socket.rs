@@ -415,14 +415,22 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         "SQLite runs in WAL mode"
     );
     #[cfg(unix)]
-    for f in ["lowdown.db", "lowdown.db-wal", "lowdown.db-shm"] {
+    for (f, want) in [
+        ("", 0o700),
+        ("lowdown.db", 0o600),
+        ("lowdown.db-wal", 0o600),
+        ("lowdown.db-shm", 0o600),
+    ] {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(home.join(f))
             .unwrap()
             .permissions()
             .mode()
             & 0o777;
-        assert_eq!(mode, 0o600, "{f} holds the server's secrets: mode {mode:o}");
+        assert_eq!(
+            mode, want,
+            "LOWDOWN_HOME/{f} holds the server's secrets: mode {mode:o}"
+        );
     }
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

@@ -440,7 +440,8 @@ pub fn append(
     let services =
         parse(&text, &path.display().to_string(), allow_loopback).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
+        // Usually LOWDOWN_HOME, which holds the database too: created 0700 when missing.
+        crate::files::prepare_home(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let tmp = path.with_extension("toml.tmp");
