@@ -153,7 +153,16 @@ async fn main() -> anyhow::Result<()> {
     let salt = salts::get_or_create(&db, &salt_id, now).await?;
     let roll =
         lowdown_core::sample::decide("svc_bench", &agent.agent_id, &salt_id, &salt, 1.0).roll;
-    let state = AppState::new(db.clone(), "bench").with_prowl(prowl);
+    // The gateway-call quotas are taken on every call, as for any agent, but set high enough
+    // that the bench's thousands of calls from one agent are never refused.
+    let limits = lowdown_server::db::quota::Limits {
+        gateway_calls_per_agent: u32::MAX,
+        gateway_calls_per_network: u32::MAX,
+        ..Default::default()
+    };
+    let state = AppState::new(db.clone(), "bench")
+        .with_prowl(prowl)
+        .with_limits(limits);
     let flusher = state.clone();
     let gateway = spawn_runtime(2, move |l| async move {
         lowdown_server::gateway::cli::serve_gateway(l, state, std::future::pending())
