@@ -16,6 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // Basic tools the recipes use; everything a step installs is absent from PATH.
 const BASICS = ['bash', 'sh', 'make', 'awk', 'grep', 'sed', 'cat', 'touch', 'mkdir', 'rm', 'dirname', 'basename',
   'readlink', 'id', 'env', 'head', 'tail', 'tr', 'sort', 'ls', 'cp', 'mv', 'mktemp', 'chmod', 'find', 'true', 'false', 'cut', 'wc', 'date'];
+const CLAUDE_CODE = execFileSync('awk', ['/^CLAUDE_CODE_VERSION :=/ { print $3 }', path.join(ROOT, 'mk/prowl.mk')], { encoding: 'utf8' }).trim();
 const WASM_BINDGEN = execFileSync('awk', ['/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print }', path.join(ROOT, 'Cargo.lock')], { encoding: 'utf8' }).trim();
 
 // Fake installers. Each logs "name args" to $FAKE_LOG, then does just enough that the step's
@@ -41,7 +42,8 @@ case "$*" in
 esac`,
   npm: `
 log
-if [ "$1" = ci ]; then mkdir -p node_modules && touch node_modules/.package-lock.json; fi`,
+if [ "$1" = ci ]; then mkdir -p node_modules && touch node_modules/.package-lock.json; fi
+if [ "$1" = install ] && [ "$2" = --prefix ]; then mkdir -p "$3/node_modules/.bin"; printf '#!/bin/sh\\necho fake\\n' > "$3/node_modules/.bin/claude"; chmod +x "$3/node_modules/.bin/claude"; fi`,
   python3: `
 log
 if [ "$1" = -m ] && [ "$2" = venv ]; then
@@ -119,7 +121,8 @@ const STEPS = [
     'python -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-dev.txt']],
   ['setup-prowl', ['python3 -m venv <box>/venv',
     'python -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-dev.txt',
-    'python -m pip install --quiet --disable-pip-version-check -r bindings-python/tests/requirements.txt']],
+    'python -m pip install --quiet --disable-pip-version-check -r bindings-python/tests/requirements.txt',
+    `npm install --prefix <box>/venv/claude-code-${CLAUDE_CODE} --no-save --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@${CLAUDE_CODE}`]],
   ['setup-clients', ['python3 -m venv <box>/venv',
     'python -m pip install --quiet --disable-pip-version-check -r bindings-python/requirements-dev.txt',
     'python -m pip install --quiet --disable-pip-version-check -r tests/clients/requirements.txt']],
