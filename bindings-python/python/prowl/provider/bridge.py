@@ -70,15 +70,7 @@ class Remote:
             if answer_id is None or not 200 <= resp.status < 300:
                 return resp.status, None
             reader = _native.AnswerReader(resp.getheader("content-type"), answer_id, BODY_CAP)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                if conn.sock is not None:
-                    conn.sock.settimeout(left)
-                chunk = resp.read1(1 << 16)
-                if not chunk or reader.feed(chunk):
-                    break
+            protocol.read_answer(conn, resp, reader, deadline)
             answer = json.loads(reader.answer())
             return resp.status, answer if isinstance(answer, dict) else None
         finally:

@@ -103,6 +103,21 @@ class _Pinned(http.client.HTTPConnection):
         self.sock = sock
 
 
+def read_answer(conn: http.client.HTTPConnection, resp: http.client.HTTPResponse,
+                reader: "_native.AnswerReader", deadline: float) -> None:
+    """Feeds ``resp``'s body to ``reader`` until it holds the answer or the body ends,
+    raising :class:`TimeoutError` at ``deadline`` (the reader enforces the cap)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        if conn.sock is not None:
+            conn.sock.settimeout(left)
+        chunk = resp.read1(1 << 16)
+        if not chunk or reader.feed(chunk):
+            return
+
+
 def _exchange(probe: Any, req: Dict[str, Any], where: Tuple[bool, str, int, str], ip: Address, user_agent: str) -> Dict[str, Any]:
     tls, host, port, path = where
     start = time.monotonic()
@@ -123,15 +138,7 @@ def _exchange(probe: Any, req: Dict[str, Any], where: Tuple[bool, str, int, str]
         rid, cap = req["answer"]
         reader = _native.AnswerReader(resp.getheader("content-type"), rid, cap)
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                if conn.sock is not None:
-                    conn.sock.settimeout(left)
-                chunk = resp.read1(1 << 16)
-                if not chunk or reader.feed(chunk):
-                    break
+            read_answer(conn, resp, reader, deadline)
         except Exception as e:
             body_error = error_type(e)
     elapsed_ms = (time.monotonic() - start) * 1000.0
