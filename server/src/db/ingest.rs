@@ -545,14 +545,7 @@ async fn cap(
     }
     // The day's count of each network, this batch's included; the sorted keys are the one
     // lock order every writer shares.
-    let cols = [
-        ("target", "text"),
-        ("network", "text"),
-        ("n", "bigint"),
-        ("day", "text"),
-        ("day_n", "bigint"),
-    ];
-    let mut rows = Rows::new(&cols, groups.len());
+    let mut rows = Rows::new(&super::rollup::NETWORK_COLS, groups.len());
     for ((target, network), members) in &groups {
         for cell in [
             Cell::Text(target),

@@ -219,6 +219,16 @@ impl<'a> Rollup<'a> {
     }
 }
 
+/// The columns of `rollup_networks`, as its two PostgreSQL writers (this and the cap at
+/// ingest) insert them.
+pub(super) const NETWORK_COLS: [(&str, &str); 5] = [
+    ("target", "text"),
+    ("network", "text"),
+    ("n", "bigint"),
+    ("day", "text"),
+    ("day_n", "bigint"),
+];
+
 /// Adds rated organic records per (target, network) to `rollup_networks.n`; a network new
 /// to a target starts its cap count at `day` with none.
 async fn add_networks(
@@ -226,14 +236,7 @@ async fn add_networks(
     rows: &BTreeMap<[&str; 2], i64>,
     day: &str,
 ) -> AppResult<()> {
-    let cols = [
-        ("target", "text"),
-        ("network", "text"),
-        ("n", "bigint"),
-        ("day", "text"),
-        ("day_n", "bigint"),
-    ];
-    let mut batch = Rows::new(&cols, rows.len());
+    let mut batch = Rows::new(&NETWORK_COLS, rows.len());
     for ([target, network], n) in rows {
         for cell in [
             Cell::Text(target),
