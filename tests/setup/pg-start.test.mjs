@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PGROOT = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-pg-start-'));
-const env = { ...process.env, PGROOT };
+// The cluster's own root and no inherited PGPORT: a PGPORT exported for another cluster
+// would make the later starts find that one instead of this test's.
+const { PGPORT: _inherited, ...parent } = process.env;
+const env = { ...parent, PGROOT };
 const script = (name) => spawnSync('bash', [path.join(ROOT, 'server/scripts', name)], { env, encoding: 'utf8', timeout: 120_000 });
 
 after(() => {
