@@ -20,5 +20,5 @@ examples: build-js-binding build-wasm-binding ## print the records of the record
 TEST_TARGETS += test-readme
 .PHONY: test-readme
 
-test-readme: build-server ## the README: two set-up commands, links that resolve, the curl walkthrough against a real server
+test-readme: build-server ## the README: two set-up commands, links that resolve, the curl walkthrough against a real server, the defaults the READMEs state
 	node --test --test-reporter=spec tests/readme/
