@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p lowdown-server --example scanner_fixtures -- --targets 5000`
 
-#[path = "../tests/scanner_fixtures/mod.rs"]
+#[path = "../tests/it/scanner_fixtures/mod.rs"]
 mod scanner_fixtures;
 
 use scanner_fixtures::mcp::Mcp;

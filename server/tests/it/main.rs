@@ -1,0 +1,38 @@
+//! The server's integration tests, one crate so that a change links once: each module is
+//! what was a test binary of its own (`cargo test -p lowdown-server --test it <module>::`).
+
+#[macro_use]
+mod common;
+mod provider_fixtures;
+mod scanner_fixtures;
+
+mod catalog_file;
+mod daily_export;
+mod forgery;
+mod gateway_api;
+mod gateway_carry;
+mod gateway_proxy;
+mod ingest;
+mod listeners;
+mod meta;
+mod migrate;
+mod migrate_rollups;
+mod packages;
+mod pages;
+mod provider_api;
+mod provider_checks;
+mod provider_everything;
+mod provider_local_code;
+mod provider_race;
+mod quotas;
+mod reputation;
+mod roll_up;
+mod scanner_cli;
+mod scanner_days;
+mod scanner_everything;
+mod scanner_probe;
+mod scanner_registry;
+mod scanner_runs;
+mod seed;
+mod socket;
+mod telemetry;

@@ -1,0 +1,271 @@
+//! `openapi.json` against the routes, `llms.txt`, `healthz`, CORS, JSON fallbacks and
+//! hidden internals, over `oneshot`.
+
+use crate::common;
+
+use std::collections::BTreeSet;
+
+use common::{call, get, TestDb};
+use lowdown_server::routes::ROUTES;
+
+async fn openapi_documents_exactly_the_routes(t: &TestDb) {
+    let app = t.app();
+    let doc = get(&app, "/openapi.json").await;
+    assert_eq!(doc.status, 200);
+    assert_eq!(doc.json["openapi"], "3.1.0");
+    let mut documented = BTreeSet::new();
+    for (path, ops) in doc.json["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            documented.insert((method.clone(), path.clone()));
+            assert!(
+                op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+                "{method} {path} has no responses"
+            );
+            assert!(op["summary"].is_string(), "{method} {path} has no summary");
+        }
+    }
+    let routed: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .collect();
+    assert_eq!(documented, routed, "openapi.json and the router disagree");
+    // Every $ref points at a defined schema.
+    let text = doc.text.clone();
+    for piece in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = &piece[..piece.find('"').unwrap()];
+        assert!(
+            doc.json["components"]["schemas"][name].is_object(),
+            "dangling $ref {name}"
+        );
+    }
+    // Every documented route exists (answers something other than the 404/405 fallbacks;
+    // a route may still answer 404 for an id it does not know).
+    for (method, path) in &routed {
+        let uri = path
+            .replace("{target}", "npm:x")
+            .replace("{node_id}", "ld_abc");
+        let r = call(&app, &method.to_uppercase(), &uri, &[], Some("{}".into())).await;
+        assert!(
+            r.status != 405 && !(r.status == 404 && r.text.contains("no such endpoint")),
+            "{method} {uri}: {}",
+            r.status
+        );
+    }
+}
+on_both!(openapi_documents_exactly_the_routes);
+
+async fn llms_txt_and_healthz_answer(t: &TestDb) {
+    let app = t.app();
+    let r = get(&app, "/llms.txt").await;
+    assert_eq!(r.status, 200);
+    assert!(r.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    for route in [
+        "/api/reputation/",
+        "/api/interactions",
+        "/v1/telemetry/observe",
+        "/api/compare",
+    ] {
+        assert!(r.text.contains(route), "llms.txt does not explain {route}");
+    }
+    // The field table is the core's contract: every field with its limits.
+    for c in lowdown_core::contract::CONTRACTS {
+        for f in c.fields {
+            assert!(
+                r.text.contains(&format!("  {} (", f.name)),
+                "llms.txt lists no {}.{}",
+                c.name,
+                f.name
+            );
+        }
+    }
+    assert!(r
+        .text
+        .contains("target (required): string of 1 to 256 characters"));
+    let h = get(&app, "/healthz").await;
+    assert_eq!(h.json["ok"], true);
+    let expected = if t.kind == common::Kind::Sqlite {
+        "sqlite"
+    } else {
+        "postgres"
+    };
+    assert_eq!(h.json["database"], expected);
+}
+on_both!(llms_txt_and_healthz_answer);
+
+async fn cors_is_open_and_fallbacks_are_json(t: &TestDb) {
+    let app = t.app();
+    let pre = call(
+        &app,
+        "OPTIONS",
+        "/api/interactions",
+        &[
+            ("origin", "https://agent.example"),
+            ("access-control-request-method", "POST"),
+            (
+                "access-control-request-headers",
+                "content-type,x-lowdown-node-id",
+            ),
+        ],
+        None,
+    )
+    .await;
+    assert!(pre.status.is_success(), "{}", pre.status);
+    assert_eq!(pre.headers["access-control-allow-origin"], "*");
+    let r = call(
+        &app,
+        "GET",
+        "/healthz",
+        &[("origin", "https://agent.example")],
+        None,
+    )
+    .await;
+    assert_eq!(r.headers["access-control-allow-origin"], "*");
+    let r = get(&app, "/nope").await;
+    assert_eq!(r.status, 404);
+    assert!(r.json["error"].is_string());
+    let r = call(&app, "DELETE", "/api/interactions", &[], None).await;
+    assert_eq!(r.status, 405);
+    assert!(r.json["error"].is_string());
+}
+on_both!(cors_is_open_and_fallbacks_are_json);
+
+async fn server_errors_hide_internals(t: &TestDb) {
+    let app = t.app();
+    // Break the database under the running app: every query now fails inside sqlx.
+    t.db.pool.close().await;
+    for (method, uri, body) in [
+        ("GET", "/api/reputation/npm:x", None),
+        (
+            "POST",
+            "/api/interactions",
+            Some(common::record("npm:x", "success").to_string()),
+        ),
+        ("GET", "/healthz", None),
+    ] {
+        let r = call(&app, method, uri, &[], body).await;
+        assert_eq!(r.status, 500, "{uri}");
+        assert_eq!(
+            r.json,
+            serde_json::json!({"error": "internal error"}),
+            "{uri}: {}",
+            r.text
+        );
+    }
+}
+on_both!(server_errors_hide_internals);
+
+fn keys(v: &serde_json::Value) -> BTreeSet<String> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .cloned()
+        .collect()
+}
+
+async fn openapi_documents_what_the_answers_carry(t: &TestDb) {
+    use serde_json::json;
+    let app = t.app();
+    let doc = get(&app, "/openapi.json").await.json;
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+    let props = |s: serde_json::Value| keys(&s["properties"]);
+    let mut rec = common::record("api.stripe.com", "failure");
+    rec["node_id"] = json!("ld_0123456789ab");
+    rec["latency_ms"] = json!(12);
+    rec["failure_type"] = json!("timeout");
+    let r = common::post(&app, "/api/interactions", &json!([rec, 5])).await;
+    assert_eq!(keys(&r.json), props(schema("Recorded")));
+    assert_eq!(keys(&r.json["rejected"][0]), props(schema("Rejection")));
+    let bad = common::post(&app, "/api/interactions", &json!([5])).await;
+    assert_eq!(keys(&bad.json), props(schema("Error")));
+    let obs = json!({"host": "api.stripe.com", "method": "GET", "status": 200, "latency_ms": 3});
+    let one = common::post(&app, "/v1/telemetry/observe", &obs).await;
+    assert_eq!(
+        keys(&one.json),
+        props(schema("ObserveResult")["oneOf"][0].clone())
+    );
+    let many = common::post(&app, "/v1/telemetry/observe", &json!([obs, {"host": "x"}])).await;
+    assert_eq!(
+        keys(&many.json),
+        props(schema("ObserveResult")["oneOf"][1].clone())
+    );
+    assert_eq!(keys(&many.json["items"][0]), props(schema("Weighed")));
+    let hdr = [("x-lowdown-node-id", "ld_0123456789ab")];
+    let full = call(
+        &app,
+        "GET",
+        "/api/reputation/api.stripe.com?task_type=search",
+        &hdr,
+        None,
+    )
+    .await;
+    common::post(
+        &app,
+        "/api/interactions",
+        &common::record("npm:search-a", "success"),
+    )
+    .await;
+    common::post(
+        &app,
+        "/api/interactions",
+        &common::record("npm:search-b", "success"),
+    )
+    .await;
+    let candidates = get(&app, "/api/reputation/search").await;
+    assert!(
+        candidates.json["candidates"].is_array(),
+        "{}",
+        candidates.text
+    );
+    let mut seen = keys(&full.json);
+    seen.extend(keys(&candidates.json));
+    // `registry`, `scanner` and `packages` are only in answers about MCP Registry entries
+    // and `registry_entries` in answers about declared packages; the Scanner's tests
+    // (scanner_runs.rs, packages.rs) hold those to openapi.json.
+    let mut documented = props(schema("Reputation"));
+    documented
+        .retain(|k| !["registry", "scanner", "packages", "registry_entries"].contains(&k.as_str()));
+    assert_eq!(seen, documented, "answers and openapi.json disagree");
+    assert_eq!(keys(&full.json["source"]), props(schema("Source")));
+    assert_eq!(keys(&full.json["latency_ms"]), props(schema("Latency")));
+    assert_eq!(
+        keys(&full.json["by_server_version"]["(none)"]),
+        props(schema("OrganicRow"))
+    );
+    let task_row = &doc["components"]["schemas"]["Reputation"]["properties"]["task_breakdown"]
+        ["additionalProperties"];
+    assert_eq!(
+        keys(&full.json["task_breakdown"]["search"]),
+        props(task_row.clone())
+    );
+    assert_eq!(keys(&full.json["telemetry"]), props(schema("Telemetry")));
+}
+on_both!(openapi_documents_what_the_answers_carry);
+
+/// Every field of the interaction record has its column: the storage cannot drift from the
+/// core's contract (a field added there and not stored fails here).
+async fn every_record_field_is_stored(t: &TestDb) {
+    let app = t.app();
+    let mut record = common::record("npm:stored", "success");
+    record["tools_has_more"] = serde_json::json!(true);
+    let r = common::post(&app, "/api/interactions", &record).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    use sqlx::{Column, Row};
+    let row = sqlx::query("SELECT * FROM interactions")
+        .fetch_one(&t.check.pool)
+        .await
+        .unwrap();
+    let columns: Vec<String> = row.columns().iter().map(|c| c.name().to_owned()).collect();
+    for f in lowdown_core::contract::RECORD.fields {
+        assert!(
+            columns.iter().any(|c| c == f.name),
+            "no column for {}",
+            f.name
+        );
+    }
+    let more: Option<i64> = row.try_get("tools_has_more").unwrap();
+    assert_eq!(more, Some(1));
+}
+on_both!(every_record_field_is_stored);

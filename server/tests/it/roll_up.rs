@@ -1,0 +1,102 @@
+//! SQLite rolls the rollups up behind the raw rows (`db/roller.rs`). What a user relies on:
+//! an answer counts every record acknowledged before it was asked, and rows a server did
+//! not roll up before it stopped (a crash, a kill) are counted when the database is next
+//! opened, once each.
+
+use crate::common;
+
+use common::{post, Kind, TestDb};
+use lowdown_server::db::Db;
+use serde_json::{json, Value};
+
+/// `n` raw rows for `target` written straight into `interactions` with the rollups left
+/// behind, as a server killed between its ingest commit and its roll leaves them.
+async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+    sqlx::query(
+        "WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $1) \
+         INSERT INTO interactions (record_id, actor, target, target_type, task_type, outcome, \
+           failure_type, request_kind, outcome_class, latency_ms, source, node_id, day, created_at) \
+         SELECT $2 || '-' || i, 'agent:x', $2, 'mcp_server', 'tool_' || (i % 7), \
+           CASE WHEN i % 10 = 0 THEN 'failure' ELSE 'success' END, \
+           CASE WHEN i % 10 = 0 THEN 'timeout' END, 'tool', \
+           CASE WHEN i % 10 = 0 THEN 'failure' ELSE 'success' END, \
+           i % 900 + 0.5, 'organic', 'ld_node' || (i % 13), '2026-12-01', 1764547200000 + i \
+         FROM seq",
+    )
+    .bind(n)
+    .bind(target)
+    .execute(&t.check.pool)
+    .await
+    .unwrap();
+}
+
+/// The reputation answer of `target` from a server on `db`.
+async fn answer(db: &Db, target: &str) -> Value {
+    let app = lowdown_server::app(lowdown_server::AppState::new(db.clone(), "test"));
+    let r = common::get(&app, &format!("/api/reputation/{target}")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.json
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_right_after_ingest_counts_every_acknowledged_record() {
+    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+    let app = t.app();
+    let batch: Vec<Value> = (0..100)
+        .map(|i| {
+            let mut r = common::record("npm:fresh", if i % 4 == 0 { "failure" } else { "success" });
+            r["record_id"] = json!(format!("fresh-{i}"));
+            r
+        })
+        .collect();
+    let r = post(&app, "/api/interactions", &json!(batch)).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    // Asked at once, long before the background roll would run.
+    let a = common::get(&app, "/api/reputation/npm:fresh").await;
+    assert_eq!(a.json["interactions"], 100, "{}", a.text);
+    common::assert_rollups_match_raw(&t).await;
+    t.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_a_stopped_server_left_behind_are_rolled_up_at_the_next_open_once() {
+    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+    // More than one roll transaction holds (50,000 rows each).
+    raw_rows_behind_the_watermark(&t, "npm:left-behind", 120_000).await;
+    let reopened = Db::open(&t.url, 4).await.unwrap();
+    let a = answer(&reopened, "npm:left-behind").await;
+    assert_eq!(a["interactions"], 120_000, "{a}");
+    // Opening again finds nothing left to add.
+    let again = Db::open(&t.url, 4).await.unwrap();
+    assert_eq!(again.roll_up().await.unwrap(), 0);
+    let a2 = answer(&again, "npm:left-behind").await;
+    assert_eq!(a2["interactions"], 120_000, "counted once: {a2}");
+    let node = common::get(&t.app(), "/api/node/ld_node3").await;
+    assert_eq!(node.status, 200, "{}", node.text);
+    // i % 13 == 3 for i in 1..=120000, over one day and one target.
+    assert_eq!(
+        node.json["contribution"]["interactions"], 9231,
+        "{}",
+        node.text
+    );
+    assert_eq!(node.json["contribution"]["active_days"], 1);
+    assert_eq!(node.json["contribution"]["targets_observed"], 1);
+    common::assert_rollups_match_raw(&t).await;
+    common::assert_latency_matches_raw(&t).await;
+    again.close().await;
+    reopened.close().await;
+    t.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_another_process_stored_are_counted_by_a_running_server_once_it_rolls() {
+    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+    raw_rows_behind_the_watermark(&t, "npm:elsewhere", 500).await;
+    // The running server has nothing of its own waiting, so its answers do not roll; an
+    // explicit roll (what `close`, the next open or its next ingest roll does) adds them.
+    assert_eq!(t.db.roll_up().await.unwrap(), 500);
+    let a = answer(&t.db, "npm:elsewhere").await;
+    assert_eq!(a["interactions"], 500, "{a}");
+    common::assert_rollups_match_raw(&t).await;
+    t.cleanup().await;
+}
