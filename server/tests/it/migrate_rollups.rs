@@ -60,8 +60,16 @@ async fn migrate_to_version_8(url: &str) {
             include_str!("../../migrations/0002_rate_limits.sql"),
         ),
         (3, "api", include_str!("../../migrations/0003_api.sql")),
-        (4, "scanner", include_str!("../../migrations/0004_scanner.sql")),
-        (5, "gateway", include_str!("../../migrations/0005_gateway.sql")),
+        (
+            4,
+            "scanner",
+            include_str!("../../migrations/0004_scanner.sql"),
+        ),
+        (
+            5,
+            "gateway",
+            include_str!("../../migrations/0005_gateway.sql"),
+        ),
         (
             6,
             "packages",

@@ -476,8 +476,16 @@ async fn version_11(kind: Kind, url: &str) -> sqlx::AnyPool {
             include_str!("../../migrations/0002_rate_limits.sql"),
         ),
         (3, "api", include_str!("../../migrations/0003_api.sql")),
-        (4, "scanner", include_str!("../../migrations/0004_scanner.sql")),
-        (5, "gateway", include_str!("../../migrations/0005_gateway.sql")),
+        (
+            4,
+            "scanner",
+            include_str!("../../migrations/0004_scanner.sql"),
+        ),
+        (
+            5,
+            "gateway",
+            include_str!("../../migrations/0005_gateway.sql"),
+        ),
         (
             6,
             "packages",
