@@ -134,6 +134,22 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
     ),
 ];
 
+/// The migrations through `version`, as SQLite (`sqlite`) or PostgreSQL runs them:
+/// (version, name, SQL), in order. Upgrade tests build what an older server left with them.
+pub fn migrations_through(sqlite: bool, version: i64) -> Vec<(i64, &'static str, &'static str)> {
+    let engine = ENGINE_MIGRATIONS
+        .iter()
+        .map(|&(v, name, lite, pg)| (v, name, if sqlite { lite } else { pg }));
+    let mut out: Vec<_> = MIGRATIONS
+        .iter()
+        .copied()
+        .chain(engine)
+        .filter(|m| m.0 <= version)
+        .collect();
+    out.sort_by_key(|m| m.0);
+    out
+}
+
 /// Errors opening the database.
 #[derive(Debug, thiserror::Error, serde::Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -271,27 +287,19 @@ impl Db {
     }
 
     async fn migrate(&self) -> Result<(), DbError> {
-        let engine = ENGINE_MIGRATIONS.iter().map(|(version, name, sqlite, pg)| {
-            let sql = match self.backend {
-                Backend::Sqlite => sqlite,
-                Backend::Postgres => pg,
-            };
-            (version, name, sql)
-        });
-        let mut migrations: Vec<Migration> = MIGRATIONS
-            .iter()
-            .map(|(version, name, sql)| (version, name, sql))
-            .chain(engine)
-            .map(|(version, name, sql)| {
-                Migration::new(
-                    *version,
-                    (*name).into(),
-                    MigrationType::Simple,
-                    sqlx::SqlSafeStr::into_sql_str(*sql),
-                    false,
-                )
-            })
-            .collect();
+        let mut migrations: Vec<Migration> =
+            migrations_through(self.backend == Backend::Sqlite, i64::MAX)
+                .into_iter()
+                .map(|(version, name, sql)| {
+                    Migration::new(
+                        version,
+                        name.into(),
+                        MigrationType::Simple,
+                        sqlx::SqlSafeStr::into_sql_str(sql),
+                        false,
+                    )
+                })
+                .collect();
         migrations.sort_by_key(|m| m.version);
         let migrator = Migrator::with_migrations(migrations);
         migrator

@@ -11,14 +11,7 @@ use sqlx::Row;
 /// The database as the previous version left it: its two migrations, then rows written
 /// the way it wrote them (targets without a lookup form, no latency rollup).
 async fn previous_version(url: &str) {
-    let migrations = [
-        (1, "init", include_str!("../../migrations/0001_init.sql")),
-        (
-            2,
-            "rate_limits",
-            include_str!("../../migrations/0002_rate_limits.sql"),
-        ),
-    ];
+    let migrations = lowdown_server::db::migrations_through(true, 2);
     let pool = common::migrated_as_before(url, &migrations).await;
     let rows = [
         (

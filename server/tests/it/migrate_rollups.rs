@@ -52,40 +52,7 @@ fn records() -> Vec<Value> {
 
 /// Migrations 0001-0008: the database version 8 of the server left.
 async fn migrate_to_version_8(url: &str) {
-    let migrations = [
-        (1, "init", include_str!("../../migrations/0001_init.sql")),
-        (
-            2,
-            "rate_limits",
-            include_str!("../../migrations/0002_rate_limits.sql"),
-        ),
-        (3, "api", include_str!("../../migrations/0003_api.sql")),
-        (
-            4,
-            "scanner",
-            include_str!("../../migrations/0004_scanner.sql"),
-        ),
-        (
-            5,
-            "gateway",
-            include_str!("../../migrations/0005_gateway.sql"),
-        ),
-        (
-            6,
-            "packages",
-            include_str!("../../migrations/0006_packages.sql"),
-        ),
-        (
-            7,
-            "provider",
-            include_str!("../../migrations/0007_provider.sql"),
-        ),
-        (
-            8,
-            "tools_has_more",
-            include_str!("../../migrations/0008_tools_has_more.sql"),
-        ),
-    ];
+    let migrations = lowdown_server::db::migrations_through(true, 8);
     common::migrated_as_before(url, &migrations)
         .await
         .close()

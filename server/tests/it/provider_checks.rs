@@ -466,66 +466,7 @@ on_both!(a_disagreeing_provider_earns_nothing_and_loses_priority);
 
 /// Migrations 0001-0011 for `kind`: the database version 11 left.
 async fn version_11(kind: Kind, url: &str) -> sqlx::AnyPool {
-    let engine =
-        |sqlite: &'static str, pg: &'static str| if kind == Kind::Sqlite { sqlite } else { pg };
-    let migrations = [
-        (1, "init", include_str!("../../migrations/0001_init.sql")),
-        (
-            2,
-            "rate_limits",
-            include_str!("../../migrations/0002_rate_limits.sql"),
-        ),
-        (3, "api", include_str!("../../migrations/0003_api.sql")),
-        (
-            4,
-            "scanner",
-            include_str!("../../migrations/0004_scanner.sql"),
-        ),
-        (
-            5,
-            "gateway",
-            include_str!("../../migrations/0005_gateway.sql"),
-        ),
-        (
-            6,
-            "packages",
-            include_str!("../../migrations/0006_packages.sql"),
-        ),
-        (
-            7,
-            "provider",
-            include_str!("../../migrations/0007_provider.sql"),
-        ),
-        (
-            8,
-            "tools_has_more",
-            include_str!("../../migrations/0008_tools_has_more.sql"),
-        ),
-        (
-            9,
-            "rollup_storage",
-            engine(
-                include_str!("../../migrations/0009_rollup_storage.sqlite.sql"),
-                include_str!("../../migrations/0009_rollup_storage.postgres.sql"),
-            ),
-        ),
-        (
-            10,
-            "rollup_watermark",
-            engine(
-                include_str!("../../migrations/0010_rollup_watermark.sqlite.sql"),
-                include_str!("../../migrations/0010_rollup_watermark.postgres.sql"),
-            ),
-        ),
-        (
-            11,
-            "independence",
-            engine(
-                include_str!("../../migrations/0011_independence.sqlite.sql"),
-                include_str!("../../migrations/0011_independence.postgres.sql"),
-            ),
-        ),
-    ];
+    let migrations = lowdown_server::db::migrations_through(kind == Kind::Sqlite, 11);
     common::migrated_as_before(url, &migrations).await
 }
 
