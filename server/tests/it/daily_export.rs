@@ -4,22 +4,14 @@
 
 use crate::common;
 use crate::scanner_fixtures;
+use common::day;
 
 use common::TestDb;
-use lowdown_core::scanner::days::{day_number, day_string};
 use lowdown_server::scanner::run;
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use scanner_fixtures::{closed_port, config, on_day, MapLookup};
 use serde_json::Value;
-
-fn day(offset: i64) -> String {
-    let today = day_number(&lowdown_server::clock::day_of(
-        lowdown_server::clock::now_ms(),
-    ))
-    .unwrap();
-    day_string(today + offset)
-}
 
 /// Three scans: 40 days ago (a month earlier: two export files), yesterday and today; the
 /// Registry changes a version and drops an entry between yesterday and today, and `ok`

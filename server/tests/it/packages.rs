@@ -5,9 +5,9 @@
 
 use crate::common;
 use crate::scanner_fixtures;
+use common::day;
 
 use common::{record, TestDb};
-use lowdown_core::scanner::days::{day_number, day_string};
 use lowdown_core::scanner::packages::{Check, PackageKey};
 use lowdown_core::scanner::registry::Package;
 use lowdown_core::scanner::target::Policy;
@@ -18,14 +18,6 @@ use scanner_fixtures::packages::{npm_doc, pypi_json, simple_doc, Answer, Package
 use scanner_fixtures::registry::{entry, streamable, with_packages, Registry};
 use scanner_fixtures::{config, on_day, MapLookup};
 use serde_json::{json, Value};
-
-fn day(offset: i64) -> String {
-    let today = day_number(&lowdown_server::clock::day_of(
-        lowdown_server::clock::now_ms(),
-    ))
-    .unwrap();
-    day_string(today + offset)
-}
 
 async fn answer(t: &TestDb, name: &str) -> Value {
     let r = common::get(&t.app(), &format!("/api/reputation/{name}")).await;

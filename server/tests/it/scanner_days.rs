@@ -5,22 +5,14 @@
 
 use crate::common;
 use crate::scanner_fixtures;
+use common::day;
 
 use common::{record, TestDb};
-use lowdown_core::scanner::days::{day_number, day_string};
 use lowdown_server::scanner::run;
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use scanner_fixtures::{config, on_day, MapLookup};
 use serde_json::{json, Value};
-
-fn day(offset: i64) -> String {
-    let today = day_number(&lowdown_server::clock::day_of(
-        lowdown_server::clock::now_ms(),
-    ))
-    .unwrap();
-    day_string(today + offset)
-}
 
 async fn answer(t: &TestDb, name: &str) -> Value {
     let r = common::get(&t.app(), &format!("/api/reputation/mcp:{name}")).await;

@@ -254,6 +254,16 @@ macro_rules! on_both {
     };
 }
 
+/// The UTC day `offset` days from today, `YYYY-MM-DD`.
+pub fn day(offset: i64) -> String {
+    use lowdown_core::scanner::days::{day_number, day_string};
+    let today = day_number(&lowdown_server::clock::day_of(
+        lowdown_server::clock::now_ms(),
+    ))
+    .unwrap();
+    day_string(today + offset)
+}
+
 /// Checks that every rollup equals a recomputation from the raw rows.
 pub async fn assert_rollups_match_raw(t: &TestDb) {
     // SQLite rolls up behind the raw rows; the answers settle first, and so does this.
