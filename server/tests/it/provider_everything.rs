@@ -18,7 +18,7 @@ use serde_json::json;
 use sqlx::Row;
 
 async fn a_protocol_directive_against_server_everything(t: &TestDb) {
-    let everything = Everything::start().await;
+    let everything = Everything::start("streamableHttp", "listening on port").await;
     let b = Bench::start(t).await;
     let r = b
         .post_directive(

@@ -2,89 +2,17 @@
 //! streamable-HTTP mode (level 2, session ended with DELETE) and in its legacy SSE mode
 //! (level 0, with the status it really answers), on SQLite and PostgreSQL.
 //!
-//! The server comes from the npm workspace's `node_modules` (`npm ci` at the root, which
-//! `make setup` runs); this test installs nothing and fails when it is missing.
+//! The server comes from the npm workspace's `node_modules` (`scanner_fixtures::everything`);
+//! this test installs nothing and fails when it is missing.
 
 use crate::common;
 use crate::scanner_fixtures;
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
 use common::TestDb;
+use scanner_fixtures::everything::Everything;
 use scanner_fixtures::registry::{streamable, Registry};
-use scanner_fixtures::{closed_port, config, MapLookup};
+use scanner_fixtures::{config, MapLookup};
 use serde_json::json;
-
-/// A running server-everything; killed on drop.
-struct Everything {
-    child: Child,
-    port: u16,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn entry_point() -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        p.exists(),
-        "{} is missing: run `npm ci` at the root (make setup does)",
-        p.display()
-    );
-    p
-}
-
-impl Everything {
-    /// Starts `node index.js <mode>` on a free port and waits for its ready line.
-    async fn start(mode: &str, ready: &str) -> Everything {
-        let port = closed_port().await;
-        let mut child = Command::new("node")
-            .arg(entry_point())
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("node runs");
-        let (tx, lines) = mpsc::channel();
-        for out in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                for line in BufReader::new(out).lines().map_while(Result::ok) {
-                    let _ = tx.send(line);
-                }
-            });
-        }
-        let e = Everything { child, port, lines };
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match e.lines.recv_timeout(left) {
-                Ok(line) if line.contains(ready) => return e,
-                Ok(_) => {}
-                Err(err) => panic!("server-everything {mode} did not start: {err}"),
-            }
-        }
-    }
-
-    /// Every line printed so far.
-    fn printed(&self) -> Vec<String> {
-        self.lines.try_iter().collect()
-    }
-}
 
 async fn server_everything_over_streamable_http_and_legacy_sse(t: &TestDb) {
     let streamable_http = Everything::start("streamableHttp", "listening on port").await;

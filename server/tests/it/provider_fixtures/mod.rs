@@ -4,6 +4,7 @@
 //! them: honest ones from a real probe of the remote, forged ones typed in.
 #![allow(dead_code)] // each test file takes a different part
 
+pub use crate::scanner_fixtures::everything::Everything;
 pub use crate::scanner_fixtures::mcp;
 
 use std::net::SocketAddr;
@@ -246,62 +247,4 @@ pub fn agent_result(id: &str, found: usize) -> Value {
         "runner_id": "test-runner/1", "execution_time_ms": 4000,
         "test_results": (0..2).map(|i| json!({"test_case_id": format!("contains[{i}]"), "passed": i < found,
             "latency_ms": 4000, "error": if i < found { Value::Null } else { json!("not_in_answer") }})).collect::<Vec<_>>()})
-}
-
-/// A running `@modelcontextprotocol/server-everything` in its streamable-HTTP mode (from
-/// the workspace's `node_modules`; `npm ci` installs it); killed on drop.
-pub struct Everything {
-    child: std::process::Child,
-    pub port: u16,
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Everything {
-    pub async fn start() -> Everything {
-        use std::io::{BufRead, BufReader};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let entry = ["node_modules", "npm/node_modules"]
-            .iter()
-            .map(|d| {
-                root.join(d)
-                    .join("@modelcontextprotocol/server-everything/dist/index.js")
-            })
-            .find(|p| p.exists())
-            .expect("server-everything is not installed: run `npm ci` at the repository root");
-        let port = {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap().port()
-        };
-        let mut child = std::process::Command::new("node")
-            .arg(entry)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("node runs");
-        // It announces itself on stderr; the reader keeps draining so the pipe never fills.
-        let err = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if line.contains("listening on port") {
-                    let _ = tx.send(());
-                }
-            }
-        });
-        let ready = rx.recv_timeout(Duration::from_secs(60));
-        assert!(ready.is_ok(), "server-everything did not start");
-        Everything { child, port }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
 }

@@ -3,6 +3,7 @@
 //! connections. Shared by the Scanner tests and the `lowdown-scanner-bench` fixtures.
 #![allow(dead_code)] // each user takes a different part
 
+pub mod everything;
 pub mod mcp;
 pub mod packages;
 pub mod registry;
