@@ -12,6 +12,10 @@ comma := ,
 VENV := $(ROOT)/.venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_COLOR ?= never
+# A CI run builds once: incremental caches would only take disk.
+ifeq ($(CI),true)
+export CARGO_INCREMENTAL ?= 0
+endif
 
 SETUP_TARGETS :=
 BUILD_TARGETS :=
