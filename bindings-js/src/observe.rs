@@ -111,6 +111,29 @@ impl JsTelemetryBudget {
         self.inner.refused(now_ms, retry_after_s);
     }
 
+    /// What the answer (`status` null when none came) to `sent` observations posted at
+    /// `nowMs` came to, as JSON text `{"delivered","throttled","failed"}`; pauses on a refusal.
+    #[cfg_attr(not(target_arch = "wasm32"), napi)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+    pub fn answered(
+        &mut self,
+        now_ms: f64,
+        sent: u32,
+        status: Option<u32>,
+        retry_after: Option<String>,
+        body: Option<String>,
+    ) -> String {
+        let status = status.and_then(|s| u16::try_from(s).ok());
+        let a = self.inner.answered(
+            now_ms,
+            sent,
+            status,
+            retry_after.as_deref(),
+            body.as_deref(),
+        );
+        serde_json::to_string(&a).unwrap_or_default()
+    }
+
     /// Milliseconds from `nowMs` until at least one observation may be sent (0: now).
     #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "waitMs"))]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "waitMs"))]

@@ -91,6 +91,21 @@ impl PyTelemetryBudget {
         self.inner.refused(now_ms, retry_after_s);
     }
 
+    /// What the answer (``status`` ``None`` when none came) to ``sent`` observations posted
+    /// at ``now_ms`` came to: ``(delivered, throttled, failed)``; pauses on a refusal.
+    #[pyo3(signature = (now_ms, sent, status, retry_after, body))]
+    fn answered(
+        &mut self,
+        now_ms: f64,
+        sent: u32,
+        status: Option<u16>,
+        retry_after: Option<&str>,
+        body: Option<&str>,
+    ) -> (u32, u32, u32) {
+        let a = self.inner.answered(now_ms, sent, status, retry_after, body);
+        (a.delivered, a.throttled, a.failed)
+    }
+
     /// Milliseconds from ``now_ms`` until at least one observation may be sent (0: now).
     fn wait_ms(&self, now_ms: f64) -> f64 {
         self.inner.wait_ms(now_ms)

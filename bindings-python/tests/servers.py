@@ -202,7 +202,8 @@ class Collector:
     ``mode="ok"`` answers each request as the API does when it takes everything (``200
     {"ok":true,"accepted":N,...}``); ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
-    ``Retry-After: 30``; ``"hang"`` reads and never answers; ``"slow"`` answers ``201`` after
+    ``Retry-After: 30``; ``"404"`` answers as a mistyped API URL does; ``"page"`` answers ``200``
+    with a page that is not the API's answer; ``"hang"`` reads and never answers; ``"slow"`` answers ``201`` after
     one second, noting in ``answered`` (monotonic times) when it did.
     """
 
@@ -273,6 +274,10 @@ class Collector:
                         if self.mode == "close":  # drop the kept-alive connection without saying so
                             conn.close()
                             return
+                    elif self.mode in ("404", "page"):
+                        reply = b"<h1>Not Found</h1>" if self.mode == "404" else b"<h1>Welcome</h1>"
+                        status = b"404 Not Found" if self.mode == "404" else b"200 OK"
+                        conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s" % (status, len(reply), reply))
                     elif self.mode == "429":
                         reply = b'{"error":"rate limited"}'
                         conn.sendall(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))

@@ -163,6 +163,27 @@ def test_a_429_pauses_sending_and_is_counted(upstream: Upstream, point_prowl: Ca
         prowl.configure()
 
 
+@pytest.mark.parametrize("mode", ["404", "page"])
+def test_an_api_url_that_is_not_the_api_counts_telemetry_failed(
+    upstream: Upstream, point_prowl: Callable[[str], None], mode: str
+) -> None:
+    """The core reads every answer (as observe(fetch) does): only the API's own answer delivers."""
+    wrong = Collector(mode=mode)
+    point_prowl(wrong.url)
+    try:
+        client = prowl.observe(httpx.Client())
+        for _ in range(3):
+            client.get(upstream.url)
+        assert prowl.flush(2.0)
+        assert len(wrong.items("/v1/telemetry/observe")) == 3, "they were posted"
+        counts = prowl.stats()
+        assert (counts["sent"], counts["failed"], counts["throttled"]) == (0, 3, 0)
+    finally:
+        wrong.close()
+        SENDER.reset()
+        prowl.configure()
+
+
 def test_records_over_a_quota_are_spooled_and_sent_later(lowdown_home, point_prowl: Callable[[str], None], tmp_path) -> None:
     """Against the real server's quotas: what it does not take is kept, never lost."""
     from conftest import LowdownServer

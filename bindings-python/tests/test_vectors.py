@@ -75,6 +75,9 @@ def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
             out.append(b.take(s["take"][0], s["take"][1]))
         elif "refused" in s:
             b.refused(s["refused"][0], number(s["refused"][1]))
+        elif "answered" in s:
+            delivered, throttled, failed = b.answered(*s["answered"])
+            out.append({"delivered": delivered, "throttled": throttled, "failed": failed})
         elif "wait" in s:
             out.append(b.wait_ms(s["wait"]))
     return out

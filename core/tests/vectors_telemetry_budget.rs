@@ -19,6 +19,16 @@ fn telemetry_budget_vectors() {
                 out.push(Value::from(b.take(num(&t[0]), num(&t[1]) as u32)));
             } else if let Some(r) = step.get("refused") {
                 b.refused(num(&r[0]), num(&r[1]));
+            } else if let Some(a) = step.get("answered") {
+                let status = a[2].as_u64().map(|s| s as u16);
+                let answered = b.answered(
+                    num(&a[0]),
+                    num(&a[1]) as u32,
+                    status,
+                    a[3].as_str(),
+                    a[4].as_str(),
+                );
+                out.push(serde_json::to_value(answered).unwrap());
             } else if let Some(w) = step.get("wait") {
                 // JSON writes whole milliseconds as integers, as JavaScript does.
                 let ms = b.wait_ms(num(w));

@@ -89,3 +89,20 @@ test("every option default the proxy's README states is the one --help prints", 
   }
   assert.ok(checked >= 3, `checked ${checked} defaults`);
 });
+
+test("the hosts' READMEs state the core's delivery figures", async () => {
+  const { DELIVERY } = await import(path.join(ROOT, 'npm/lowdown-proxy/src/contract.js'));
+  const seconds = (ms) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+  const stated = [
+    ['npm/lowdown-proxy/README.md', /one request at a time, (\d+ m?s) timeout/, seconds(DELIVERY.SEND_TIMEOUT_MS)],
+    ['bindings-python/README.md', /sends batches with a (\d+ m?s) timeout/, seconds(DELIVERY.SEND_TIMEOUT_MS)],
+    ['bindings-python/README.md', /waits at most (\d+ m?s) at exit/, seconds(DELIVERY.EXIT_BUDGET_MS)],
+    ['npm/lowdown-observe/README.md', /batched: (\d+) observations at most per POST/, String(DELIVERY.BATCH_MAX)],
+    ['npm/lowdown-observe/README.md', /A send is abandoned after (\d+ m?s)/, seconds(DELIVERY.SEND_TIMEOUT_MS)],
+  ];
+  for (const [file, pattern, want] of stated) {
+    const got = read(file).replace(/\s+/g, ' ').match(pattern)?.[1];
+    assert.ok(got, `${file} no longer says ${pattern}`);
+    assert.equal(got, want, `${file}: ${pattern}`);
+  }
+});

@@ -108,8 +108,10 @@ def flush(timeout: Optional[float] = None) -> bool:
 
 def stats() -> Dict[str, int]:
     """Counters since start (or fork): ``queued``, ``sent``, ``dropped`` (queue full),
-    ``failed`` (POST failed or refused), ``throttled`` (refused with 429: sending pauses
-    for the server's ``Retry-After``), ``blocked`` (host refused by the core's privacy
+    ``failed`` (no answer, an error status, a 2xx that is not the API's answer, or refused
+    as invalid), ``throttled`` (over the server's quota: a 429 or its ``rate_limited``
+    count; sending pauses for the server's ``Retry-After``; the core's reading of the
+    answer, as ``observe(fetch)`` has it), ``blocked`` (host refused by the core's privacy
     filter or the allowlist), ``invalid`` (record refused by the core's validation),
     ``no_node_id`` (record sent without a node id: ``LOWDOWN_HOME`` could not be written),
     and ``pending`` (still queued)."""

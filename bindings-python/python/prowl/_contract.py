@@ -9,6 +9,18 @@ ERROR_LAYER_VALUES = ("tool", "request", "server",)
 REQUEST_KIND_VALUES = ("tool", "protocol",)
 SOURCE_VALUES = ("organic", "seeded", "synthetic",)
 
+# DELIVERY: How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses.
+BATCH_MAX = 100
+SEND_TIMEOUT_MS = 1000
+EXIT_BUDGET_MS = 100
+BACKOFF_MS = 30000
+MAX_PAUSE_MS = 3600000
+
+# FILES: The files every host shares under LOWDOWN_HOME (SPEC §3.5).
+NODE_FILE = "node.json"
+SPOOL_DIR = "spool"
+DROPPED_FILE = "dropped.json"
+
 RECORD_RECORD_ID_MAX = 64
 RECORD_ACTOR_MAX = 128
 RECORD_TARGET_MAX = 256

@@ -73,6 +73,10 @@ class TelemetryBudget:
         """How many of ``want`` may be sent at ``now_ms``; those count as sent."""
     def refused(self, now_ms: float, retry_after_s: float) -> None:
         """The server refused some as over its limit, asking to wait ``retry_after_s``."""
+    def answered(self, now_ms: float, sent: int, status: Optional[int], retry_after: Optional[str],
+                 body: Optional[str]) -> Tuple[int, int, int]:
+        """``(delivered, throttled, failed)`` of the answer to ``sent`` observations; pauses
+        on a refusal."""
     def wait_ms(self, now_ms: float) -> float:
         """Milliseconds until at least one may be sent (0: now)."""
 

@@ -10,21 +10,21 @@ from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
-from . import _core, _native
+from . import _contract, _core, _native
 
 #: Default Lowdown API base URL when neither ``PROWL_API_URL`` nor ``LOWDOWN_API_URL`` is set.
 DEFAULT_API_URL = _core.DEFAULT_API_URL
 
-#: Seconds a single telemetry POST may take before it is abandoned (SPEC §4).
-SEND_TIMEOUT_S = 1.0
+#: Seconds a single POST may take before it is abandoned (SPEC §3, §4; the core's, as every host).
+SEND_TIMEOUT_S = _contract.SEND_TIMEOUT_MS / 1000
 
 #: Seconds an explicit :func:`prowl.flush` waits by default.
 FLUSH_TIMEOUT_S = 2.0
 
-#: Seconds the exit waits for the API at most (SPEC §3); undelivered records are spooled.
-EXIT_BUDGET_S = 0.1
+#: Seconds the exit waits for the API at most (SPEC §3; the core's); undelivered records are spooled.
+EXIT_BUDGET_S = _contract.EXIT_BUDGET_MS / 1000
 
-_SOURCES = ("organic", "seeded", "synthetic")
+_SOURCES = _contract.SOURCE_VALUES
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping, Optional, Tuple
 
-from . import _core, _native
+from . import _contract, _core, _native
 
 #: Environment variable naming the state directory.
 HOME_ENV = _native.HOME_ENV
 #: The identity file's name inside the state directory.
-FILE_NAME = "node.json"
+FILE_NAME = _contract.NODE_FILE
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import ToolMessage
 
 from . import __version__, config
-from ._contract import InteractionRecord
+from ._contract import SOURCE_VALUES, InteractionRecord
 from .sender import SENDER
 
 try:  # pydantic is a dependency of langchain-core; both majors raise these on bad tool input
@@ -82,7 +82,7 @@ class ProwlCallbackHandler(BaseCallbackHandler):
 
     def __init__(self, *, actor: str = "anonymous", source: Optional[str] = None, report_models: bool = True) -> None:
         super().__init__()
-        if source is not None and source not in ("organic", "seeded", "synthetic"):
+        if source is not None and source not in SOURCE_VALUES:
             raise ValueError(f"source must be organic, seeded or synthetic, got {source!r}")
         self.actor = actor
         self.source = source

@@ -31,15 +31,15 @@ from collections import deque
 from typing import Any, Deque, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import _core, _native, config, identity, spool
+from . import _contract, _core, _native, config, identity, spool
 
 OBSERVE_PATH = "/v1/telemetry/observe"
 INTERACTIONS_PATH = "/api/interactions"
 
 #: Items held per queue before new ones are dropped (and counted).
 MAX_QUEUE = 10_000
-#: Items per POST.
-BATCH_SIZE = 200
+#: Items per POST (the core's, as every host sends).
+BATCH_SIZE = _contract.BATCH_MAX
 #: Seconds the sender sleeps between sweeps when the queue is not full enough to wake it.
 SWEEP_INTERVAL_S = 0.25
 #: Items the sender prepares before it gives the GIL away for a moment.
@@ -77,21 +77,6 @@ class Answer:
 
     def __init__(self, status: int, retry_after_text: Optional[str], body: bytes) -> None:
         self.status, self.retry_after_text, self.body = status, retry_after_text, body
-
-    @property
-    def retry_after(self) -> float:
-        """``Retry-After`` in seconds (0 when absent or unreadable)."""
-        try:
-            return float(self.retry_after_text or 0)
-        except ValueError:
-            return 0.0
-
-    def json(self) -> Any:
-        """The body parsed, or ``None`` when it is not JSON."""
-        try:
-            return json.loads(self.body)
-        except ValueError:
-            return None
 
     def text(self) -> Optional[str]:
         """The body as text (``None`` when it is not UTF-8)."""
@@ -297,18 +282,11 @@ class Sender:
                 self._obs.appendleft(("ready", obs))
             batch = batch[:allowed]
             result = self._send(OBSERVE_PATH, batch, deadline)
-            if result is None:
-                self.counts["failed"] += len(batch)
-                continue
-            status, answer = result.status, result.json()
-            limited = len(batch) if status == 429 else int((answer or {}).get("rate_limited") or 0)
-            if limited:
-                budget.refused(time.time() * 1000, result.retry_after)
-                self.counts["throttled"] += limited
-            if 200 <= status < 300:
-                self.counts["sent"] += int((answer or {}).get("accepted", len(batch) - limited))
-            elif status != 429:
-                self.counts["failed"] += len(batch)
+            answer = (None, None, None) if result is None else (result.status, result.retry_after_text, result.text())
+            # What the answer means (and whether sending pauses) is the core's, as in every host.
+            answered = budget.answered(time.time() * 1000, len(batch), *answer)
+            for name, n in zip(("sent", "throttled", "failed"), answered):
+                self.counts[name] += n
         return True
 
     def _budget_for(self, settings: "config.Settings") -> Any:

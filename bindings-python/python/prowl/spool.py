@@ -16,14 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from . import _native, identity
+from . import _contract, _native, identity
 
 _seq = itertools.count(1)
 
 
 def spool_dir() -> Path:
     """``LOWDOWN_HOME/spool`` (default ``~/.lowdown/spool``)."""
-    return identity.lowdown_home() / "spool"
+    return identity.lowdown_home() / _contract.SPOOL_DIR
 
 
 def write(records: Sequence[str]) -> int:
@@ -57,7 +57,7 @@ def _enforce_bound(d: Path) -> None:
         except OSError:
             pass  # taken by another host meanwhile
     if dropped:
-        f = d / "dropped.json"
+        f = d / _contract.DROPPED_FILE
         try:
             previous: Optional[str] = f.read_text(encoding="utf-8")
         except OSError:

@@ -83,6 +83,13 @@ pub fn python_module() -> String {
             }
         }
     }
+    // The defaults reach Python through the native module; the rest only from here.
+    for (group, doc, members) in shared().into_iter().skip(1) {
+        let _ = writeln!(out, "\n# {group}: {doc}");
+        for (k, v) in members {
+            let _ = writeln!(out, "{k} = {}", v.literal());
+        }
+    }
     out.push('\n');
     for c in CONTRACTS {
         for f in c.fields {
@@ -137,32 +144,82 @@ pub fn python_module() -> String {
     out
 }
 
-/// The shared defaults (SPEC §2, `crate::defaults`) as `NAME: value` pairs.
-fn defaults() -> [(&'static str, &'static str); 7] {
-    use crate::defaults as d;
+/// A constant every host shares.
+enum Shared {
+    Text(&'static str),
+    Int(u64),
+}
+
+impl Shared {
+    /// As JavaScript and Python both write it.
+    fn literal(&self) -> String {
+        match self {
+            Shared::Text(t) => serde_json::to_string(t).unwrap_or_default(),
+            Shared::Int(n) => n.to_string(),
+        }
+    }
+}
+
+/// A named group of shared constants: its name, its doc line, its members.
+type Group = (&'static str, &'static str, Vec<(&'static str, Shared)>);
+
+/// The constants hosts take from the core rather than retype: the shared defaults (SPEC §2),
+/// how deliveries go (`record::delivery`), and the files under `LOWDOWN_HOME` (SPEC §3.5).
+fn shared() -> [Group; 3] {
+    use crate::record::{delivery as dv, spool};
+    use crate::{defaults as d, identity};
+    use Shared::{Int, Text};
     [
-        ("API_URL", d::API_URL),
-        ("API_URL_ENV", d::API_URL_ENV),
-        ("PROWL_API_URL_ENV", d::PROWL_API_URL_ENV),
-        ("HOME_ENV", d::HOME_ENV),
-        ("HOME_DIR_NAME", d::HOME_DIR_NAME),
-        ("NODE_ID_HEADER", d::NODE_ID_HEADER),
-        ("AGENT_KEY_HEADER", d::AGENT_KEY_HEADER),
+        (
+            "DEFAULTS",
+            "The defaults every host shares (SPEC §2).",
+            vec![
+                ("API_URL", Text(d::API_URL)),
+                ("API_URL_ENV", Text(d::API_URL_ENV)),
+                ("PROWL_API_URL_ENV", Text(d::PROWL_API_URL_ENV)),
+                ("HOME_ENV", Text(d::HOME_ENV)),
+                ("HOME_DIR_NAME", Text(d::HOME_DIR_NAME)),
+                ("NODE_ID_HEADER", Text(d::NODE_ID_HEADER)),
+                ("AGENT_KEY_HEADER", Text(d::AGENT_KEY_HEADER)),
+            ],
+        ),
+        (
+            "DELIVERY",
+            "How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses.",
+            vec![
+                ("BATCH_MAX", Int(dv::BATCH_MAX as u64)),
+                ("SEND_TIMEOUT_MS", Int(dv::SEND_TIMEOUT_MS)),
+                ("EXIT_BUDGET_MS", Int(dv::EXIT_BUDGET_MS)),
+                ("BACKOFF_MS", Int(dv::BACKOFF_MS)),
+                ("MAX_PAUSE_MS", Int(dv::MAX_PAUSE_MS)),
+            ],
+        ),
+        (
+            "FILES",
+            "The files every host shares under LOWDOWN_HOME (SPEC §3.5).",
+            vec![
+                ("NODE_FILE", Text(identity::FILE_NAME)),
+                ("SPOOL_DIR", Text(spool::DIR_NAME)),
+                ("DROPPED_FILE", Text(spool::DROPPED_FILE)),
+            ],
+        ),
     ]
 }
 
 /// An ES module: the shared defaults, and each contract's fields as data (for building tool
 /// schemas from them).
 pub fn js_module() -> String {
-    let mut out = format!("// {HEADER}\n\n/** The defaults every host shares (SPEC §2). */\nexport const DEFAULTS = Object.freeze({{\n");
-    for (k, v) in defaults() {
-        let _ = writeln!(
+    let mut out = format!("// {HEADER}\n");
+    for (group, doc, members) in shared() {
+        let _ = write!(
             out,
-            "  {k}: {},",
-            serde_json::to_string(v).unwrap_or_default()
+            "\n/** {doc} */\nexport const {group} = Object.freeze({{\n"
         );
+        for (k, v) in members {
+            let _ = writeln!(out, "  {k}: {},", v.literal());
+        }
+        out.push_str("});\n");
     }
-    out.push_str("});\n");
     for c in CONTRACTS {
         let _ = write!(
             out,

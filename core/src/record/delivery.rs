@@ -20,6 +20,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Records (or observations) a host sends in one request.
+pub const BATCH_MAX: usize = 100;
+/// How long a host waits for one delivery request before it keeps the batch.
+pub const SEND_TIMEOUT_MS: u64 = 1_000;
+/// How long a host's exit waits for deliveries still pending; what is left goes to the spool.
+pub const EXIT_BUDGET_MS: u64 = 100;
 /// How long a host leaves the API alone after a failed delivery.
 pub const BACKOFF_MS: u64 = 30_000;
 /// The longest pause an answer's `Retry-After` can ask for.

@@ -11,12 +11,28 @@
 //!   server's `Retry-After`, at least one second and at most an hour: the server knows better
 //!   than the client's count (another process may share the caller). The server accepts a
 //!   request up to its remaining budget, so the next send after the pause makes progress.
+//! - What an answer means is decided here for every host ([`Budget::answered`]): telemetry
+//!   is never resent, so each observation sent is delivered, throttled (over the server's
+//!   quota: dropped, and sending pauses) or failed (no answer, any other status, a 2xx that
+//!   is not the API's answer, or an item the API refused as invalid).
 
 use super::{RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// One hour, in milliseconds.
 const HOUR_MS: f64 = 3_600_000.0;
+
+/// What the answer to one telemetry request came to, for the host's counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answered {
+    /// Observations the API took.
+    pub delivered: u32,
+    /// Observations refused over the server's quota (sending is paused).
+    pub throttled: u32,
+    /// Observations lost otherwise: no answer, an error status, or refused as invalid.
+    pub failed: u32,
+}
 
 /// What a client may still send this hour.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +87,57 @@ impl Budget {
         self.paused_until_ms = now_ms + wait_s * 1000.0;
     }
 
+    /// Reads the answer (`status` `None` when none came) to `sent` observations posted at
+    /// `now_ms`, pausing when the server says the caller is over its quota.
+    pub fn answered(
+        &mut self,
+        now_ms: f64,
+        sent: u32,
+        status: Option<u16>,
+        retry_after: Option<&str>,
+        body: Option<&str>,
+    ) -> Answered {
+        let retry_after_s = retry_after
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(f64::NAN);
+        let failed = Answered {
+            failed: sent,
+            ..Answered::default()
+        };
+        match status {
+            Some(429) => {
+                self.refused(now_ms, retry_after_s);
+                Answered {
+                    throttled: sent,
+                    ..Answered::default()
+                }
+            }
+            Some(200..=299) => {
+                let answer: Option<Value> = body.and_then(|b| serde_json::from_str(b).ok());
+                let count = |key: &str| {
+                    answer
+                        .as_ref()
+                        .and_then(|a| a.get(key)?.as_u64())
+                        .map(|n| n.min(u64::from(sent)) as u32)
+                };
+                let Some(accepted) = count("accepted") else {
+                    return failed;
+                };
+                let throttled = count("rate_limited").unwrap_or(0);
+                if throttled > 0 {
+                    self.refused(now_ms, retry_after_s);
+                }
+                let delivered = accepted.min(sent - throttled);
+                Answered {
+                    delivered,
+                    throttled,
+                    failed: sent - throttled - delivered,
+                }
+            }
+            _ => failed,
+        }
+    }
+
     /// Milliseconds from `now_ms` until at least one observation may be sent (0: now).
     pub fn wait_ms(&self, now_ms: f64) -> f64 {
         let pause = (self.paused_until_ms - now_ms).max(0.0);
@@ -118,5 +185,26 @@ mod tests {
         assert_eq!(b.paused_until_ms, 1000.0);
         b.refused(0.0, 1e9);
         assert_eq!(b.paused_until_ms, HOUR_MS);
+    }
+
+    #[test]
+    fn an_answer_counts_each_observation_once_and_pauses_on_a_refusal() {
+        let mut b = Budget::new(false);
+        let a = b.answered(
+            0.0,
+            10,
+            Some(200),
+            Some("30"),
+            Some(r#"{"accepted":6,"rate_limited":3}"#),
+        );
+        assert_eq!((a.delivered, a.throttled, a.failed), (6, 3, 1));
+        assert_eq!(b.wait_ms(0.0), 30_000.0);
+        let a = b.answered(0.0, 10, Some(404), None, Some("<html>"));
+        assert_eq!((a.delivered, a.throttled, a.failed), (0, 0, 10));
+        let a = b.answered(0.0, 4, Some(200), None, Some("ok"));
+        assert_eq!(
+            a.failed, 4,
+            "a 2xx that is not the API's answer delivered nothing"
+        );
     }
 }

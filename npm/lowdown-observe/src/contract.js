@@ -11,6 +11,22 @@ export const DEFAULTS = Object.freeze({
   AGENT_KEY_HEADER: "x-agent-key",
 });
 
+/** How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses. */
+export const DELIVERY = Object.freeze({
+  BATCH_MAX: 100,
+  SEND_TIMEOUT_MS: 1000,
+  EXIT_BUDGET_MS: 100,
+  BACKOFF_MS: 30000,
+  MAX_PAUSE_MS: 3600000,
+});
+
+/** The files every host shares under LOWDOWN_HOME (SPEC §3.5). */
+export const FILES = Object.freeze({
+  NODE_FILE: "node.json",
+  SPOOL_DIR: "spool",
+  DROPPED_FILE: "dropped.json",
+});
+
 /** One interaction: what was used, what it came to, how long it took. Never arguments, results, error text or log lines. */
 export const InteractionRecord = Object.freeze({
   record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key: a repeated id is acknowledged, stored once." },

@@ -5,24 +5,24 @@
 
 import { Router, GATEWAY_REASONS, REFUSAL_STATUSES } from './route.js';
 
-import { DEFAULTS } from './contract.js';
+import { DEFAULTS, DELIVERY, InteractionRecord } from './contract.js';
 
 /** Default Lowdown API base URL (SPEC §2; the core's, from the generated contract module). */
 export const DEFAULT_API_URL = DEFAULTS.API_URL;
-/** Observations sent per request at most. */
-export const BATCH_MAX = 50;
+/** Observations sent per request at most (the core's, as every host sends). */
+export const BATCH_MAX = DELIVERY.BATCH_MAX;
 /** Observations held at most; past this they are dropped and counted. */
 export const QUEUE_MAX = 1000;
 /** Delay before a partial batch is sent, in ms. */
 export const FLUSH_DELAY_MS = 1000;
-/** A delivery that has not finished by then is abandoned, in ms. */
-export const SEND_TIMEOUT_MS = 1000;
+/** A delivery that has not finished by then is abandoned, in ms (the core's). */
+export const SEND_TIMEOUT_MS = DELIVERY.SEND_TIMEOUT_MS;
 /** Observations one page-hide beacon carries at most (SPEC §4). */
 export const BEACON_MAX_ITEMS = 60;
 /** Bytes one beacon carries at most: browsers refuse larger keepalive bodies. */
 export const BEACON_MAX_BYTES = 64 * 1024;
 
-const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
+const SOURCES = new Set(InteractionRecord.source.values);
 
 /**
  * Builds `observe` for one runtime.
@@ -149,7 +149,7 @@ function contentLength(response) {
 function resolve(options, env, coreSettings) {
   const fromEnv = coreSettings?.() ?? { api_url: DEFAULT_API_URL, telemetry: true };
   const apiUrl = (options.apiUrl || fromEnv.api_url).replace(/\/+$/, '');
-  const source = options.source || 'organic';
+  const source = options.source || InteractionRecord.source.default;
   if (!SOURCES.has(source)) throw new TypeError(`observe(fetch): source must be one of ${[...SOURCES].join('|')}`);
   const sampleRate = options.sampleRate ?? 1;
   if (!(typeof sampleRate === 'number' && sampleRate >= 0 && sampleRate <= 1)) {
@@ -223,8 +223,26 @@ class Reporter {
 
   /** How many queued observations the budget lets go now (they count as sent). */
   allowed(want) {
+    return this.ownBudget().take(Date.now(), want);
+  }
+
+  /** The core's TelemetryBudget of this client. */
+  ownBudget() {
     this.budget ??= new this.core.TelemetryBudget(Boolean(this.settings.agentKey));
-    return this.budget.take(Date.now(), want);
+    return this.budget;
+  }
+
+  /**
+   * Counts the answer to `n` observations (`status` null when none came) as the core reads
+   * it, as every host does; the budget pauses on a refusal. Telemetry is never resent, so
+   * what the quota refused is dropped.
+   */
+  answered(n, status, retryAfter, body) {
+    const a = JSON.parse(this.ownBudget().answered(Date.now(), n, status, retryAfter, body));
+    this.stats.sent += a.delivered;
+    this.stats.failed += a.failed;
+    this.stats.throttled += a.throttled;
+    this.stats.dropped += a.throttled;
   }
 
   /**
@@ -272,24 +290,13 @@ class Reporter {
         }),
       ).then(
         async (res) => {
-          const answer = await res.json().catch(() => null);
-          const limited = res.status === 429 ? batch.length : Number(answer?.rate_limited ?? 0);
-          if (limited) {
-            // Over the server's quota after all (another client shares the network): pause.
-            // Telemetry is never resent, so what the quota refused is dropped.
-            this.budget?.refused(Date.now(), Number(res.headers.get('retry-after')));
-            this.stats.throttled += limited;
-            this.stats.dropped += limited;
-          }
-          if (res.ok) this.stats.sent += batch.length - limited;
-          else if (res.status !== 429) this.stats.failed += batch.length;
+          const body = await res.text().catch(() => null);
+          this.answered(batch.length, res.status, res.headers.get('retry-after'), body);
         },
-        () => {
-          this.stats.failed += batch.length;
-        },
+        () => void this.answered(batch.length, null, null, null),
       );
     } catch {
-      this.stats.failed += batch.length;
+      this.answered(batch.length, null, null, null);
       return Promise.resolve();
     }
     const tracked = p.catch(() => undefined).finally(() => this.inflight.delete(tracked));

@@ -49,7 +49,11 @@ export function targetApi() {
   });
 }
 
-/** A telemetry collector recording raw request bytes; `mode` 'ok' answers, 'hang' never does. */
+/**
+ * A telemetry collector recording raw request bytes; `mode` 'ok' answers as the API does,
+ * 'hang' never answers, '404' answers as a mistyped API URL does, 'page' with a 200 page that
+ * is not the API's answer.
+ */
 export async function collector(mode = 'ok') {
   const received = [];
   const server = await serve((req, res) => {
@@ -58,7 +62,17 @@ export async function collector(mode = 'ok') {
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       received.push({ method: req.method, url: req.url, headers: req.rawHeaders.join('\n'), raw });
-      if (mode === 'ok') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (mode === '404') return res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+      if (mode === 'page') return res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome</h1>');
+      if (mode !== 'ok') return;
+      // The API's answer to a batch (SPEC §4): every item accepted.
+      let n = 0;
+      try {
+        n = [JSON.parse(raw.toString('utf8'))].flat().length;
+      } catch {
+        n = 0;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, accepted: n, rate_limited: 0, items: [] }));
     });
   });
   return {

@@ -121,6 +121,20 @@ test('a telemetry endpoint that never answers costs the caller nothing', { timeo
   await sink.close();
 });
 
+// The core reads every answer (as prowl does): only the API's own answer delivers.
+for (const mode of ['404', 'page']) {
+  test(`an API URL answering ${mode === '404' ? 'a 404' : 'a page that is not the API'} counts every observation failed`, async () => {
+    const sink = await collector(mode);
+    const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+    for (let i = 0; i < 3; i++) await (await f(`${api.url}/ok`)).arrayBuffer();
+    await f.lowdown.flush();
+    assert.equal(sink.observations().length, 3, 'they were posted');
+    const { sent, failed, throttled } = f.lowdown.stats;
+    assert.deepEqual({ sent, failed, throttled }, { sent: 0, failed: 3, throttled: 0 });
+    await sink.close();
+  });
+}
+
 test('workers: each delivery is handed to waitUntil', async () => {
   const sink = await collector();
   const kept = [];

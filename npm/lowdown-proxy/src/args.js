@@ -1,5 +1,7 @@
 // Command-line options of `lowdown-proxy` (the stdio proxy part).
 
+import { InteractionRecord } from './contract.js';
+
 /** The help text printed by `--help`. */
 export const HELP = `Usage: lowdown-proxy [options] -- <command> [args...]
 
@@ -27,7 +29,8 @@ Environment:
 Also: lowdown-proxy wrap|unwrap|status  (rewrite MCP client configs to run through the proxy)
 `;
 
-const SOURCES = new Set(['organic', 'seeded', 'synthetic']);
+const SOURCES = new Set(InteractionRecord.source.values);
+const SOURCE_WORDS = `${InteractionRecord.source.values.slice(0, -1).join(', ')} or ${InteractionRecord.source.values.at(-1)}`;
 const VALUED = new Set(['--actor', '--target', '--source', '--watch-log', '--log-pattern', '--api-url']);
 
 /** A bad command line; `message` says what is wrong. */
@@ -75,7 +78,7 @@ export function parseArgs(argv) {
       if (name === '--actor') opts.actor = value;
       else if (name === '--target') opts.target = value;
       else if (name === '--source') {
-        if (!SOURCES.has(value)) throw new UsageError(`--source must be organic, seeded or synthetic, not "${value}"`);
+        if (!SOURCES.has(value)) throw new UsageError(`--source must be ${SOURCE_WORDS}, not "${value}"`);
         opts.source = value;
         sourceSet = true;
       } else if (name === '--watch-log') opts.watchLogs.push(value);

@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
 import { labelFacts } from './label-facts.js';
+import { DELIVERY } from './contract.js';
 
 /**
  * Longest that pending deliveries may delay the proxy's exit (SPEC §3): what is not delivered
  * by then goes to the spool, for the next run.
  */
-export const EXIT_BUDGET_MS = 100;
+export const EXIT_BUDGET_MS = DELIVERY.EXIT_BUDGET_MS;
 
 /** This package's version (the `recorder_version` of every record). */
 export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;

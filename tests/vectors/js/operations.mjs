@@ -36,6 +36,7 @@ function telemetryBudget(api, { with_agent_key, steps }) {
   for (const s of steps) {
     if ('take' in s) out.push(b.take(s.take[0], s.take[1]));
     else if ('refused' in s) b.refused(s.refused[0], number(s.refused[1]));
+    else if ('answered' in s) out.push(JSON.parse(b.answered(...s.answered)));
     else if ('wait' in s) out.push(b.waitMs(s.wait));
   }
   return out;

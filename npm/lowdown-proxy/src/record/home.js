@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { settings, nodeIdentity } from '../core.js';
+import { FILES } from '../contract.js';
 
 /**
  * The state directory: `$LOWDOWN_HOME`, else `~/.lowdown`.
@@ -23,7 +24,7 @@ export function lowdownHome(env = process.env) {
  * @returns {{node_id: string, created_at: string, created: boolean}}
  */
 export function loadNodeIdentity(home) {
-  const file = path.join(home, 'node.json');
+  const file = path.join(home, FILES.NODE_FILE);
   const existing = readIdentity(file);
   if (existing.identity) return { ...existing.identity, created: false };
   const text = nodeIdentity.fresh(crypto.randomBytes(6).toString('hex'), new Date().toISOString());

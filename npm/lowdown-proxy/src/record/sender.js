@@ -9,20 +9,20 @@
 // go to the spool, and the API is left alone for the pause the answer asks (Retry-After) or
 // the core's backoff; later batches spool directly meanwhile. After a batch succeeds the
 // spool is drained in the same way. `shutdown` gives pending work at most `budgetMs` (the
-// proxy gives 100 ms) and spools whatever is left.
+// proxy gives the core's DELIVERY.EXIT_BUDGET_MS) and spools whatever is left.
 
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
-import { DEFAULTS } from '../contract.js';
+import { DEFAULTS, DELIVERY } from '../contract.js';
 import { delivery } from '../core.js';
 
 /** Records per request. */
-export const BATCH_MAX = 100;
+export const BATCH_MAX = DELIVERY.BATCH_MAX;
 /** Records held in memory at most; past this the oldest go to the spool. */
 export const MAX_QUEUE = 10_000;
 /** Delay that gathers records into one batch. */
 export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
-export const REQUEST_TIMEOUT_MS = 2000;
+export const REQUEST_TIMEOUT_MS = DELIVERY.SEND_TIMEOUT_MS;
 /**
  * Records bound for the spool are gathered in memory for up to this long (or until a file's
  * worth), so a long session with the API down fills few, full spool files rather than

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spool } from '../core.js';
+import { FILES } from '../contract.js';
 
 /** Most spool files kept, most records per file, age after which a claim is stale (ms). */
 export const { max_files: MAX_FILES, max_records_per_file: MAX_RECORDS_PER_FILE, stale_claim_ms: STALE_CLAIM_MS } = spool.limits();
@@ -16,7 +17,7 @@ let seq = 0;
 
 /** The spool directory of a state dir. */
 export function spoolDir(home) {
-  return path.join(home, 'spool');
+  return path.join(home, FILES.SPOOL_DIR);
 }
 
 /**
@@ -60,7 +61,7 @@ function enforceBound(dir) {
     }
   }
   if (dropped > 0) {
-    const file = path.join(dir, 'dropped.json');
+    const file = path.join(dir, FILES.DROPPED_FILE);
     let previous = null;
     try {
       previous = fs.readFileSync(file, 'utf8');
