@@ -122,6 +122,11 @@ export declare class TelemetryBudget {
   take(nowMs: number, want: number): number
   /** The server refused some as over its limit at `nowMs`, asking to wait `retryAfterS`. */
   refused(nowMs: number, retryAfterS: number): void
+  /**
+   * What the answer (`status` null when none came) to `sent` observations posted at
+   * `nowMs` came to, as JSON text `{"delivered","throttled","failed"}`; pauses on a refusal.
+   */
+  answered(nowMs: number, sent: number, status?: number | undefined | null, retryAfter?: string | undefined | null, body?: string | undefined | null): string
   /** Milliseconds from `nowMs` until at least one observation may be sent (0: now). */
   waitMs(nowMs: number): number
 }
