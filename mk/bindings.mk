@@ -6,7 +6,7 @@
 # Generated files: bindings-js/native.js and native.d.ts (napi's loader and declarations) are
 # committed, rebuilt by `make build` and checked for drift by `make test-js-binding`. The
 # WebAssembly glue (bindings-js/wasm/lowdown*, npm/lowdown-observe/wasm/) and the .node files
-# are built, never committed. The Python stubs (_native.pyi) are checked by the Python tests.
+# are built, never committed. The Python stubs (_native.pyi) are checked by mypy.stubtest in the Python tests.
 
 SETUP_TARGETS += setup-python-binding setup-wasm-bindgen
 BUILD_TARGETS += build-js-binding build-python-binding build-wasm-binding

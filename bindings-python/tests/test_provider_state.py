@@ -45,3 +45,36 @@ def test_a_recent_poll_is_not_due(tmp_path: Path) -> None:
     path.write_text(json.dumps({"last_poll_at": 1_000_000}))
     assert not state.due(state.peek(str(path)), live=False, env={}, now_s=1_000.5)
     assert state.due(state.peek(str(path)), live=False, env={}, now_s=1_061)
+
+
+@pytest.mark.parametrize("answer", [b"[]", b"", b"null", b"not json"])
+def test_a_2xx_answer_that_is_no_json_object_is_recorded_as_an_api_error(tmp_path: Path, answer: bytes) -> None:
+    # mypy found it: `Api.directives()` returned whatever the body held, so a 200 with a list,
+    # no body or non-JSON crashed the worker (AttributeError) before it wrote its state.
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from prowl.provider import worker
+
+    class Answer(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        env = {"XDG_CONFIG_HOME": str(tmp_path), "PROWL_PROVIDER_MODE": "1", "PROWL_AGENT_KEY": "ak_test",
+               "PROWL_API_URL": f"http://127.0.0.1:{server.server_address[1]}", "PROWL_TELEMETRY": "0"}
+        st = worker.run_once(env)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert st["last_error"] == "GET /v1/provider/directives: 200 answer is not a JSON object"
+    assert state.read(state.state_path(env))["last_error"] == st["last_error"]

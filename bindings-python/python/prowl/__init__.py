@@ -17,7 +17,12 @@ from __future__ import annotations
 # first use, so the hook commands (prowl-claude-hook, prowl-provider-hook) start fast. Not even
 # `typing` (7 ms): type checkers read the TYPE_CHECKING block, annotations are strings.
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if not TYPE_CHECKING:
+
+    def overload(f):  # what typing.overload does at run time, less the import
+        return f
+
+else:  # last, so that linters take `overload` to be typing's
     from typing import Any, Dict, Optional, TypeVar, Union, overload
 
     import httpx
@@ -26,10 +31,6 @@ if TYPE_CHECKING:
     from ._native import LowdownError
 
     _C = TypeVar("_C", "httpx.Client", "httpx.AsyncClient")
-else:
-
-    def overload(f):  # what typing.overload does at run time, less the import
-        return f
 
 __all__ = ["LowdownError", "observe", "unobserve", "is_observed", "flush", "stats", "configure", "__version__"]
 

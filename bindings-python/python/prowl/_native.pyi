@@ -1,12 +1,26 @@
 """Type stubs of ``prowl._native``, the pyo3 binding of lowdown-core (hand-written; the
-binding's tests check that these names and the module's are the same).
+binding's tests run ``mypy.stubtest`` against the built module, which checks every name,
+``__all__``, each signature's parameters and defaults, and which classes are final).
 
 The module exports what the ``prowl`` package uses, nothing more (see the package README,
 "The native module"). Results are plain dicts and lists with the core's snake_case keys.
 Every core error is raised as :class:`LowdownError` with a stable ``.type``.
 """
 
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple
+from ipaddress import IPv4Address, IPv6Address
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+
+from typing_extensions import Self, final
+
+__all__ = [
+    "LowdownError", "API_URL", "API_URL_ENV", "PROWL_API_URL_ENV", "HOME_ENV", "AGENT_KEY_HEADER",
+    "HostPolicy", "TelemetryBudget", "prepare_observation", "decide", "GatewayRules",
+    "gateway_service_selected", "validate_records", "validate_node_id", "SPOOL_MAX_RECORDS_PER_FILE",
+    "SPOOL_STALE_CLAIM_MS", "spool_file_name", "spool_claim_name", "spool_entry", "spool_encode",
+    "spool_decode", "spool_over_bound", "spool_dropped", "delivery", "settings_from_env",
+    "parse_node_identity", "new_node_identity", "Probe", "AnswerReader", "probe_url_host",
+    "check_probe_address", "agent_verdict", "check_directive",
+]
 
 API_URL: str
 """Default Lowdown API base URL (``LOWDOWN_API_URL``)."""
@@ -23,8 +37,8 @@ SPOOL_MAX_RECORDS_PER_FILE: int
 SPOOL_STALE_CLAIM_MS: int
 """Age after which another host's unfinished claim is taken over, in milliseconds."""
 
-Source = Literal["organic", "seeded", "synthetic"]
-Json = Dict[str, Any]
+_Source = Literal["organic", "seeded", "synthetic"]
+_Json = Dict[str, Any]
 
 class LowdownError(ValueError):
     """A core operation refused its input.
@@ -39,23 +53,25 @@ class LowdownError(ValueError):
     kind: str
     details: Optional[Dict[str, Any]]
 
+@final
 class HostPolicy:
     """The telemetry reporting policy from the raw ``PROWL_TELEMETRY_ALLOWLIST`` and
     ``PROWL_TELEMETRY_ALLOW_PRIVATE`` values (``None`` when unset). Opaque: it is handed to
     :func:`prepare_observation`."""
 
-    def __init__(self, allowlist: Optional[str] = None, allow_private: Optional[str] = None) -> None:
+    def __new__(cls, allowlist: Optional[str] = None, allow_private: Optional[str] = None) -> Self:
         """Comma-separated allowlist (hosts with their subdomains); ``1``/``true``/``yes``/``on``
         lifts the private-host block."""
 
+@final
 class GatewayRules:
     """One catalog service's rules (SPEC §10): which calls the gateway carries and which
     request headers it forwards."""
 
-    def __init__(self, allow: List[str], mode: Optional[str] = None, credential_header: Optional[str] = None) -> None:
+    def __new__(cls, allow: List[str], mode: Optional[str] = None, credential_header: Optional[str] = None) -> Self:
         """The rules of a ``GET /v1/services`` entry. Raises ``LowdownError``
         (``bad_allow_rule``, ``bad_mode``, ``missing_header``)."""
-    def check(self, method: str, target: str) -> Json:
+    def check(self, method: str, target: str) -> _Json:
         """``{"verdict": "allowed" | "not_allowed" | "bad_path", "why"?}`` for ``method`` to
         ``target`` (a path under the upstream's base, with its query)."""
     def keep_request_headers(self, names: List[str]) -> List[str]:
@@ -65,10 +81,11 @@ def gateway_service_selected(filter: Optional[str], slug: str, service_id: str) 
     """Whether prowl routes this service under ``PROWL_GATEWAY_SERVICES`` (``filter``, the
     raw value or ``None``): unset or blank routes every catalog service."""
 
+@final
 class TelemetryBudget:
     """What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
     with an agent key; paused after the server refuses some."""
-    def __init__(self, with_agent_key: bool) -> None: ...
+    def __new__(cls, with_agent_key: bool) -> Self: ...
     def take(self, now_ms: float, want: int) -> int:
         """How many of ``want`` may be sent at ``now_ms``; those count as sent."""
     def refused(self, now_ms: float, retry_after_s: float) -> None:
@@ -81,12 +98,12 @@ class TelemetryBudget:
         """Milliseconds until at least one may be sent (0: now)."""
 
 def prepare_observation(url: str, method: str, status: Optional[int], latency_ms: float,
-                        response_bytes: Optional[int], source: Source, policy: HostPolicy) -> Optional[Json]:
+                        response_bytes: Optional[int], source: _Source, policy: HostPolicy) -> Optional[_Json]:
     """The observation to send for one request (only the host of ``url``), or ``None``.
     Raises ``LowdownError`` (``invalid_argument``) on an unknown ``source``."""
-def decide(service_id: str, agent_id: str, salt_id: str, salt: str, sampling_rate: float) -> Json:
+def decide(service_id: str, agent_id: str, salt_id: str, salt: str, sampling_rate: float) -> _Json:
     """The sampling decision ``{"roll", "bucket", "sampled"}`` (SPEC §4)."""
-def validate_records(body: Any) -> List[Json]:
+def validate_records(body: Any) -> List[_Json]:
     """One API record or a list of 1..=1000, validated all-or-nothing; the typed records.
     Raises ``LowdownError`` naming the field in ``details["path"]``."""
 def validate_node_id(node_id: str) -> None:
@@ -107,20 +124,21 @@ def spool_dropped(previous: Optional[str], records: int, now_iso: str) -> str:
     """The new text of ``dropped.json`` once ``records`` more were dropped at ``now_iso``."""
 def delivery(len: int, status: Optional[int], retry_after: Optional[str], body: Optional[str]) -> Tuple[int, int, int, List[int], int, Optional[str]]:
     """What the answer to a batch of ``len`` records means: ``(delivered, duplicates, rejected, keep, pause_ms, reason)``."""
-def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> Json:
+def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> _Json:
     """A host's settings from its environment: ``{api_url, home, record, telemetry, debug}``."""
-def parse_node_identity(text: str) -> Optional[Json]:
+def parse_node_identity(text: str) -> Optional[_Json]:
     """The identity a ``node.json`` holds (``{node_id, created_at}``), or ``None``."""
 def new_node_identity(random_hex: str, now_iso: str) -> str:
     """A new node identity's ``node.json`` text, from 12 hex digits of randomness."""
-ProbeStep = Dict[str, Any]
+_ProbeStep = Dict[str, Any]
 """``{"method": "POST" | "DELETE", "headers": [(name, value)], "body": bytes,
 "answer": (id, cap) | None}`` to send, or ``{"done": conformance}``."""
 
+@final
 class AnswerReader:
     """Reads the JSON-RPC answer to one request from body chunks (JSON or SSE), under a cap."""
 
-    def __init__(self, content_type: Optional[str], id: int, cap: int) -> None:
+    def __new__(cls, content_type: Optional[str], id: int, cap: int) -> Self:
         """A reader for the answer to request ``id`` given the response's Content-Type."""
     def feed(self, chunk: bytes) -> bool:
         """Feeds the next chunk; ``True`` once the answer is complete (stop reading)."""
@@ -128,21 +146,22 @@ class AnswerReader:
         """The answer itself as JSON text once complete or the body ended; raises
         ``LowdownError`` (``not_json_rpc``, ``no_answer``, ``too_large``)."""
 
+@final
 class Probe:
     """The Scanner's probe of one MCP remote as a state machine (SPEC §8); its last step is
     the conformance score of SPEC §11 (dimensions, overall_score, findings, test_results,
     observed: {reached_level, tool_count, schema_hash}, what a submission carries)."""
 
-    def __init__(self, client_version: str, modern: bool = False) -> None:
+    def __new__(cls, client_version: str, modern: bool = False) -> Self:
         """A probe announcing ``lowdown-scanner/<client_version>``."""
-    def start(self) -> ProbeStep:
+    def start(self) -> _ProbeStep:
         """The first request."""
-    def on_failed(self, error_type: str) -> ProbeStep:
+    def on_failed(self, error_type: str) -> _ProbeStep:
         """No HTTP response (``timeout``, ``dns``, ``tls``, ``conn_refused``, ``conn_reset``,
         ``network_error``, ``blocked_url``)."""
     def on_response(self, status: int, session_id: Optional[str], www_authenticate: bool,
                     elapsed_ms: float, answer: Optional[AnswerReader] = None,
-                    body_error: Optional[str] = None) -> ProbeStep:
+                    body_error: Optional[str] = None) -> _ProbeStep:
         """An HTTP response; ``answer`` is the reader fed with the 2xx body the step asked for."""
 
 def probe_url_host(url: str, allow_loopback: bool) -> str:
@@ -150,9 +169,9 @@ def probe_url_host(url: str, allow_loopback: bool) -> str:
     (``scheme``, ``userinfo``, ``unparsable``, ``host``) otherwise."""
 def check_probe_address(ip: Union[IPv4Address, IPv6Address], allow_loopback: bool) -> None:
     """Raises ``LowdownError`` (``address``) for an address the probe may not connect to."""
-def check_directive(body: Json) -> Json:
+def check_directive(body: _Json) -> _Json:
     """``{service_id, kind, spec, price_credits, critical}`` checked as the server checks a
     posted directive; raises ``LowdownError`` (``invalid``, ``local_command_refused``,
     ``mcp_server_not_https``; ``details["field"]`` names the field)."""
-def agent_verdict(answer: str, contains: Sequence[str], latency_ms: float) -> Json:
+def agent_verdict(answer: str, contains: Sequence[str], latency_ms: float) -> _Json:
     """``{"passed", "dimensions", "overall_score", "test_results"}`` of an agent run."""

@@ -83,7 +83,7 @@ class Settings:
         for url in ("api_url", "gateway_url"):
             if url in changes:
                 changes[url] = str(changes[url]).rstrip("/")
-        new = replace(self, **changes)  # type: ignore[arg-type]
+        new = replace(self, **changes)  # type: ignore[arg-type]  # each value was checked or converted above
         if "allowlist" in changes or "allow_private" in changes:
             new = replace(new, policy=_core.host_policy(new.allowlist, new.allow_private))
         return new

@@ -37,7 +37,7 @@ import os
 import threading
 import time
 from datetime import datetime
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, Literal, NamedTuple, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
 from . import _core, _native
@@ -86,7 +86,7 @@ class _State(NamedTuple):
     salt: str
     refresh_at: float
     usable_until: float
-    decisions: Dict[str, Any]  # service_id -> the roll when sampled, else False
+    decisions: Dict[str, Union[str, Literal[False]]]  # service_id -> the roll when sampled, else False
 
 
 def _origin(scheme: str, host: str, port: Optional[int]) -> Tuple[str, str, int]:

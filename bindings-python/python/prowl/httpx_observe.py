@@ -24,7 +24,7 @@ import json
 import sys
 import time
 from types import ModuleType, SimpleNamespace
-from typing import Any, AsyncIterator, Dict, Iterator, Optional, Tuple
+from typing import Any, AsyncIterator, Dict, Iterator, Optional, Tuple, TypeVar
 
 from . import config
 from .gateway import GATEWAY_REASONS, ROUTER, Route
@@ -94,7 +94,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
             response.headers["location"] = ROUTER.vendor_location(route, location, settings.gateway_url)
         return response
 
-    class ObservedStream(lib.SyncByteStream):  # type: ignore[misc, name-defined]
+    class ObservedStream(lib.SyncByteStream):  # type: ignore[misc, name-defined]  # lib is httpx or httpx2, a module chosen at run time
         """A response body that counts its bytes and reports the exchange once, on close."""
 
         __slots__ = ("_inner", "_request", "_status", "_t0", "_t_end", "_nbytes", "_reported")
@@ -126,7 +126,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
                     self._reported = True
                     _report(self._request, self._status, self._t0, self._t_end or _perf(), self._nbytes)
 
-    class ObservedAsyncStream(lib.AsyncByteStream):  # type: ignore[misc, name-defined]
+    class ObservedAsyncStream(lib.AsyncByteStream):  # type: ignore[misc, name-defined]  # as ObservedStream
         """The async twin of ``ObservedStream``.
 
         An iterator class rather than an async generator: asyncio registers every async
@@ -151,7 +151,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
 
         async def __anext__(self) -> bytes:
             try:
-                chunk = await self._it.__anext__()  # type: ignore[union-attr]
+                chunk = await self._it.__anext__()  # type: ignore[union-attr]  # set by __aiter__, which async for calls first
             except StopAsyncIteration:
                 self._t_end = _perf()
                 raise
@@ -177,7 +177,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
             response.stream = stream_cls(response.stream, request, response.status_code, t0)
         return response
 
-    class ObservedTransport(lib.BaseTransport):  # type: ignore[misc, name-defined]
+    class ObservedTransport(lib.BaseTransport):  # type: ignore[misc, name-defined]  # as ObservedStream
         """Wraps a sync transport; ``inner`` is the original, restored by ``unobserve``."""
 
         def __init__(self, inner: Any) -> None:
@@ -218,7 +218,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
         def __exit__(self, *args: Any) -> None:
             self.inner.__exit__(*args)
 
-    class AsyncObservedTransport(lib.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+    class AsyncObservedTransport(lib.AsyncBaseTransport):  # type: ignore[misc, name-defined]  # as ObservedStream
         """Wraps an async transport; ``inner`` is the original, restored by ``unobserve``."""
 
         def __init__(self, inner: Any) -> None:
@@ -305,13 +305,17 @@ def _unwrap(f: SimpleNamespace, transport: Any) -> Any:
     return transport
 
 
-def observe_client(client: Any) -> Any:
+_Client = TypeVar("_Client")
+
+
+def observe_client(client: _Client) -> _Client:
     """Wrap ``client``'s transport and every mounted transport. Idempotent; returns ``client``."""
     f, is_async = _kind(client)
     if not config.current().enabled:
         return client
-    client._transport = _wrap(f, client._transport, is_async)
-    mounts = client._mounts
+    c: Any = client  # an httpx or httpx2 client, whose transports are private attributes
+    c._transport = _wrap(f, c._transport, is_async)
+    mounts = c._mounts
     for pattern, transport in list(mounts.items()):
         mounts[pattern] = _wrap(f, transport, is_async)
     return client
@@ -337,13 +341,13 @@ _original_inits: Dict[type, Any] = {}
 
 
 def _patched(cls: type) -> Any:
-    original = cls.__init__  # type: ignore[misc]
+    original = cls.__init__  # type: ignore[misc]  # reading __init__ off a class is what patching it needs
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         observe_client(self)
 
-    __init__.__wrapped__ = original  # type: ignore[attr-defined]
+    __init__.__wrapped__ = original  # type: ignore[attr-defined]  # functools.wraps's attribute, without its import
     __init__.__doc__ = original.__doc__
     return __init__
 
@@ -363,11 +367,11 @@ def observe_new_clients() -> None:
         for cls in (lib.Client, lib.AsyncClient):
             if cls not in _original_inits:
                 _original_inits[cls] = cls.__init__
-                cls.__init__ = _patched(cls)  # type: ignore[method-assign]
+                cls.__init__ = _patched(cls)
 
 
 def stop_observing_new_clients() -> None:
     """Undo :func:`observe_new_clients`; clients already created stay as they are."""
     for cls, original in list(_original_inits.items()):
-        cls.__init__ = original  # type: ignore[misc]
+        cls.__init__ = original  # type: ignore[misc]  # undoing the patch of observe_new_clients
         del _original_inits[cls]

@@ -53,6 +53,8 @@ def load_node_identity(home: Path) -> NodeIdentity:
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     body = _native.new_node_identity(secrets.token_hex(6), now)
     fresh = _native.parse_node_identity(body)
+    if fresh is None:  # the core reads back what it wrote; never None
+        raise RuntimeError("the core's new node.json does not parse")
     identity = NodeIdentity(fresh["node_id"], fresh["created_at"], True)
     if not home.is_dir():
         home.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -113,8 +115,9 @@ def node_id() -> Optional[str]:
     with _lock:
         if _cached is None:
             try:
-                nid: Optional[str] = load_node_identity(lowdown_home()).node_id
-                _core.validate_node_id(nid)
+                loaded = load_node_identity(lowdown_home()).node_id
+                _core.validate_node_id(loaded)
+                nid: Optional[str] = loaded
             except Exception:
                 nid = None
             _cached = (nid,)

@@ -20,7 +20,7 @@ work and a queue append, so it is safe under threads and in async chains.
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Literal, Optional, Tuple
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -28,6 +28,7 @@ from langchain_core.messages import ToolMessage
 
 from . import __version__, config
 from ._contract import SOURCE_VALUES, InteractionRecord
+from ._core import Source
 from .sender import SENDER
 
 try:  # pydantic is a dependency of langchain-core; both majors raise these on bad tool input
@@ -43,11 +44,15 @@ _perf = time.perf_counter
 #: Runs started but never ended are forgotten past this many, oldest first.
 MAX_OPEN_RUNS = 10_000
 
-_Outcome = Tuple[str, Optional[str], Optional[str]]
+# The contract's values for these fields (mypy checks them against InteractionRecord).
+_TargetType = Literal["tool", "service"]
+_Layer = Literal["tool", "request", "server"]
+_FailureType = Literal["invalid_arguments", "timeout", "server_error", "tool_error", "unknown"]
+_Outcome = Tuple[Literal["success", "failure"], Optional[_FailureType], Optional[_Layer]]
 _SUCCESS: _Outcome = ("success", None, None)
 
 
-def _failure_of(error: BaseException, default_layer: str, default_type: str) -> _Outcome:
+def _failure_of(error: BaseException, default_layer: _Layer, default_type: _FailureType) -> _Outcome:
     """Classify an exception without reading its message."""
     if isinstance(error, TimeoutError):
         return ("failure", "timeout", "server")
@@ -80,14 +85,14 @@ class ProwlCallbackHandler(BaseCallbackHandler):
     run_inline = True
     raise_error = False
 
-    def __init__(self, *, actor: str = "anonymous", source: Optional[str] = None, report_models: bool = True) -> None:
+    def __init__(self, *, actor: str = "anonymous", source: Optional[Source] = None, report_models: bool = True) -> None:
         super().__init__()
         if source is not None and source not in SOURCE_VALUES:
             raise ValueError(f"source must be organic, seeded or synthetic, got {source!r}")
         self.actor = actor
         self.source = source
         self.report_models = report_models
-        self._runs: Dict[UUID, Tuple[float, str, str, str]] = {}
+        self._runs: Dict[UUID, Tuple[float, str, _TargetType, str]] = {}
 
     # Chains and retrievers are not reported: LangChain skips their callbacks entirely.
     # (Not `ignore_agent`: LangChain gates the tool callbacks on it.)
@@ -105,7 +110,7 @@ class ProwlCallbackHandler(BaseCallbackHandler):
 
     # -- bookkeeping ------------------------------------------------------------------------
 
-    def _start(self, run_id: UUID, target: str, target_type: str, task_type: str) -> None:
+    def _start(self, run_id: UUID, target: str, target_type: _TargetType, task_type: str) -> None:
         runs = self._runs
         if len(runs) >= MAX_OPEN_RUNS:
             try:

@@ -28,7 +28,7 @@ import os
 import threading
 import time
 from collections import deque
-from typing import Any, Deque, Dict, List, Optional, Tuple
+from typing import Any, Deque, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from . import _contract, _core, _native, config, identity, spool
@@ -150,7 +150,7 @@ class Sender:
             return
         self._submit(self._obs, (url, method, status, latency_ms, nbytes, settings))
 
-    def submit_record(self, record: Dict[str, Any]) -> None:
+    def submit_record(self, record: Mapping[str, Any]) -> None:
         """Queue one interaction record for ``POST /api/interactions``; the core validates it
         on the sender thread, before it is batched. Past the bound the oldest go to the spool."""
         if len(self._recs) >= MAX_QUEUE:

@@ -87,7 +87,7 @@ def claim_next() -> Optional[Tuple[List[str], Callable[[], None], Callable[[], N
                     continue
             except OSError:
                 continue
-        base = original if kind == "claimed" else name
+        base = original if kind == "claimed" and original is not None else name
         claimed = d / _native.spool_claim_name(base, os.getpid())
         try:
             os.rename(full, claimed)

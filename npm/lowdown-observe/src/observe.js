@@ -28,6 +28,7 @@ const SOURCES = new Set(InteractionRecord.source.values);
  * Builds `observe` for one runtime.
  * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget`, `decide`, `GatewayRules` and `gatewayServiceSelected`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
+ * @param {() => any} [coreSettings] the core's settings from the environment (Node)
  */
 export function makeObserve(core, env = () => undefined, coreSettings = undefined) {
   return function observe(fetchFn, options = {}) {
@@ -103,7 +104,7 @@ async function viaGateway(fetchFn, input, init, route, router) {
   const replayable = !(isRequest && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
   const given = new Headers(init?.headers ?? (isRequest ? input.headers : undefined));
   const headers = new Headers();
-  for (const name of route.service.rules.keepRequestHeaders([...given.keys()])) headers.set(name, given.get(name));
+  for (const name of route.service.rules.keepRequestHeaders([...given.keys()])) headers.set(name, /** @type {string} */ (given.get(name))); // one of given's own names
   for (const [k, v] of route.headers) headers.set(k, v);
   // A Request's credentials mode would add the browser's cookies for the gateway's origin.
   const res = await fetchFn(isRequest ? new Request(route.url, input) : route.url, { ...init, headers, credentials: 'omit' });
@@ -183,6 +184,8 @@ class Reporter {
     this.settings = settings;
     this.core = core;
     this.budget = null; // the core's TelemetryBudget, once the core is ready
+    /** @type {import('./route.js').Router | null | undefined} the gateway router, set by observe */
+    this.gateway;
     this.url = `${settings.apiUrl}/v1/telemetry/observe`;
     this.queue = [];
     this.timer = null;

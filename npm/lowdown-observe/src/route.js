@@ -53,8 +53,8 @@ function services(answer, core) {
  */
 export class Router {
   /**
-   * @param {{apiUrl: string, agentKey: string, gatewayUrl: string}} settings
-   * @param {{decide: Function}} core the WebAssembly core (`decide` returns JSON text)
+   * @param {{apiUrl: string, agentKey: string, gatewayUrl: string, gatewayServices?: string|null}} settings
+   * @param {{decide: Function, ready: () => boolean, gatewayServiceSelected: Function}} core the WebAssembly core (`decide` returns JSON text)
    * @param {Function} transport the caller's own fetch, never observed or routed itself
    */
   constructor(settings, core, transport) {

@@ -43,14 +43,19 @@ export class UsageError extends Error {
 }
 
 /**
+ * @typedef {{help: boolean, version: boolean, actor?: string, target?: string, source: string,
+ *   watchLogs: string[], logPattern?: string, apiUrl?: string, command?: string, commandArgs: string[]}} ProxyArgs
+ */
+
+/**
  * Parses the proxy's arguments. Options come first; `--` or the first non-option word
  * starts the command, and everything after it belongs to the command untouched.
  * @param {string[]} argv arguments after the program name
- * @returns {{help: boolean, version: boolean, actor?: string, target?: string, source: string,
- *   watchLogs: string[], logPattern?: string, apiUrl?: string, command?: string, commandArgs: string[]}}
+ * @returns {ProxyArgs}
  * @throws {UsageError}
  */
 export function parseArgs(argv) {
+  /** @type {ProxyArgs} */
   const opts = { help: false, version: false, source: 'organic', watchLogs: [], commandArgs: [] };
   let i = 0;
   let sourceSet = false;

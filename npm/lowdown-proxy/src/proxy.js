@@ -44,7 +44,7 @@ export async function main(argv, env = process.env) {
   }
 
   const recording = env.LOWDOWN_RECORD !== '0';
-  const argvOfChild = [opts.command, ...opts.commandArgs];
+  const argvOfChild = [/** @type {string} */ (opts.command), ...opts.commandArgs];
   // The core is loaded on the relay thread only for --watch-log, which must classify before
   // relaying; plain recording loads it on the recording thread, off the start path.
   let core = null;
@@ -66,6 +66,7 @@ export async function main(argv, env = process.env) {
     }
   }
 
+  /** @type {{actor: string, target: string|null, source: string, node_id: string|null, recorder_version: string}} */
   const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
   if (watch && ctx.target === null) ctx.target = safeLabel(core, argvOfChild, debug);
   if (watch && recording) {
@@ -93,12 +94,13 @@ export async function main(argv, env = process.env) {
     }
   }
 
+  /** @type {import('./relay/relay.js').Observer} */
   let session = PASS_THROUGH;
   if (watch) session = new (await import('./session.js')).Session({ recorder, ctx, watch, debug });
   else if (recorder) session = new (await import('./record/observer.js')).RecordingObserver(recorder);
   debug(`recording ${recorder ? 'on' : 'off'}`);
 
-  const result = await runRelay({ command: opts.command, args: opts.commandArgs, observer: session, debug });
+  const result = await runRelay({ command: argvOfChild[0], args: opts.commandArgs, observer: session, debug });
   if (!result.spawned) {
     process.stderr.write(`lowdown-proxy: cannot start "${opts.command}": ${describeSpawnError(result.error)}\n`);
     await recorder?.shutdown(0);
@@ -108,14 +110,16 @@ export async function main(argv, env = process.env) {
   return result.code;
 }
 
+let noCoreSaid = false;
+
 /**
  * Says once, on stderr, that no build of lowdown-core could load, and what still works.
  * @param {string} why
  * @param {boolean} recording
  */
 function noCore(why, recording) {
-  if (noCore.said) return;
-  noCore.said = true;
+  if (noCoreSaid) return;
+  noCoreSaid = true;
   const off = recording ? 'recording' : '';
   process.stderr.write(`lowdown-proxy: lowdown-core did not load (${why.split('\n')[0]}); ${[off, '--watch-log'].filter(Boolean).join(' and ')} off, MCP traffic is relayed unchanged\n`);
 }

@@ -19,7 +19,7 @@ export class Session {
    * @param {{addRecords: (lines: string) => void} | null} p.recorder where finished records
    *   go (see record/recorder.js); null = recording off
    * @param {object} p.ctx the records' context (actor, target, source, node_id, recorder_version)
-   * @param {import('./watchlog/watcher.js').LogWatcher | null} p.watch
+   * @param {import('./watchlog/watcher.js').LogWatcher} p.watch (the proxy makes a Session only with --watch-log)
    * @param {(msg: string) => void} p.debug
    * @param {() => number} [p.now] clock in ms
    */
@@ -104,7 +104,7 @@ export class Session {
   /** The rewritten `tools/call` result line (it has content) when the logs have news. */
   #withLogBlock(line) {
     try {
-      return this.watch.appendTo(line, this.now());
+      return this.watch.appendTo(line);
     } catch (err) {
       this.debug(`watch-log: ${err.message}`);
       return null;

@@ -128,9 +128,10 @@ def _answer(stdout: bytes) -> str:
         raise AgentFailed("unreadable_output") from None
     if isinstance(out, list):  # some versions print the whole message list
         out = next((m for m in reversed(out) if isinstance(m, dict) and m.get("type") == "result"), None)
-    if not isinstance(out, dict) or out.get("is_error") or not isinstance(out.get("result"), str):
+    result = out.get("result") if isinstance(out, dict) else None
+    if not isinstance(out, dict) or out.get("is_error") or not isinstance(result, str):
         raise AgentFailed("unreadable_output")
-    return out["result"]
+    return result
 
 
 def run(d: Dict[str, Any], env: Mapping[str, str], allow_loopback: bool) -> Dict[str, Any]:

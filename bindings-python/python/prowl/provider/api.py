@@ -83,17 +83,25 @@ class Api:
             raise ApiError(resp.status, reason, f"{method} {path}: {resp.status} {error or ''}".strip())
         return resp.status, answer
 
+    def _object(self, method: str, path: str, body: Optional[Any] = None, timeout: float = TIMEOUT_S) -> Dict[str, Any]:
+        """:meth:`_call` for a route that answers a JSON object; any other answer (none, a
+        list, not JSON) is an :class:`ApiError` like a refusal, not a crash of the caller."""
+        status, answer = self._call(method, path, body, timeout)
+        if not isinstance(answer, dict):
+            raise ApiError(status, None, f"{method} {path}: {status} answer is not a JSON object")
+        return answer
+
     def register(self) -> Dict[str, Any]:
         """``POST /v1/provider/register``."""
-        return self._call("POST", "/v1/provider/register")[1]
+        return self._object("POST", "/v1/provider/register")
 
     def directives(self) -> Dict[str, Any]:
         """``GET /v1/provider/directives``."""
-        return self._call("GET", "/v1/provider/directives")[1]
+        return self._object("GET", "/v1/provider/directives")
 
     def claim(self, directive_id: str) -> Dict[str, Any]:
         """``POST /v1/provider/directives/{id}/claim``."""
-        return self._call("POST", f"/v1/provider/directives/{quote(directive_id, safe='')}/claim")[1]
+        return self._object("POST", f"/v1/provider/directives/{quote(directive_id, safe='')}/claim")
 
     def release(self, directive_id: str) -> None:
         """``POST /v1/provider/directives/{id}/release``."""
@@ -102,4 +110,4 @@ class Api:
     def submit(self, submission: Dict[str, Any]) -> Dict[str, Any]:
         """``POST /v1/provider/submit`` (waits for the server's own probe of a ``protocol``
         remote)."""
-        return self._call("POST", "/v1/provider/submit", submission, SUBMIT_TIMEOUT_S)[1]
+        return self._object("POST", "/v1/provider/submit", submission, SUBMIT_TIMEOUT_S)

@@ -21,6 +21,7 @@ class Refused(Exception):
 def check(d: Dict[str, Any]) -> Dict[str, Any]:
     """The directive's checked ``spec``; raises :class:`Refused`."""
     try:
-        return _native.check_directive({k: d.get(k) for k in FIELDS if d.get(k) is not None})["spec"]
+        spec: Dict[str, Any] = _native.check_directive({k: d.get(k) for k in FIELDS if d.get(k) is not None})["spec"]
+        return spec
     except _native.LowdownError as e:
         raise Refused(f"{e.type}: {(e.details or {}).get('field', '?')}") from None

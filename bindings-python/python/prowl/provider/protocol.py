@@ -61,7 +61,7 @@ def addresses(host: str, port: int, allow_loopback: bool) -> List[Address]:
         found = [ipaddress.ip_address(host)]
     except ValueError:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        found = list(dict.fromkeys(ipaddress.ip_address(i[4][0].split("%")[0]) for i in infos))
+        found = list(dict.fromkeys(ipaddress.ip_address(str(i[4][0]).split("%")[0]) for i in infos))
     for ip in found:
         try:
             _native.check_probe_address(ip, allow_loopback)
@@ -118,7 +118,7 @@ def read_answer(conn: http.client.HTTPConnection, resp: http.client.HTTPResponse
             return
 
 
-def _exchange(probe: Any, req: Dict[str, Any], where: Tuple[bool, str, int, str], ip: Address, user_agent: str) -> Dict[str, Any]:
+def _exchange(probe: _native.Probe, req: Dict[str, Any], where: Tuple[bool, str, int, str], ip: Address, user_agent: str) -> Dict[str, Any]:
     tls, host, port, path = where
     start = time.monotonic()
     deadline = start + REQUEST_TIMEOUT_S

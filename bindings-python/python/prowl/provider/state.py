@@ -22,6 +22,16 @@ import time
 
 # No `typing` or `json` at import: the hook reads its two numbers with `peek` and returns;
 # annotations are never evaluated (postponed), so builtin generics serve every version.
+# Type checkers treat any `TYPE_CHECKING` as true, so the names below cost nothing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    #: The environment the pacing rules read (``os.environ`` by default).
+    Env = Mapping[str, str]
+    #: The state file's JSON object.
+    State = dict[str, Any]
 
 #: Seconds between claims by default (one per hour).
 DEFAULT_MIN_GAP_S = 3600.0
@@ -33,19 +43,18 @@ FILE_NAME = "provider_state.json"
 LOCK_NAME = "prowl-provider.lock"
 
 
-def provider_dir(env: dict | None = None) -> str:
+def provider_dir(env: Env | None = None) -> str:
     """``$XDG_CONFIG_HOME/prowl``, else ``~/.config/prowl``."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    base = (os.environ if env is None else env).get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "prowl")
 
 
-def state_path(env: dict | None = None) -> str:
+def state_path(env: Env | None = None) -> str:
     """``provider_state.json`` in :func:`provider_dir`."""
     return os.path.join(provider_dir(env), FILE_NAME)
 
 
-def lock_path(env: dict | None = None) -> str:
+def lock_path(env: Env | None = None) -> str:
     """``prowl-provider.lock`` in :func:`provider_dir`."""
     return os.path.join(provider_dir(env), LOCK_NAME)
 
@@ -63,7 +72,7 @@ def private_dir(path: str) -> str:
     return path
 
 
-def _seconds(env: dict, name: str, default: float) -> float:
+def _seconds(env: Env, name: str, default: float) -> float:
     try:
         v = float(env.get(name, ""))
     except ValueError:
@@ -71,17 +80,17 @@ def _seconds(env: dict, name: str, default: float) -> float:
     return v if v >= 0 else default
 
 
-def min_gap_s(env: dict | None = None) -> float:
+def min_gap_s(env: Env | None = None) -> float:
     """``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_MIN_GAP_SECONDS", DEFAULT_MIN_GAP_S)
 
 
-def poll_s(env: dict | None = None) -> float:
+def poll_s(env: Env | None = None) -> float:
     """``PROWL_PROVIDER_POLL_SECONDS`` (default 60)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_POLL_SECONDS", DEFAULT_POLL_S)
 
 
-def read(path: str | None = None) -> dict:
+def read(path: str | None = None) -> State:
     """The state, or ``{}`` when the file is missing or unreadable."""
     import json
 
@@ -93,7 +102,7 @@ def read(path: str | None = None) -> dict:
         return {}
 
 
-def peek(path: str | None = None) -> dict:
+def peek(path: str | None = None) -> State:
     """``last_poll_at`` and ``last_claim_at`` read from the file as :func:`write` writes it,
     without parsing JSON (the hook's fast path); anything unexpected reads as absent."""
     try:
@@ -101,7 +110,7 @@ def peek(path: str | None = None) -> dict:
             text = f.read(1 << 16)
     except (OSError, ValueError):
         return {}
-    out = {}
+    out: State = {}
     for key in ("last_claim_at", "last_poll_at"):
         at = text.find(f'"{key}"')
         if at < 0:
@@ -119,7 +128,7 @@ def peek(path: str | None = None) -> dict:
     return out
 
 
-def write(state: dict, path: str | None = None) -> None:
+def write(state: State, path: str | None = None) -> None:
     """Replaces the file atomically (mode 0600)."""
     import json
     import tempfile
@@ -140,7 +149,7 @@ def write(state: dict, path: str | None = None) -> None:
         raise
 
 
-def due(state: dict, live: bool, env: dict | None = None, now_s: float | None = None) -> bool:
+def due(state: State, live: bool, env: Env | None = None, now_s: float | None = None) -> bool:
     """Whether a run may poll now: the poll interval has passed, and in live mode the gap
     since the last claim."""
     now = time.time() if now_s is None else now_s

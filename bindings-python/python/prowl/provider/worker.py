@@ -185,7 +185,7 @@ def main(argv: List[str]) -> int:
     fd = int(argv[0]) if argv and argv[0].isdigit() else _lock_self()
     if fd is None:
         return 0
-    if os.name != "posix":
+    if sys.platform == "win32":  # os.name == "nt", spelled so type checkers know msvcrt is there
         try:
             import msvcrt
 

@@ -80,6 +80,11 @@ export function pageUrl(base, target) {
 
 const LEVELS = { 0: 'level 0 (initialize did not complete)', 1: 'level 1 (initialize only)', 2: 'level 2 (initialize and tools/list)' };
 
+/**
+ * @param {unknown} items
+ * @param {number} [max]
+ * @param {(v: any) => string} [show]
+ */
 function list(items, max = 20, show = String) {
   if (!Array.isArray(items) || !items.length) return 'none';
   const shown = items.slice(0, max).map(show).join(', ');
@@ -226,6 +231,11 @@ function rankedLine(r) {
   return `${r.target} — success rate ${pct(r.success_rate)} over ${rated} rated organic interaction${rated === 1 ? '' : 's'}, confidence ${r.confidence ?? 'none'}`;
 }
 
+/**
+ * @param {string} title
+ * @param {any} table
+ * @param {(k: string) => string} [key]
+ */
 function breakdown(title, table, key = String) {
   if (!table || typeof table !== 'object' || !Object.keys(table).length) return [];
   return [

@@ -161,6 +161,7 @@ export function registerTools(server, api, meta) {
     },
     (input) =>
       guarded(async () => {
+        /** @type {import('lowdown-core').InteractionRecord} */
         const record = { ...input, source: input.source ?? 'organic', request_kind: 'tool', recorder_version: meta.recorderVersion };
         if (api.nodeId) record.node_id = api.nodeId;
         const res = await api.request('POST', '/api/interactions', record);

@@ -8,7 +8,7 @@ const wallClock = () => performance.timeOrigin + performance.now();
 /** Observer for recording without --watch-log: queues bytes for the recording thread. */
 export class RecordingObserver {
   /**
-   * @param {{bytesIn: Function, end: Function}} recorder
+   * @param {{bytesIn: Function, end: Function, started: boolean}} recorder
    * @param {() => number} [now]
    */
   constructor(recorder, now = wallClock) {

@@ -14,7 +14,7 @@ import { loadNodeIdentity } from './home.js';
 /** One session's recording: the core's Recorder plus a sender. */
 export class RecordPipeline {
   /**
-   * @param {{ctx: object, argv: string[], env: Record<string, string>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
+   * @param {{ctx: object, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
    *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_*
    *   variables (the state dir and API address come from them, `apiUrl` overriding)
    */
@@ -39,7 +39,8 @@ export class RecordPipeline {
    * Applies queued items in order: `['c', direction, bytes, nowMs]` (bytes to record),
    * `['r', lines]` (records the relay thread built, as JSON lines), `['end', nowMs, reason]`
    * (the session ended, `client_ended` or `server_ended`: pending requests are recorded).
-   * @param {Array<Array<unknown>>} items
+   * @param {Array<['c', 'client_to_server'|'server_to_client', Buffer, number] | ['r', string]
+   *   | ['end', number, 'client_ended'|'server_ended']>} items
    */
   apply(items) {
     for (const item of items) {

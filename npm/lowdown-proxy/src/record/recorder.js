@@ -21,7 +21,7 @@ export const HANDOFF_BYTES = 4 * 1024 * 1024;
 /** Queues a session's recording work and hands it to the recording thread. */
 export class Recorder {
   /**
-   * @param {{ctx: object, argv: string[], env: Record<string, string>, apiUrl: string|null, version: string,
+   * @param {{ctx: object, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string,
    *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void}} opts
    *   `env`: the LOWDOWN_* variables; `apiUrl`: --api-url, else null (the environment's)
    *   `unavailable` is called once if the core cannot load (recording is then off)
@@ -141,7 +141,7 @@ export class Recorder {
     const total = this.bytes;
     this.bytes = 0;
     if (!this.worker) {
-      this.inline.apply(items);
+      this.inline?.apply(items); // not null here: one of the two exists (checked above)
       return;
     }
     // One copy of all queued bytes into a buffer of its own, moved (not copied again) to

@@ -4,7 +4,10 @@
 //   {type: 'shutdown', budgetMs}  deliver or spool within the budget, then answer {type: 'done'}
 // It answers {type: 'unavailable', message} once, instead, when the core does not load.
 
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort as maybeParent, workerData } from 'node:worker_threads';
+
+// This module only ever runs as the recording thread, which always has a parent.
+const parentPort = /** @type {import('node:worker_threads').MessagePort} */ (maybeParent);
 
 const { debugOn, ...opts } = workerData;
 const debug = debugOn ? (m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};

@@ -12,6 +12,7 @@ import { resolveCommand } from './resolve.js';
 import { startWatchdog } from './watchdog.js';
 
 /** Signals forwarded to the child. */
+/** @type {NodeJS.Signals[]} */
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** After our stdin ends: how long the child may keep running before SIGTERM, then SIGKILL. */
 export const EOF_GRACE_MS = 2000;
@@ -25,7 +26,7 @@ const OUTPUT_DRAIN_MS = 2000;
  * @property {(chunk: Buffer) => (Buffer[] | void)} fromServer sees a server→client chunk; when
  *   `holdsServerBytes`, returns what to write instead
  * @property {() => Buffer[]} [flushServer] the held tail at EOF (when `holdsServerBytes`)
- * @property {() => void} [close] the child has exited and its output is relayed
+ * @property {(endedBy: 'client_ended'|'server_ended') => void} [close] the child has exited and its output is relayed
  */
 
 /** Whether children get their own process group (POSIX only). */
@@ -82,6 +83,7 @@ export function runRelay({ command, args, observer: given, debug }) {
     let spawned = false;
     let settled = false;
     // Who ended the session: the client (stdin EOF, a signal to the proxy) or the server.
+    /** @type {'client_ended'|'server_ended'} */
     let endedBy = 'server_ended';
     let watchdog = { stop() {} };
     const timers = [];
@@ -106,7 +108,7 @@ export function runRelay({ command, args, observer: given, debug }) {
       watchdog.stop();
     };
 
-    child.on('error', (err) => {
+    child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       if (!spawned && !settled) {
         settled = true;
         cleanup();
@@ -115,7 +117,7 @@ export function runRelay({ command, args, observer: given, debug }) {
     });
     child.on('spawn', () => {
       spawned = true;
-      watchdog = startWatchdog(child.pid);
+      watchdog = startWatchdog(/** @type {number} */ (child.pid)); // set once spawned
       debug(`spawned pid ${child.pid}: ${resolved.file}`);
     });
 
@@ -134,7 +136,7 @@ export function runRelay({ command, args, observer: given, debug }) {
     }
 
     // client → server
-    child.stdin.on('error', (err) => debug(`child stdin: ${err.code ?? err.message}`));
+    child.stdin.on('error', (/** @type {NodeJS.ErrnoException} */ err) => debug(`child stdin: ${err.code ?? err.message}`));
     const onInput = (chunk) => {
       if (!child.stdin.writable) return;
       if (!child.stdin.write(chunk)) {
@@ -189,7 +191,7 @@ export function runRelay({ command, args, observer: given, debug }) {
         await Promise.race([stdoutEnd, new Promise((r) => setTimeout(r, OUTPUT_DRAIN_MS).unref())]);
       }
       if (observer.holdsServerBytes && observer.flushServer) for (const b of observer.flushServer()) write(b);
-      if (observer.close) observe(() => observer.close(endedBy));
+      if (observer.close) observe(() => observer.close?.(endedBy));
       // Whatever the child left running in its group would be orphaned: end it.
       killTree('SIGKILL');
       settled = true;

@@ -26,6 +26,7 @@ const SCRIPT =
  */
 export function startWatchdog(childPid) {
   if (process.platform === 'win32' || !childPid) return { stop() {} };
+  /** @type {import('node:child_process').ChildProcessByStdio<import('node:stream').Writable, null, null>} */
   let dog;
   try {
     dog = spawn('/bin/sh', ['-c', SCRIPT, 'lowdown-watchdog', String(childPid)], {
@@ -38,10 +39,12 @@ export function startWatchdog(childPid) {
   dog.on('error', () => {});
   dog.stdin.on('error', () => {});
   dog.unref();
-  dog.stdin.unref?.();
+  // A pipe's stdin is a net.Socket, with Node's own (untyped) pipe handle inside.
+  const pipe = /** @type {any} */ (dog.stdin);
+  pipe.unref?.();
   // The pipe's write end must stay open for as long as we live; unref'd so it never
   // keeps the event loop alive.
-  if (dog.stdin._handle?.unref) dog.stdin._handle.unref();
+  if (pipe._handle?.unref) pipe._handle.unref();
   let stopped = false;
   return {
     stop() {

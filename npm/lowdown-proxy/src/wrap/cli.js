@@ -26,7 +26,8 @@ Remote (url) servers cannot be wrapped and are listed as such.
 const MODES = ['wrap', 'unwrap', 'status'];
 
 function parse(args) {
-  const opts = { mode: args[0], clients: [], configs: [], dryRun: false };
+  /** @type {{mode: 'wrap'|'unwrap'|'status', clients: string[], configs: string[], dryRun: boolean, help?: boolean, actor?: string}} */
+  const opts = { mode: /** @type {'wrap'|'unwrap'|'status'} */ (args[0]) /* checked by the caller */, clients: [], configs: [], dryRun: false };
   for (let i = 1; i < args.length; i++) {
     const a = args[i];
     const value = () => {

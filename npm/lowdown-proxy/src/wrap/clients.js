@@ -30,7 +30,8 @@ function appData({ home, platform, env }) {
  * Every config file each client may read, most specific first.
  * @param {{home: string, platform: string, env: object, cwd: string}} where the user's home
  *   directory, `process.platform`-style platform, environment and project directory
- * @returns {{client: string, path: string, scope: 'user'|'project'}[]}
+ * @returns {{client: string, path: string, scope: string, folder?: boolean}[]} `scope` is `user` or
+ *   `project`; `folder` marks a folder whose files the caller lists
  */
 export function configLocations({ home, platform, env = {}, cwd }) {
   const data = appData({ home, platform, env });
@@ -106,7 +107,7 @@ export function serverTables(root, loc = {}) {
   }
   const single = root.value && (typeof root.value.command === 'string' || typeof root.value.url === 'string');
   if (tables.length === 0 && single && loc.client === 'continue' && /\.json$/i.test(loc.path ?? '')) {
-    tables.push({ scope: 'file', entries: [{ name: path.basename(loc.path).replace(/\.json$/i, ''), node: root }] });
+    tables.push({ scope: 'file', entries: [{ name: path.basename(loc.path ?? '').replace(/\.json$/i, ''), node: root }] });
   }
   return tables;
 }

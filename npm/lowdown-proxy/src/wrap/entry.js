@@ -87,7 +87,7 @@ export function wrappedCommand(command, args, { label, actor } = {}) {
 
 function lineIndent(text, pos) {
   const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart))[0];
+  return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? ''; // always matches (possibly empty)
 }
 
 // How the entry is laid out, so added text looks as if the user had written it.

@@ -10,7 +10,7 @@ import { entryProblem, yamlWrapEdits, yamlUnwrapEdits } from './yamlentry.js';
 /** JSON and JSONC: every client but Continue, and Continue's JSON files. */
 export const JSON_FORMAT = {
   name: 'JSON',
-  errorType: 'malformed_json',
+  errorType: /** @type {'malformed_json'|'malformed_yaml'} */ ('malformed_json'),
   parse: parseJsonc,
   inspect: inspectEntry,
   wrapEdits,
@@ -23,7 +23,7 @@ export const JSON_FORMAT = {
  */
 export const YAML_FORMAT = {
   name: 'YAML',
-  errorType: 'malformed_yaml',
+  errorType: /** @type {'malformed_json'|'malformed_yaml'} */ ('malformed_yaml'),
   parse: parseYaml,
   inspect(node) {
     const problem = node && node.kind === 'object' ? entryProblem(node) : null;

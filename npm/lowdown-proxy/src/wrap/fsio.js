@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 /** A config file problem; `type` is a stable kind, `path` the file. */
 export class ConfigError extends Error {
   /**
-   * @param {'missing'|'unreadable'|'malformed_json'|'read_only'|'changed'|'write_failed'} type
+   * @param {'missing'|'unreadable'|'malformed_json'|'malformed_yaml'|'read_only'|'changed'|'write_failed'} type
    * @param {string} file
    * @param {string} message
    */

@@ -66,13 +66,13 @@ function folderFiles(loc) {
  * `state` before, `action` taken (`wrap`, `unwrap` or `none`), `label` and `reason`.
  * `status` is `missing`, `error` (with `error: {type, message}`; the file is untouched),
  * `unchanged`, `would_change` (dry run, with `diff`) or `written` (with `diff` and `backup`).
- * @param {{client: string, path: string, scope: string, explicit?: boolean}} loc
- * @param {{mode: 'wrap'|'unwrap'|'status', dryRun?: boolean, actor?: string,
- *   hooks?: {beforeCommit?: Function}, label?: (command: string, args: string[], where: {cwd?: string, env?: object}) => Promise<string|null>}} opts
+ * @param {{client: string, path: string, scope: string, explicit?: boolean, folder?: boolean}} loc
+ * @param {{mode: 'wrap'|'unwrap'|'status', dryRun?: boolean, actor?: string, cwd?: string, env?: object,
+ *   hooks?: {beforeCommit?: () => Promise<void>|void}, label?: (command: string, args: string[], where: {cwd?: string, env?: object}) => Promise<string|null>}} opts
  * @returns {Promise<object>}
  */
 export async function processConfig(loc, opts) {
-  const report = { client: loc.client, path: loc.path, scope: loc.scope, servers: [] };
+  const report = { client: loc.client, path: loc.path, scope: loc.scope, servers: /** @type {object[]} */ ([]) };
   const fail = (e) => ({ ...report, status: 'error', error: { type: e.type || 'error', message: e.message } });
   if (loc.folder) return { ...report, status: 'missing' };
   let read;
@@ -97,15 +97,16 @@ export async function processConfig(loc, opts) {
   for (const [t, table] of serverTables(root, loc).entries()) {
     for (const [e, entry] of table.entries.entries()) {
       const info = format.inspect(entry.node);
+      /** @type {{table: string, name: string, state: string, action: string, label: string|null, reason?: string}} */
       const row = { table: table.scope, name: entry.name, state: info.state, action: 'none', label: null, reason: info.reason };
       if (info.state === 'wrapped' || info.state === 'manual') row.label = labelInArgs(info.args);
       if (info.state === 'unwrapped') {
-        const inner = innerCommand(info.command, info.args || []);
+        const inner = innerCommand(/** @type {string} */ (info.command), info.args || []); // unwrapped: has one
         row.label = await labelOf(inner.command, inner.args, { cwd: opts.cwd, env: opts.env });
       }
       if (opts.mode === 'wrap' && info.state === 'unwrapped') {
         edits.push(...format.wrapEdits(read.text, entry.node, { label: row.label, actor: opts.actor }));
-        const now = wrappedCommand(info.command, info.args || [], { label: row.label, actor: opts.actor });
+        const now = wrappedCommand(/** @type {string} */ (info.command), info.args || [], { label: row.label, actor: opts.actor });
         expected.set(`${t}:${e}`, { state: 'wrapped', ...now, original: { command: info.command, args: info.args } });
         row.action = 'wrap';
       } else if (opts.mode === 'unwrap' && info.state === 'wrapped') {

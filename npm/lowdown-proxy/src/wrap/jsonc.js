@@ -34,6 +34,7 @@ export class JsoncError extends Error {
  */
 export function parseJsonc(text) {
   let pos = 0;
+  /** @type {(msg: string, at?: number) => never} */
   const fail = (msg, at = pos) => {
     throw new JsoncError(msg, text, at);
   };

@@ -45,26 +45,29 @@ function convert(text, node, value) {
   if (node == null) return null;
   const own = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
   if (isMap(node)) {
+    const range = /** @type {import('yaml').Range} */ (node.range); // a parsed node has one
     const members = [];
     for (const pair of node.items) {
       const key = pair.key;
       if (!key || !isScalar(key) || !key.range) continue; // complex keys: not config
-      const v = key.value === '<<' ? undefined : own(value)[key.value];
+      const v = key.value === '<<' ? undefined : own(value)[/** @type {string} */ (key.value)];
       const child = convert(text, pair.value, v) ?? { kind: 'literal', start: key.range[1], end: key.range[1], value: null };
       members.push({ key: key.value, keyStart: key.range[0], keyEnd: key.range[1], colonEnd: colonAfter(text, key.range[1]), start: key.range[0], end: child.end, value: child });
     }
-    const end = node.flow ? node.range[1] : members.length ? members.at(-1).end : node.range[0];
-    return { kind: 'object', flow: Boolean(node.flow), anchor: node.anchor, start: node.range[0], end, members, value: own(value) };
+    const end = node.flow ? range[1] : members.length ? members[members.length - 1].end : range[0];
+    return { kind: 'object', flow: Boolean(node.flow), anchor: node.anchor, start: range[0], end, members, value: own(value) };
   }
   if (isSeq(node)) {
+    const range = /** @type {import('yaml').Range} */ (node.range);
     const list = Array.isArray(value) ? value : [];
     const items = node.items.map((item, i) => convert(text, item, list[i])).filter(Boolean);
-    const end = node.flow ? node.range[1] : items.length ? items.at(-1).end : node.range[0];
-    return { kind: 'array', flow: Boolean(node.flow), anchor: node.anchor, start: node.range[0], end, items, value: list };
+    const end = node.flow ? range[1] : items.length ? items[items.length - 1].end : range[0];
+    return { kind: 'array', flow: Boolean(node.flow), anchor: node.anchor, start: range[0], end, items, value: list };
   }
   if (isScalar(node)) {
+    const range = /** @type {import('yaml').Range} */ (node.range);
     const kind = typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'literal';
-    return { kind, style: node.type, anchor: node.anchor, start: node.range[0], end: scalarEnd(text, node), value };
+    return { kind, style: node.type, anchor: node.anchor, start: range[0], end: scalarEnd(text, node), value };
   }
   // Aliases: readable as a value, never edited in place.
   return { kind: 'alias', start: node.range[0], end: node.range[1], value };
