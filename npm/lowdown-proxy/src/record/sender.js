@@ -107,6 +107,9 @@ export class Sender {
    * Posts one batch (JSON texts of records) and acts on the core's reading of the answer:
    * counts what was delivered and dropped, and returns the records kept for later, which it
    * spools unless `fromSpool` (the caller puts those back in the spool itself).
+   * @param {string[]} records
+   * @param {boolean} [fromSpool]
+   * @param {number} [timeoutMs]
    * @returns {Promise<string[]>} the records kept
    */
   async #post(records, fromSpool = false, timeoutMs = REQUEST_TIMEOUT_MS) {
