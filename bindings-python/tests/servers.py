@@ -203,8 +203,8 @@ class Collector:
     {"ok":true,"accepted":N,...}``); ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
     ``Retry-After: 30``; ``"404"`` answers as a mistyped API URL does; ``"page"`` answers ``200``
-    with a page that is not the API's answer; ``"hang"`` reads and never answers; ``"slow"`` answers ``201`` after
-    one second, noting in ``answered`` (monotonic times) when it did.
+    with a page that is not the API's answer; ``"hang"`` reads and never answers; ``"slow"`` answers ``201``
+    only once ``release`` is set, noting in ``answered`` (monotonic times) when it did.
     """
 
     def __init__(self, mode: str = "ok") -> None:
@@ -221,6 +221,8 @@ class Collector:
         self._closed = False
         self._conns: List[socket.socket] = []
         self.answered: List[float] = []
+        #: ``"slow"`` answers once this is set (the test decides when: no wall-clock race).
+        self.release = threading.Event()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -258,7 +260,7 @@ class Collector:
                         self.requests.append({"method": method, "path": path, "headers": headers, "body": body})
                         self._lock.notify_all()
                     if self.mode == "slow":
-                        time.sleep(1.0)
+                        self.release.wait(30)
                         reply = b'{"ok":true,"accepted":0,"duplicates":0,"rejected":[]}'
                         conn.sendall(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
                         with self._lock:

@@ -20,6 +20,8 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import { startApi, eventually } from '../../npm/lowdown-proxy/test/helpers/api.js';
+import { spool } from '../../npm/lowdown-proxy/src/core.js';
+import { FILES } from '../../npm/lowdown-proxy/src/contract.js';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -70,15 +72,33 @@ async function inspector(server, toolArgs) {
 }
 
 /**
- * The records that reached the server for `target` once at least `n` have, and one of tool
- * `task` among them when given (sessions deliver in any order, so a count alone may be met
- * before the last session's records arrive).
+ * The records the proxies made for `target` once at least `n` have, and one of tool `task`
+ * among them when given (sessions deliver in any order, so a count alone may be met before
+ * the last session's records arrive). A record is made once it reached the server or waits
+ * in the spool: an exit gives delivery 100 ms, and on a loaded machine the last records of a
+ * session wait there for the next run, as designed (the proxy's own tests cover delivery).
  */
 async function recordsOf(target, n, task) {
   return eventually(() => {
-    const got = api.records().filter((r) => r.target === target);
+    const got = made().filter((r) => r.target === target);
     return got.length >= n && (!task || calls(got, task).length > 0) ? got : null;
-  }, `${n} records for ${target}`, 20_000, () => JSON.stringify(api.records().map((r) => [r.target, r.task_type])));
+  }, `${n} records for ${target}`, 20_000, () => JSON.stringify(made().map((r) => [r.target, r.task_type])));
+}
+
+/** What reached the server and what waits in the spool, once each (by `record_id`). */
+function made() {
+  const dir = path.join(home, FILES.SPOOL_DIR);
+  const spooled = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+    .filter((name) => name.endsWith('.jsonl'))
+    .flatMap((name) => {
+      try {
+        return spool.decode(fs.readFileSync(path.join(dir, name), 'utf8')).records.map((r) => JSON.parse(r));
+      } catch {
+        return []; // taken by a proxy meanwhile
+      }
+    });
+  const seen = new Set();
+  return [...api.records(), ...spooled].filter((r) => !seen.has(r.record_id) && seen.add(r.record_id));
 }
 
 const calls = (records, task) => records.filter((r) => r.task_type === task && r.request_kind === 'tool');
