@@ -92,9 +92,24 @@ impl AppError {
     }
 }
 
-impl From<sqlx::Error> for AppError {
-    fn from(e: sqlx::Error) -> Self {
-        AppError::internal(format!("database: {e}"))
+impl From<crate::db::DbError> for AppError {
+    fn from(e: crate::db::DbError) -> Self {
+        use crate::db::DbError;
+        match e {
+            DbError::RateLimited {
+                what,
+                scope,
+                limit,
+                retry_after_secs,
+            } => AppError::RateLimited {
+                what,
+                scope,
+                limit,
+                retry_after_secs,
+            },
+            DbError::Internal { detail } => AppError::Internal { detail },
+            other => AppError::internal(other),
+        }
     }
 }
 

@@ -64,3 +64,9 @@ impl IntoResponse for Refusal {
         r
     }
 }
+
+impl From<crate::db::DbError> for Refusal {
+    fn from(e: crate::db::DbError) -> Refusal {
+        Refusal::from(AppError::from(e))
+    }
+}

@@ -42,7 +42,7 @@ pub async fn audit_if_due(
         now - AUDIT_EVERY_MS,
     )
     .await?;
-    calls::audit_of(&state.db, &s.service_id).await
+    Ok(calls::audit_of(&state.db, &s.service_id).await?)
 }
 
 /// Audits every due service, under the lease; returns how many it looked at (0 when

@@ -8,8 +8,8 @@ use axum::Json;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::store::{self, Provider};
 use crate::clock::iso;
+use crate::db::provider::{self as store, Provider};
 use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 

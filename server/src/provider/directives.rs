@@ -16,10 +16,10 @@ use lowdown_core::benchmark::{provider_share_millicredits, Kind, LEASE_MS};
 use serde_json::{json, Value};
 
 use super::auth::provider;
-use super::lease::{self, Misuse};
-use super::store::{self, Directive, Provider};
 use crate::clock::iso;
 use crate::db::gateway::AgentInfo;
+use crate::db::leases::{self as lease, Misuse};
+use crate::db::provider::{self as store, Directive, Provider};
 use crate::error::{AppError, AppResult};
 use crate::extract::Origin;
 use crate::gateway::answer::Refusal;

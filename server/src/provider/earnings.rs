@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 
 use super::auth::provider;
 use super::directives::credits;
-use super::store;
 use crate::clock::iso;
+use crate::db::provider as store;
 use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 
 use super::auth::admin;
 use super::directives::{spec_refusal, view};
-use super::lease::Misuse;
-use super::store;
 use crate::clock::iso;
+use crate::db::leases::Misuse;
+use crate::db::provider as store;
 use crate::error::AppError;
 use crate::extract::JsonBody;
 use crate::gateway::answer::Refusal;

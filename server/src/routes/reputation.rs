@@ -1,5 +1,6 @@
 //! `GET /api/reputation/{target}`.
 
+use futures_util::TryFutureExt;
 use std::collections::BTreeMap;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
@@ -109,7 +110,7 @@ async fn is_contributor(state: &AppState, headers: &HeaderMap) -> AppResult<bool
         .map_err(|_| AppError::bad_request(format!("{NODE_ID_HEADER}: not ASCII")))?;
     validate_node_id(id)
         .map_err(|e| AppError::bad_request(format!("{NODE_ID_HEADER}: {}", e.message)))?;
-    crate::db::nodes::has_contributed(&state.db, id).await
+    Ok(crate::db::nodes::has_contributed(&state.db, id).await?)
 }
 
 /// The reputation answer for a target (or the candidates for an ambiguous short name).
@@ -187,19 +188,19 @@ pub(crate) async fn reply(
             }
         };
         tokio::try_join!(
-            store::counts(db, t, task),
-            store::independence(db, t),
-            crate::db::latency::summary(db, t, task),
-            store::failure_breakdown(db, t, task),
-            crate::db::telemetry::block(db, t),
+            store::counts(db, t, task).err_into(),
+            store::independence(db, t).err_into(),
+            crate::db::latency::summary(db, t, task).err_into(),
+            store::failure_breakdown(db, t, task).err_into(),
+            crate::db::telemetry::block(db, t).err_into(),
             detail,
         )
     };
     let ((counts, who, latency_ms, failure_breakdown, telemetry, contributor), registry, package) =
         tokio::try_join!(
             reads,
-            crate::scanner::answer::blocks(db, &name, now),
-            crate::scanner::answer::package_blocks(db, &name),
+            crate::scanner::answer::blocks(db, &name, now).err_into(),
+            crate::scanner::answer::package_blocks(db, &name).err_into(),
         )?;
     let s = aggregate::summarize(&counts, &who);
     Ok(Reply::Answer(Box::new(Answer {

@@ -164,7 +164,7 @@ pub(crate) async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Op
         .map(str::trim);
     match key {
         Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => {
-            agents::agent_for_key(&state.db, k).await
+            Ok(agents::agent_for_key(&state.db, k).await?)
         }
         _ => Ok(None),
     }
