@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{Exported, HEADER, OBSERVATIONS_DIR};
 use crate::db::{Db, DbResult};
-use crate::routes::source::{LICENSE, LICENSE_URL};
+use crate::services::source::{LICENSE, LICENSE_URL};
 
 struct RunRow {
     id: String,

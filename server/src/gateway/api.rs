@@ -12,12 +12,12 @@ use lowdown_core::sample::{
 };
 use serde_json::{json, Value};
 
-use super::answer::Refusal;
-use super::proxy::{agent, agent_of};
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
+use crate::error::Refusal;
 use crate::extract::JsonBody;
+use crate::services::agents::{agent, agent_of};
 use crate::state::AppState;
 
 type Answer = Result<Json<Value>, Refusal>;
@@ -30,7 +30,7 @@ fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, Refusal> 
     match body.get(key) {
         None | Some(Value::Null) => Err(bad(format!("{key}: missing"))),
         Some(Value::String(s)) => {
-            crate::routes::check_name(key, s, max)?;
+            crate::extract::check_name(key, s, max)?;
             Ok(s)
         }
         Some(_) => Err(bad(format!("{key}: must be a string"))),
@@ -233,7 +233,7 @@ pub async fn submit_receipt(
 
 /// `GET /v1/agents/{agent_id}/reputation`: seven dimensions over 30 days.
 pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<String>) -> Answer {
-    crate::routes::check_name("agent_id", &agent_id, 128)?;
+    crate::extract::check_name("agent_id", &agent_id, 128)?;
     let a = store::agent_by_id(&state.db, &agent_id)
         .await?
         .ok_or_else(|| {
@@ -242,7 +242,7 @@ pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<Stri
             })
         })?;
     let now = state.prowl.clock.now();
-    let rep = super::services::agent_reputation(&state, &a, now).await?;
+    let rep = crate::services::agents::agent_reputation(&state, &a, now).await?;
     let mut v = json!({"agent_id": a.agent_id, "window_days": REPUTATION_WINDOW_MS / 86_400_000, "since": iso(now - REPUTATION_WINDOW_MS)});
     if let (Value::Object(m), Value::Object(dims)) = (&mut v, json!(rep)) {
         m.extend(dims);

@@ -5,7 +5,6 @@
 //! Rules (the decision check, header hygiene, score, audit, probe health, receipts,
 //! reputation) come from `lowdown_core::{sample, gateway}`; this module does the IO.
 
-pub mod answer;
 pub mod api;
 pub mod audit;
 pub mod catalog;

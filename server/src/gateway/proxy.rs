@@ -26,12 +26,12 @@ use lowdown_core::sample::{
     check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER,
 };
 
-use super::answer::Refusal;
 use super::metered::Metered;
 use super::{Injected, Service};
 use crate::db::gateway::calls::ProxyCall;
 use crate::db::gateway::{self as store, AgentInfo};
 use crate::db::quota::Quota;
+use crate::error::Refusal;
 use crate::state::AppState;
 
 /// The gateway's router: every path is `/{slug}/{path}`.
@@ -59,45 +59,6 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .filter(|s| !s.is_empty())
-}
-
-/// The registered agent behind a request's `X-Agent-Key` on the API: 401 naming what is
-/// wrong otherwise (the key missing, or not a registered agent's).
-pub(crate) async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo, Refusal> {
-    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
-    let key = headers
-        .get(AGENT_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| {
-            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
-        })?;
-    agent(state, key)
-        .await?
-        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))
-}
-
-/// The registered agent behind `key` (cached: keys are never reassigned).
-pub(crate) async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, Refusal> {
-    let hash = crate::db::agents::key_hash(key);
-    if let Some(a) = state
-        .prowl
-        .agents
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&hash)
-    {
-        return Ok(Some(a.clone()));
-    }
-    if !key.starts_with("ak_") || key.len() > 128 {
-        return Ok(None);
-    }
-    let found = store::agent_by_key(&state.db, key).await?;
-    if let Some(a) = &found {
-        super::cache_put(&state.prowl.agents, hash, a.clone());
-    }
-    Ok(found)
 }
 
 async fn salt(state: &AppState, salt_id: &str) -> Result<Option<String>, Refusal> {
@@ -274,7 +235,7 @@ async fn forward_inner(
     let origin = crate::extract::Origin::of(req.extensions(), headers, &state);
     let key = header_str(headers, AGENT_KEY_HEADER)
         .ok_or_else(|| refuse(DecisionRefusal::MissingAgentKey))?;
-    let agent = agent(&state, key)
+    let agent = crate::services::agents::agent(&state, key)
         .await?
         .ok_or_else(|| refuse(DecisionRefusal::UnknownAgentKey))?;
     let salt_id = checked(&state, service, &agent, headers, now).await?;

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::iso;
 use crate::db::provider::{self as store, Provider};
-use crate::gateway::answer::Refusal;
+use crate::error::Refusal;
 use crate::state::AppState;
 
 /// The operator's bearer token must be this long at least (checked at start).
@@ -57,7 +57,7 @@ pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
 
 /// The agent behind `X-Agent-Key`: 401 naming what is wrong otherwise.
 async fn agent(state: &AppState, headers: &HeaderMap) -> Result<String, Refusal> {
-    Ok(crate::gateway::proxy::agent_of(state, headers)
+    Ok(crate::services::agents::agent_of(state, headers)
         .await?
         .agent_id)
 }

@@ -20,9 +20,9 @@ use crate::clock::iso;
 use crate::db::gateway::AgentInfo;
 use crate::db::leases::{self as lease, Misuse};
 use crate::db::provider::{self as store, Directive, Provider};
+use crate::error::Refusal;
 use crate::error::{AppError, AppResult};
 use crate::extract::Origin;
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
 /// Most directives one listing shows.
@@ -67,7 +67,7 @@ async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize
             created_at: *registered,
             public_key: None,
         };
-        let reputation = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let reputation = crate::services::agents::agent_reputation(state, &agent, now).await?;
         let r = priority::Candidate {
             disagreements: disagreements.get(&p.provider_id).copied().unwrap_or(0),
             reputation,
@@ -183,7 +183,7 @@ pub async fn claim(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, Refusal> {
-    crate::routes::check_name("directive_id", &id, 64)?;
+    crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
     let now = state.prowl.clock.now();
     let d = store::directive(&state.db, &id)
@@ -227,7 +227,7 @@ pub async fn release(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, Refusal> {
-    crate::routes::check_name("directive_id", &id, 64)?;
+    crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
     let now = state.prowl.clock.now();
     match lease::release(&state.db, &id, &me.provider_id, now).await? {

@@ -12,7 +12,7 @@ use super::auth::provider;
 use super::directives::credits;
 use crate::clock::iso;
 use crate::db::provider as store;
-use crate::gateway::answer::Refusal;
+use crate::error::Refusal;
 use crate::state::AppState;
 
 /// `{provider_id, total_credits, completed, awaiting_agreement, entries[{directive_id,

@@ -22,7 +22,6 @@ pub mod directives;
 pub mod earnings;
 pub mod openapi;
 pub mod operator;
-pub mod scores;
 pub mod submit;
 pub mod verify;
 
@@ -32,7 +31,7 @@ use axum::Router;
 
 use crate::clock::iso;
 use crate::db::leases::Misuse;
-use crate::gateway::answer::Refusal;
+use crate::error::Refusal;
 use crate::state::AppState;
 
 /// The router of provider mode (its paths are listed in [`crate::routes::ROUTES`]).

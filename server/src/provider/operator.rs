@@ -15,8 +15,8 @@ use crate::clock::iso;
 use crate::db::leases::Misuse;
 use crate::db::provider as store;
 use crate::error::AppError;
+use crate::error::Refusal;
 use crate::extract::JsonBody;
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
 fn bad(message: impl Into<String>) -> Refusal {
@@ -70,7 +70,7 @@ pub async fn one(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, Refusal> {
     admin(&state, &headers)?;
-    crate::routes::check_name("directive_id", &id, 64)?;
+    crate::extract::check_name("directive_id", &id, 64)?;
     let now = state.prowl.clock.now();
     let d = store::directive(&state.db, &id)
         .await?

@@ -29,8 +29,8 @@ use crate::db::leases::{self as lease, Misuse};
 use crate::db::provider::{self as store, Directive};
 use crate::db::submissions::{self as record, Turned};
 use crate::error::AppError;
+use crate::error::Refusal;
 use crate::extract::{JsonBody, Origin};
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
 /// The refusal of a provider barred from an `agent` directive by agreement.

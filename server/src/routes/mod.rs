@@ -15,7 +15,6 @@ mod interactions;
 mod meta;
 mod node;
 pub(crate) mod reputation;
-pub(crate) mod source;
 mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
@@ -108,29 +107,6 @@ async fn method_not_allowed() -> impl IntoResponse {
             serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"}),
         ),
     )
-}
-
-/// Checks a name given in a URL: non-empty, at most `max` characters, no control characters.
-pub(crate) fn check_name(
-    field: &str,
-    value: &str,
-    max: usize,
-) -> Result<(), crate::error::AppError> {
-    use crate::error::AppError;
-    if value.is_empty() {
-        return Err(AppError::bad_request(format!("{field}: must not be empty")));
-    }
-    if value.chars().count() > max {
-        return Err(AppError::bad_request(format!(
-            "{field}: longer than {max} characters"
-        )));
-    }
-    if value.chars().any(char::is_control) {
-        return Err(AppError::bad_request(format!(
-            "{field}: contains a control character"
-        )));
-    }
-    Ok(())
 }
 
 /// The error of an item refused for naming a private or special-use host:

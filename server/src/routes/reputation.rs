@@ -42,7 +42,7 @@ pub(crate) struct Candidates {
     resolved_target: Option<String>,
     candidates: Vec<String>,
     message: String,
-    source: super::source::Source,
+    source: crate::services::source::Source,
 }
 
 /// The answer, serialised in this field order (`source` last, SPEC §5).
@@ -77,14 +77,14 @@ pub(crate) struct Answer {
     /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
     #[serde(flatten)]
     package: Option<crate::scanner::answer::PackageBlocks>,
-    source: super::source::Source,
+    source: crate::services::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.
 pub(crate) fn task_param(p: Result<Query<Params>, QueryRejection>) -> AppResult<Option<String>> {
     let Query(p) = p.map_err(|e| AppError::bad_request(format!("query: {}", e.body_text())))?;
     if let Some(t) = &p.task_type {
-        super::check_name("task_type", t, MAX_NAME)?;
+        crate::extract::check_name("task_type", t, MAX_NAME)?;
     }
     Ok(p.task_type)
 }
@@ -121,7 +121,7 @@ pub async fn get(
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let Path(target) = target.map_err(|_| AppError::bad_request("target: not valid UTF-8"))?;
-    super::check_name("target", &target, MAX_TARGET)?;
+    crate::extract::check_name("target", &target, MAX_TARGET)?;
     let task = task_param(params)?;
     let contributor_ok = is_contributor(&state, &headers).await?;
     let now = clock::now_ms();
@@ -166,7 +166,7 @@ pub(crate) async fn reply(
                 resolved_target: None,
                 candidates: c,
                 message,
-                source: super::source::block(state, now, &target),
+                source: crate::services::source::block(state, now, &target),
                 target,
             }));
         }
@@ -210,7 +210,7 @@ pub(crate) async fn reply(
             &name,
             &s,
         ),
-        source: super::source::block(state, now, &name),
+        source: crate::services::source::block(state, now, &name),
         target,
         resolved_target: resolved,
         task_type: task,
