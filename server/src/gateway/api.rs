@@ -15,18 +15,17 @@ use serde_json::{json, Value};
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
-use crate::error::Refusal;
 use crate::extract::JsonBody;
 use crate::services::agents::{agent, agent_of};
 use crate::state::AppState;
 
-type Answer = Result<Json<Value>, Refusal>;
+type Answer = Result<Json<Value>, AppError>;
 
-fn bad(message: impl Into<String>) -> Refusal {
-    AppError::bad_request(message).into()
+fn bad(message: impl Into<String>) -> AppError {
+    AppError::bad_request(message)
 }
 
-fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, Refusal> {
+fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, AppError> {
     match body.get(key) {
         None | Some(Value::Null) => Err(bad(format!("{key}: missing"))),
         Some(Value::String(s)) => {
@@ -48,11 +47,12 @@ pub async fn list(State(state): State<AppState>) -> Answer {
 
 /// `GET /v1/services/{slug}`: one entry with `score` beside `audit` and `probe_health`.
 pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Answer {
-    let s = state.prowl.by_slug(&slug).ok_or_else(|| {
-        Refusal::from(AppError::NotFound {
+    let s = state
+        .prowl
+        .by_slug(&slug)
+        .ok_or_else(|| AppError::NotFound {
             message: format!("slug: no service {slug} in the catalog"),
-        })
-    })?;
+        })?;
     Ok(Json(super::services::view(&state, s, true).await?))
 }
 
@@ -119,25 +119,25 @@ pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> 
         SaltState::Malformed => return Err(bad("salt_id: must look like s_YYYYMMDD")),
         SaltState::Expired => {}
         _ => {
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::CONFLICT,
                 "salt_not_published",
                 "salt not yet published",
             ))
         }
     }
-    let salt = salts::get(&state.db, id).await?.ok_or_else(|| {
-        Refusal::from(AppError::NotFound {
+    let salt = salts::get(&state.db, id)
+        .await?
+        .ok_or_else(|| AppError::NotFound {
             message: format!("salt_id: no salt {id} was ever issued"),
-        })
-    })?;
+        })?;
     let d = decide(service_id, agent_id, id, &salt, service.sampling_rate);
     Ok(Json(
         json!({"valid": d.roll.eq_ignore_ascii_case(claimed), "sampled": d.sampled, "bucket": d.bucket}),
     ))
 }
 
-fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, Refusal> {
+fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, AppError> {
     match body.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.len() <= 256 => Ok(Some(s)),
@@ -151,7 +151,7 @@ pub async fn submit_receipt(
     State(state): State<AppState>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     if !body.is_object() {
         return Err(bad("body: must be a JSON object"));
     }
@@ -193,7 +193,7 @@ pub async fn submit_receipt(
                 st.agent_id
             ))
         })?;
-    let check = |field: &str, key: Option<&String>, sig: Option<&str>| -> Result<bool, Refusal> {
+    let check = |field: &str, key: Option<&String>, sig: Option<&str>| -> Result<bool, AppError> {
         let Some(sig) = sig else { return Ok(false) };
         let key =
             key.ok_or_else(|| bad(format!("{field}: no public_key is registered to verify it")))?;
@@ -221,7 +221,7 @@ pub async fn submit_receipt(
     let weight = receipt_weight(agent_ok, service_ok);
     if !store::receipts::insert(&state.db, &st, agent_ok, service_ok, weight, now).await? {
         flag("replayed_receipt").await?;
-        return Err(Refusal::new(StatusCode::CONFLICT, "replayed_receipt", "statement: a receipt with this statement was submitted before (change the nonce for a new call)"));
+        return Err(AppError::refused(StatusCode::CONFLICT, "replayed_receipt", "statement: a receipt with this statement was submitted before (change the nonce for a new call)"));
     }
     Ok((
         StatusCode::CREATED,
@@ -236,10 +236,8 @@ pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<Stri
     crate::extract::check_name("agent_id", &agent_id, 128)?;
     let a = store::agent_by_id(&state.db, &agent_id)
         .await?
-        .ok_or_else(|| {
-            Refusal::from(AppError::NotFound {
-                message: format!("agent_id: no agent {agent_id}"),
-            })
+        .ok_or_else(|| AppError::NotFound {
+            message: format!("agent_id: no agent {agent_id}"),
         })?;
     let now = state.prowl.clock.now();
     let rep = crate::services::agents::agent_reputation(&state, &a, now).await?;

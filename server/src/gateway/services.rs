@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use super::Service;
 use crate::db::gateway::{calls, AgentInfo};
 use crate::db::quota::Quota;
+use crate::error::AppError;
 use crate::error::AppResult;
-use crate::error::Refusal;
 use crate::state::AppState;
 
 const HOUR_MS: i64 = 3_600_000;
@@ -67,7 +67,7 @@ pub async fn within_reputation_limit(
     s: &Service,
     agent: &AgentInfo,
     now: i64,
-) -> Result<(), Refusal> {
+) -> Result<(), AppError> {
     if s.min_reputation.is_empty() {
         return Ok(());
     }
@@ -99,14 +99,13 @@ pub async fn within_reputation_limit(
         super::cache_put(&state.prowl.reputable, key, now + REPUTABLE_FOR_MS);
         return Ok(());
     }
-    let mut r = Refusal::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "below_min_reputation",
-        format!(
+    Err(AppError::Refused {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        reason: "below_min_reputation",
+        message: format!(
             "this agent is below {}'s min_reputation: at most {limit} gateway calls per hour",
             s.slug
         ),
-    );
-    r.retry_after = Some(refused.retry_after_secs);
-    Err(r)
+        retry_after: Some(refused.retry_after_secs),
+    })
 }

@@ -31,7 +31,7 @@ use axum::Router;
 
 use crate::clock::iso;
 use crate::db::leases::Misuse;
-use crate::error::Refusal;
+use crate::error::AppError;
 use crate::state::AppState;
 
 /// The router of provider mode (its paths are listed in [`crate::routes::ROUTES`]).
@@ -58,7 +58,7 @@ pub fn routes() -> Router<AppState> {
 
 impl Misuse {
     /// The refusal for directive `id`.
-    pub fn refusal(&self, id: &str) -> Refusal {
+    pub fn refusal(&self, id: &str) -> AppError {
         let (status, reason, message) = match self {
             Misuse::Unknown => (StatusCode::NOT_FOUND, "unknown_directive", format!("directive {id}: no such directive")),
             Misuse::Completed { at } => (StatusCode::CONFLICT, "directive_completed", format!("directive {id}: already completed at {}", iso(*at))),
@@ -68,6 +68,6 @@ impl Misuse {
             Misuse::NotClaimed => (StatusCode::CONFLICT, "not_claimed", format!("directive {id}: you hold no lease on it; claim it first")),
             Misuse::LeaseExpired { at } => (StatusCode::CONFLICT, "lease_expired", format!("directive {id}: your lease expired at {}; it is back in the queue", iso(*at))),
         };
-        Refusal::new(status, reason, message)
+        AppError::refused(status, reason, message)
     }
 }

@@ -29,26 +29,25 @@ use crate::db::leases::{self as lease, Misuse};
 use crate::db::provider::{self as store, Directive};
 use crate::db::submissions::{self as record, Turned};
 use crate::error::AppError;
-use crate::error::Refusal;
 use crate::extract::{JsonBody, Origin};
 use crate::state::AppState;
 
 /// The refusal of a provider barred from an `agent` directive by agreement.
-pub fn barred(b: Barred, id: &str) -> Refusal {
+pub fn barred(b: Barred, id: &str) -> AppError {
     match b {
-        Barred::AlreadySubmitted => Refusal::new(StatusCode::CONFLICT, "already_submitted",
+        Barred::AlreadySubmitted => AppError::refused(StatusCode::CONFLICT, "already_submitted",
             format!("directive {id}: you already submitted a result for it; it waits for a provider of another network")),
-        Barred::SameNetwork => Refusal::new(StatusCode::CONFLICT, "same_network",
+        Barred::SameNetwork => AppError::refused(StatusCode::CONFLICT, "same_network",
             format!("directive {id}: a result from your network waits for a provider of another network to agree; yours cannot confirm it")),
-        Barred::UnknownNetwork => Refusal::new(StatusCode::FORBIDDEN, "unknown_network",
+        Barred::UnknownNetwork => AppError::refused(StatusCode::FORBIDDEN, "unknown_network",
             format!("directive {id}: an agent result counts only from a known client network, and yours is not known")),
     }
 }
 
-fn turned_down(id: &str, verdict: &Verdict) -> Refusal {
+fn turned_down(id: &str, verdict: &Verdict) -> AppError {
     let back = "nothing is recorded or credited, and the directive is back in the queue";
     match verdict {
-        Verdict::Contradicts(c) => Refusal::new(
+        Verdict::Contradicts(c) => AppError::refused(
             StatusCode::UNPROCESSABLE_ENTITY,
             "contradicts_probe",
             format!("directive {id}: contradicts_probe: {c}; {back}"),
@@ -63,13 +62,13 @@ fn turned_down(id: &str, verdict: &Verdict) -> Refusal {
                 (None, Some(e)) => crate::names::enum_str(e),
                 (None, None) => "no answer".to_owned(),
             };
-            Refusal::new(
+            AppError::refused(
                 StatusCode::CONFLICT,
                 "probe_unverified",
                 format!("directive {id}: the server's own probe of the remote did not complete initialize ({saw}), so it cannot confirm your result; {back} (this does not count against you)"),
             )
         }
-        Verdict::Agrees => Refusal::from(AppError::internal("an agreeing probe turned down")),
+        Verdict::Agrees => AppError::internal("an agreeing probe turned down"),
     }
 }
 
@@ -106,9 +105,9 @@ pub async fn post(
     origin: Origin,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     let me = provider(&state, &headers).await?;
-    let bad = |e: SubmissionError| -> Refusal { AppError::bad_request(e.to_string()).into() };
+    let bad = |e: SubmissionError| -> AppError { AppError::bad_request(e.to_string()) };
     let id = directive_id(&body).map_err(bad)?;
     let d = store::directive(&state.db, &id)
         .await?
@@ -144,7 +143,7 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn agent(self, id: &str) -> Result<Accepted, Refusal> {
+    async fn agent(self, id: &str) -> Result<Accepted, AppError> {
         let now = self.state.prowl.clock.now();
         let db = &self.state.db;
         match agree::submit_agent(
@@ -173,13 +172,12 @@ impl Run<'_> {
         }
     }
 
-    async fn protocol(self, d: &Directive) -> Result<Accepted, Refusal> {
+    async fn protocol(self, d: &Directive) -> Result<Accepted, AppError> {
         let id = d.directive_id.as_str();
         let Ok(Spec::Protocol { remote_url }) = serde_json::from_value(d.spec.clone()) else {
             return Err(AppError::internal(format!(
                 "directive {id}: a protocol directive without a remote"
-            ))
-            .into());
+            )));
         };
         let db = &self.state.db;
         // Only the lease holder's submission costs the vendor's remote a probe.

@@ -1,11 +1,11 @@
 //! The HTTP surface: [`app`] wires every route, CORS and the JSON fallbacks.
 
-use axum::http::{Method, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::Method;
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::error::AppError;
 use crate::state::AppState;
 
 mod agents;
@@ -93,20 +93,12 @@ fn gateway_api() -> Router<AppState> {
         .route("/v1/agents/{agent_id}/reputation", get(api::reputation))
 }
 
-async fn not_found() -> impl IntoResponse {
-    (
-        StatusCode::NOT_FOUND,
-        Json(serde_json::json!({"error": "no such endpoint; see /openapi.json"})),
-    )
+async fn not_found() -> AppError {
+    AppError::not_found("no such endpoint; see /openapi.json")
 }
 
-async fn method_not_allowed() -> impl IntoResponse {
-    (
-        StatusCode::METHOD_NOT_ALLOWED,
-        Json(
-            serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"}),
-        ),
-    )
+async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
 }
 
 /// The error of an item refused for naming a private or special-use host:

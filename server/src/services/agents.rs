@@ -6,13 +6,13 @@ use lowdown_core::defaults::AGENT_KEY_HEADER;
 use lowdown_core::gateway::reputation::{reputation, Reputation};
 
 use crate::db::gateway::{self as store, reputation as counts, AgentInfo};
-use crate::error::{AppResult, Refusal};
+use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 
 /// The registered agent behind a request's `X-Agent-Key` on the API: 401 naming what is
 /// wrong otherwise (the key missing, or not a registered agent's).
-pub async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo, Refusal> {
-    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
+pub async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo, AppError> {
+    let unauthorized = |m: &str| AppError::refused(StatusCode::UNAUTHORIZED, "agent_key", m);
     let key = headers
         .get(AGENT_KEY_HEADER)
         .and_then(|v| v.to_str().ok())
@@ -27,7 +27,7 @@ pub async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo
 }
 
 /// The registered agent behind `key` (cached: keys are never reassigned).
-pub async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, Refusal> {
+pub async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, AppError> {
     let hash = crate::db::agents::key_hash(key);
     if let Some(a) = state
         .prowl
