@@ -59,7 +59,7 @@ pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Ans
 /// `GET /v1/sampling/salt`: today's salt, for registered agents only, with the key's `agent_id`.
 pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
     let agent = agent_of(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let epoch = salt_epoch(now);
     let id = salt_id(epoch);
     let salt = salts::get_or_create(&state.db, &id, now).await?;
@@ -83,7 +83,7 @@ pub async fn published(
             .filter(|l| (1..=366).contains(l))
             .ok_or_else(|| bad("limit: must be a whole number from 1 to 366"))?,
     };
-    let now = state.prowl.clock.now();
+    let now = state.now();
     // The newest retired day: yesterday once its overlap is over, else the day before.
     let current = salt_epoch(now);
     let newest = if salt_state(&salt_id(current - 1), now) == SaltState::Expired {
@@ -115,7 +115,7 @@ pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> 
         .prowl
         .by_service_id(service_id)
         .ok_or_else(|| bad(format!("service_id: {service_id} is not in the catalog")))?;
-    match salt_state(id, state.prowl.clock.now()) {
+    match salt_state(id, state.now()) {
         SaltState::Malformed => return Err(bad("salt_id: must look like s_YYYYMMDD")),
         SaltState::Expired => {}
         _ => {
@@ -155,7 +155,7 @@ pub async fn submit_receipt(
     if !body.is_object() {
         return Err(bad("body: must be a JSON object"));
     }
-    let now = state.prowl.clock.now();
+    let now = state.now();
     // A submitter that names itself with its key answers for forged or replayed receipts.
     let submitter = match headers.get(AGENT_KEY_HEADER).and_then(|v| v.to_str().ok()) {
         Some(k) => agent(&state, k.trim()).await?,
@@ -239,7 +239,7 @@ pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<Stri
         .ok_or_else(|| AppError::NotFound {
             message: format!("agent_id: no agent {agent_id}"),
         })?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let rep = crate::services::agents::agent_reputation(&state, &a, now).await?;
     let mut v = json!({"agent_id": a.agent_id, "window_days": REPUTATION_WINDOW_MS / 86_400_000, "since": iso(now - REPUTATION_WINDOW_MS)});
     if let (Value::Object(m), Value::Object(dims)) = (&mut v, json!(rep)) {

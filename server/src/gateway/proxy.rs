@@ -224,7 +224,7 @@ async fn forward_inner(
     started: Instant,
 ) -> Result<Response, AppError> {
     let prowl = Arc::clone(&state.prowl);
-    let now = prowl.clock.now();
+    let now = state.now();
     let (slug, rest) = split_path(req.uri().path());
     let Some(service) = prowl.by_slug(slug) else {
         return Err(AppError::refused(

@@ -31,7 +31,7 @@ fn entry(s: &Service) -> Value {
 
 /// One service with `audit` and `probe_health` (and `score` when `with_score`).
 pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<Value> {
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let audit = super::audit::audit_if_due(state, s, now).await?;
     let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
     let health = probe_health(&recent[..recent.len().min(PROBE_WINDOW)]);

@@ -84,7 +84,7 @@ pub async fn register(
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<Value>), AppError> {
     let agent_id = agent(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let (p, created) = store::register_provider(&state.db, &agent_id, now).await?;
     let status = if created {
         StatusCode::CREATED

@@ -132,7 +132,7 @@ pub async fn list(
     headers: HeaderMap,
 ) -> Result<Json<Value>, AppError> {
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     if let Some((until, n)) = exclusion(&state, &me, now).await? {
         return Ok(Json(json!({
             "provider_id": me.provider_id, "directives": [], "held_back": 0, "standing": null,
@@ -184,7 +184,7 @@ pub async fn claim(
 ) -> Result<Json<Value>, AppError> {
     crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
@@ -228,7 +228,7 @@ pub async fn release(
 ) -> Result<Json<Value>, AppError> {
     crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     match lease::release(&state.db, &id, &me.provider_id, now).await? {
         Ok(()) => Ok(Json(
             json!({"directive_id": id, "released": true, "status": "open"}),

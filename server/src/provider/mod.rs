@@ -14,7 +14,7 @@
 //! Rules (spec shapes, scoring, the submission check, verification, agreement,
 //! displacement, the provider order) come from `lowdown_core::benchmark`; this module
 //! does the IO. Time is the gateway's
-//! clock ([`crate::gateway::Clock`]), so tests move leases forward instead of sleeping.
+//! clock ([`crate::clock::Clock`]), so tests move leases forward instead of sleeping.
 
 pub mod agree;
 pub mod auth;

@@ -54,7 +54,7 @@ pub async fn post(
             ..
         } => reachable("spec.mcp_server.url", url, policy)?,
     }
-    let stored = store::insert_directive(&state.db, &d, state.prowl.clock.now()).await?;
+    let stored = store::insert_directive(&state.db, &d, state.now()).await?;
     let mut v = view(&stored);
     v["status"] = json!("open");
     Ok((StatusCode::CREATED, Json(v)))
@@ -70,7 +70,7 @@ pub async fn one(
 ) -> Result<Json<Value>, AppError> {
     admin(&state, &headers)?;
     crate::extract::check_name("directive_id", &id, 64)?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;

@@ -144,7 +144,7 @@ struct Run<'a> {
 
 impl Run<'_> {
     async fn agent(self, id: &str) -> Result<Accepted, AppError> {
-        let now = self.state.prowl.clock.now();
+        let now = self.state.now();
         let db = &self.state.db;
         match agree::submit_agent(
             db,
@@ -181,13 +181,13 @@ impl Run<'_> {
         };
         let db = &self.state.db;
         // Only the lease holder's submission costs the vendor's remote a probe.
-        let now = self.state.prowl.clock.now();
+        let now = self.state.now();
         if let Err(m) = lease::holds(db, id, self.provider, now).await? {
             return Err(m.refusal(id));
         }
         let verdict = verify::check(self.state, &remote_url, &self.checked).await?;
         // The lease is checked again, after the probe, as the outcome is recorded.
-        let now = self.state.prowl.clock.now();
+        let now = self.state.now();
         let why = match &verdict {
             Verdict::Agrees => {
                 return match record::submit_protocol(
