@@ -234,8 +234,8 @@ async fn registry_changes(db: &Db, day: &str) -> DbResult<(Vec<Change>, BTreeMap
         out.push(Change {
             name: r.name,
             field: r.field,
-            from: serde_json::from_str(&r.from).unwrap_or_default(),
-            to: serde_json::from_str(&r.to).unwrap_or_default(),
+            from: serde_json::from_str(&r.from_value).unwrap_or_default(),
+            to: serde_json::from_str(&r.to_value).unwrap_or_default(),
         });
     }
     Ok((out, by_field))

@@ -8,6 +8,7 @@ use crate::db::observations::{observation, OBS_COLS};
 use crate::db::{get_u64, Db, DbResult};
 
 /// A scan run of the day as stored.
+#[derive(sqlx::FromRow)]
 pub struct RunRow {
     /// Its id.
     pub scan_run_id: String,
@@ -24,6 +25,7 @@ pub struct RunRow {
 }
 
 /// Observations of the day with one (level, status, error type), counted.
+#[derive(sqlx::FromRow)]
 pub struct ObservationCount {
     /// The reached level.
     pub reached_level: i64,
@@ -32,19 +34,21 @@ pub struct ObservationCount {
     /// The error type, if any.
     pub error_type: Option<String>,
     /// How many.
+    #[sqlx(try_from = "i64")]
     pub n: u64,
 }
 
 /// A Registry declaration change of the day as stored (values as JSON text).
+#[derive(sqlx::FromRow)]
 pub struct ChangeRow {
     /// The entry's name.
     pub name: String,
     /// The field that changed.
     pub field: String,
     /// The value before (JSON).
-    pub from: String,
+    pub from_value: String,
     /// The value after (JSON).
-    pub to: String,
+    pub to_value: String,
 }
 
 /// A column whose first-observed values the record lists.
@@ -71,46 +75,24 @@ pub async fn days(db: &Db, limit: i64) -> DbResult<Vec<String>> {
 
 /// The runs of `day`, in start order.
 pub async fn runs(db: &Db, day: &str) -> DbResult<Vec<RunRow>> {
-    let rows = sqlx::query(
-        "SELECT scan_run_id, day, status, started_at, finished_at, summary FROM scan_runs \
-         WHERE day = $1 ORDER BY started_at, scan_run_id",
+    Ok(sqlx::query_as(
+        "SELECT scan_run_id, day, status, started_at AS started_ms, finished_at AS finished_ms, \
+         summary FROM scan_runs WHERE day = $1 ORDER BY started_at, scan_run_id",
     )
     .bind(day.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(RunRow {
-                scan_run_id: r.try_get(0)?,
-                day: r.try_get(1)?,
-                status: r.try_get(2)?,
-                started_ms: r.try_get(3)?,
-                finished_ms: r.try_get(4)?,
-                summary: r.try_get(5)?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// The observations of `day`, counted per (level, status, error type).
 pub async fn observation_counts(db: &Db, day: &str) -> DbResult<Vec<ObservationCount>> {
-    let rows = sqlx::query(
-        "SELECT reached_level, http_status, error_type, COUNT(*) FROM scanner_observations \
+    Ok(sqlx::query_as(
+        "SELECT reached_level, http_status, error_type, COUNT(*) AS n FROM scanner_observations \
          WHERE day = $1 GROUP BY reached_level, http_status, error_type",
     )
     .bind(day.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(ObservationCount {
-                reached_level: r.try_get(0)?,
-                http_status: r.try_get(1)?,
-                error_type: r.try_get(2)?,
-                n: get_u64(r, 3)?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// How many servers had a probe attempt on `day` (blocked URLs aside).
@@ -129,22 +111,12 @@ pub async fn observed_targets(db: &Db, day: &str) -> DbResult<u64> {
 
 /// The Registry changes of `day`, by name and field.
 pub async fn registry_changes(db: &Db, day: &str) -> DbResult<Vec<ChangeRow>> {
-    let rows = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT name, field, from_value, to_value FROM registry_changes WHERE day = $1 ORDER BY name, field",
     )
     .bind(day.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(ChangeRow {
-                name: r.try_get(0)?,
-                field: r.try_get(1)?,
-                from: r.try_get(2)?,
-                to: r.try_get(3)?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// Cohort members not probed on `day`, per reason.

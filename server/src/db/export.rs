@@ -8,6 +8,7 @@ use crate::db::daily::{ObservationCount, RunRow};
 use crate::db::{get_u64, Db, DbResult};
 
 /// One public observation row, as the CSV writes it.
+#[derive(sqlx::FromRow)]
 pub struct ExportRow {
     /// Row id (time order).
     pub id: Option<i64>,
@@ -46,7 +47,7 @@ pub async fn months(db: &Db) -> DbResult<Vec<String>> {
 
 /// Calls `f` with each observation of `month` in `id` order, one row in memory at a time.
 pub async fn each_row(db: &Db, month: &str, mut f: impl FnMut(ExportRow)) -> DbResult<()> {
-    let mut stream = sqlx::query(
+    let mut stream = sqlx::query_as::<_, ExportRow>(
         "SELECT id, scan_run_id, target_id, observed_at, remote_url, http_status, reached_level, \
          latency_ms, error_type, tool_count, server_version, schema_hash FROM scanner_observations \
          WHERE day >= $1 AND day < $2 ORDER BY id",
@@ -55,66 +56,31 @@ pub async fn each_row(db: &Db, month: &str, mut f: impl FnMut(ExportRow)) -> DbR
     .bind(format!("{month}-99"))
     .fetch(&db.pool);
     while let Some(r) = stream.try_next().await? {
-        f(ExportRow {
-            id: r.try_get(0)?,
-            scan_run_id: r.try_get(1)?,
-            target_id: r.try_get(2)?,
-            observed_at: r.try_get(3)?,
-            remote_url: r.try_get(4)?,
-            http_status: r.try_get(5)?,
-            reached_level: r.try_get(6)?,
-            latency_ms: r.try_get(7)?,
-            error_type: r.try_get(8)?,
-            tool_count: r.try_get(9)?,
-            server_version: r.try_get(10)?,
-            schema_hash: r.try_get(11)?,
-        });
+        f(r);
     }
     Ok(())
 }
 
 /// The observations of run `run`, counted per (level, status, error type).
 pub async fn run_counts(db: &Db, run: &str) -> DbResult<Vec<ObservationCount>> {
-    let rows = sqlx::query(
-        "SELECT reached_level, http_status, error_type, COUNT(*) FROM scanner_observations \
+    Ok(sqlx::query_as(
+        "SELECT reached_level, http_status, error_type, COUNT(*) AS n FROM scanner_observations \
          WHERE scan_run_id = $1 GROUP BY reached_level, http_status, error_type",
     )
     .bind(run.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(ObservationCount {
-                reached_level: r.try_get(0)?,
-                http_status: r.try_get(1)?,
-                error_type: r.try_get(2)?,
-                n: get_u64(r, 3)?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// The latest `limit` runs, newest first.
 pub async fn latest_runs(db: &Db, limit: i64) -> DbResult<Vec<RunRow>> {
-    let rows = sqlx::query(
-        "SELECT scan_run_id, day, status, started_at, finished_at, summary FROM scan_runs \
-         ORDER BY started_at DESC, scan_run_id DESC LIMIT $1",
+    Ok(sqlx::query_as(
+        "SELECT scan_run_id, day, status, started_at AS started_ms, finished_at AS finished_ms, \
+         summary FROM scan_runs ORDER BY started_at DESC, scan_run_id DESC LIMIT $1",
     )
     .bind(limit)
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(RunRow {
-                scan_run_id: r.try_get(0)?,
-                day: r.try_get(1)?,
-                status: r.try_get(2)?,
-                started_ms: r.try_get(3)?,
-                finished_ms: r.try_get(4)?,
-                summary: r.try_get(5)?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// The first and last day with observations, and how many servers they cover.
