@@ -152,7 +152,7 @@ pub async fn level2_observations(
             q = q.bind(day.to_owned());
         }
         for r in &q.fetch_all(&db.pool).await? {
-            out.push((r.try_get(14)?, observation(r)?, earlier));
+            out.push((r.try_get("target_id")?, observation(r)?, earlier));
         }
     }
     Ok(out)

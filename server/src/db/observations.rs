@@ -15,27 +15,29 @@ pub const OBS_COLS: &str = "day, observed_at, remote_url, reached_level, http_st
     latency_ms, server_version, tool_count, schema_hash, desc_hash, name_hash, tool_names, \
     www_authenticate";
 
-/// One stored observation from a row selected with [`OBS_COLS`] first.
+/// One stored observation from a row selected with [`OBS_COLS`], read by column name.
 pub fn observation(r: &AnyRow) -> Result<StoredObservation, sqlx::Error> {
-    let names: String = r.try_get(12)?;
+    let names: String = r.try_get("tool_names")?;
     Ok(StoredObservation {
-        day: r.try_get(0)?,
-        observed_at_ms: r.try_get(1)?,
-        remote_url: r.try_get(2)?,
-        reached_level: r.try_get::<i64, _>(3)? as u8,
-        http_status: r.try_get::<Option<i64>, _>(4)?.map(|s| s as u16),
+        day: r.try_get("day")?,
+        observed_at_ms: r.try_get("observed_at")?,
+        remote_url: r.try_get("remote_url")?,
+        reached_level: r.try_get::<i64, _>("reached_level")? as u8,
+        http_status: r
+            .try_get::<Option<i64>, _>("http_status")?
+            .map(|s| s as u16),
         error_type: r
-            .try_get::<Option<String>, _>(5)?
+            .try_get::<Option<String>, _>("error_type")?
             .as_deref()
             .and_then(parse_enum),
-        latency_ms: r.try_get(6)?,
-        server_version: r.try_get(7)?,
-        tool_count: r.try_get::<Option<i64>, _>(8)?.map(|n| n as u64),
-        schema_hash: r.try_get(9)?,
-        desc_hash: r.try_get(10)?,
-        name_hash: r.try_get(11)?,
+        latency_ms: r.try_get("latency_ms")?,
+        server_version: r.try_get("server_version")?,
+        tool_count: r.try_get::<Option<i64>, _>("tool_count")?.map(|n| n as u64),
+        schema_hash: r.try_get("schema_hash")?,
+        desc_hash: r.try_get("desc_hash")?,
+        name_hash: r.try_get("name_hash")?,
         tool_names: serde_json::from_str(&names).unwrap_or_default(),
-        www_authenticate: r.try_get::<i64, _>(13)? == 1,
+        www_authenticate: r.try_get::<i64, _>("www_authenticate")? == 1,
     })
 }
 

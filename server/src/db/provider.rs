@@ -75,22 +75,23 @@ impl Directive {
 
 pub(crate) const DIRECTIVE_COLUMNS: &str = "directive_id, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, completed_at, submission_id";
 
+/// A directive from a row selected with [`DIRECTIVE_COLUMNS`], read by column name.
 pub(crate) fn directive_row(r: &AnyRow) -> DbResult<Directive> {
-    let kind: String = r.try_get(2)?;
-    let spec: String = r.try_get(3)?;
+    let kind: String = r.try_get("kind")?;
+    let spec: String = r.try_get("spec")?;
     Ok(Directive {
-        directive_id: r.try_get(0)?,
-        service_id: r.try_get(1)?,
+        directive_id: r.try_get("directive_id")?,
+        service_id: r.try_get("service_id")?,
         kind: Kind::parse(&kind).ok_or_else(|| DbError::internal(format!("stored kind {kind}")))?,
         spec: serde_json::from_str(&spec).map_err(DbError::internal)?,
-        price_credits: r.try_get(4)?,
-        critical: r.try_get::<i64, _>(5)? != 0,
-        created_at: r.try_get(6)?,
-        status: r.try_get(7)?,
-        holder: r.try_get(8)?,
-        lease_expires_at: r.try_get(9)?,
-        completed_at: r.try_get(10)?,
-        submission_id: r.try_get(11)?,
+        price_credits: r.try_get("price_credits")?,
+        critical: r.try_get::<i64, _>("critical")? != 0,
+        created_at: r.try_get("created_at")?,
+        status: r.try_get("status")?,
+        holder: r.try_get("holder")?,
+        lease_expires_at: r.try_get("lease_expires_at")?,
+        completed_at: r.try_get("completed_at")?,
+        submission_id: r.try_get("submission_id")?,
     })
 }
 
