@@ -1,10 +1,33 @@
-//! Wall-clock helpers: unix milliseconds, UTC days and ISO-8601 timestamps.
+//! The server's one clock ([`Clock`], in `AppState`), and unix milliseconds, UTC days and
+//! ISO-8601 timestamps.
 //!
 //! The calendar arithmetic is the core's (`lowdown_core::scanner::days`); no date library.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Milliseconds since the unix epoch, now.
+/// Wall-clock time with an offset tests move instead of sleeping (salt days, overlaps, the
+/// audit's 24 h, leases, quota hours and the pages' 30 days are all about wall time). Every
+/// handler and service reads the time from the state's one `Clock`.
+#[derive(Debug, Default)]
+pub struct Clock {
+    offset_ms: AtomicI64,
+}
+
+impl Clock {
+    /// Unix milliseconds now (plus the offset).
+    pub fn now(&self) -> i64 {
+        now_ms() + self.offset_ms.load(Ordering::Relaxed)
+    }
+
+    /// Moves this clock by `ms` (tests).
+    pub fn shift(&self, ms: i64) {
+        self.offset_ms.fetch_add(ms, Ordering::Relaxed);
+    }
+}
+
+/// Milliseconds since the unix epoch, now, on the wall clock (what [`Clock`] starts from;
+/// code serving a request reads `AppState::now` instead).
 pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

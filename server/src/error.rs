@@ -1,15 +1,16 @@
-//! The one error type every handler returns, and how it becomes an HTTP response.
+//! The one error type every handler returns, and how it becomes an HTTP response: always
+//! `{"error": <what is wrong>, "reason": <stable snake_case kind>}` (plus `rejected` when no
+//! item of a batch is valid), the router's fallbacks and the gateway's refusals included.
 //!
 //! 4xx errors say what is wrong with the input (naming the field); 5xx errors say only
-//! "internal error" to the client and log the cause with `tracing`.
+//! "internal error" to the client and log the cause with `tracing`. [`set_retry_after`] is
+//! the one place that writes `Retry-After`.
 
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
 /// An error a handler can return.
-#[derive(Debug, thiserror::Error, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// The request is malformed or fails validation (400).
     #[error("{message}")]
@@ -55,11 +56,26 @@ pub enum AppError {
         /// The body deadline in seconds (`--body-timeout`).
         limit_secs: u64,
     },
+    /// No route has that method (405).
+    #[error("method not allowed on this endpoint; see /openapi.json")]
+    MethodNotAllowed,
+    /// A refusal with its own status and reason (the gateway's, provider mode's: e.g. 403
+    /// `expired_salt`, 409 `salt_not_published`, 429 `gateway_rate_limited`).
+    #[error("{message}")]
+    Refused {
+        /// HTTP status.
+        status: StatusCode,
+        /// Stable kind, for programs.
+        reason: &'static str,
+        /// What is wrong, for people.
+        message: String,
+        /// Seconds for `Retry-After`, when retrying later helps.
+        retry_after: Option<u64>,
+    },
     /// Something failed inside the server (500). The detail is logged, never sent.
     #[error("internal error")]
     Internal {
         /// The cause, for the log only.
-        #[serde(skip)]
         detail: String,
     },
 }
@@ -68,6 +84,23 @@ impl AppError {
     /// A 400 with a message naming the problem.
     pub fn bad_request(message: impl Into<String>) -> Self {
         AppError::BadRequest {
+            message: message.into(),
+        }
+    }
+
+    /// A refusal with `status`, a stable `reason` and a `message` naming what is wrong.
+    pub fn refused(status: StatusCode, reason: &'static str, message: impl Into<String>) -> Self {
+        AppError::Refused {
+            status,
+            reason,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// A 404 naming what was not found.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        AppError::NotFound {
             message: message.into(),
         }
     }
@@ -87,14 +120,62 @@ impl AppError {
             AppError::NotFound { .. } => StatusCode::NOT_FOUND,
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Refused { status, .. } => *status,
             AppError::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The stable snake_case kind of this error, the answer's `reason`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            AppError::BadRequest { .. } | AppError::NoneValid { .. } => "bad_request",
+            AppError::PayloadTooLarge { .. } => "payload_too_large",
+            AppError::NotFound { .. } => "not_found",
+            AppError::RateLimited { .. } => "rate_limited",
+            AppError::RequestTimeout { .. } => "request_timeout",
+            AppError::MethodNotAllowed => "method_not_allowed",
+            AppError::Refused { reason, .. } => reason,
+            AppError::Internal { .. } => "internal",
+        }
+    }
+
+    /// Seconds a client should wait before sending this again, when that helps.
+    fn retry_after(&self) -> Option<u64> {
+        match self {
+            AppError::RateLimited {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
+            AppError::Refused { retry_after, .. } => *retry_after,
+            _ => None,
         }
     }
 }
 
-impl From<sqlx::Error> for AppError {
-    fn from(e: sqlx::Error) -> Self {
-        AppError::internal(format!("database: {e}"))
+/// Writes `Retry-After: secs` (at least 1) into `headers`: every 429, and a 201 with
+/// items refused over a quota, say when to send again through this one function.
+pub fn set_retry_after(headers: &mut HeaderMap, secs: u64) {
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+}
+
+impl From<crate::db::DbError> for AppError {
+    fn from(e: crate::db::DbError) -> Self {
+        use crate::db::DbError;
+        match e {
+            DbError::RateLimited {
+                what,
+                scope,
+                limit,
+                retry_after_secs,
+            } => AppError::RateLimited {
+                what,
+                scope,
+                limit,
+                retry_after_secs,
+            },
+            DbError::Internal { detail } => AppError::Internal { detail },
+            other => AppError::internal(other),
+        }
     }
 }
 
@@ -104,18 +185,13 @@ impl IntoResponse for AppError {
             tracing::error!(error = %detail, "request failed");
         }
         let status = self.status();
-        let mut body = serde_json::json!({ "error": self.to_string() });
+        let mut body = serde_json::json!({ "error": self.to_string(), "reason": self.reason() });
         if let AppError::NoneValid { rejected, .. } = &self {
             body["rejected"] = serde_json::json!(rejected);
         }
         let mut response = (status, axum::Json(body)).into_response();
-        if let AppError::RateLimited {
-            retry_after_secs, ..
-        } = &self
-        {
-            if let Ok(v) = HeaderValue::from_str(&retry_after_secs.to_string()) {
-                response.headers_mut().insert(header::RETRY_AFTER, v);
-            }
+        if let Some(secs) = self.retry_after() {
+            set_retry_after(response.headers_mut(), secs);
         }
         if let AppError::RequestTimeout { .. } = &self {
             response
@@ -126,5 +202,5 @@ impl IntoResponse for AppError {
     }
 }
 
-/// The result type of handlers and storage functions.
+/// The result type of handlers and services.
 pub type AppResult<T> = Result<T, AppError>;

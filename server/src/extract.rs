@@ -134,3 +134,26 @@ impl Origin {
         }
     }
 }
+
+/// Checks a name given in a URL: non-empty, at most `max` characters, no control characters.
+pub(crate) fn check_name(
+    field: &str,
+    value: &str,
+    max: usize,
+) -> Result<(), crate::error::AppError> {
+    use crate::error::AppError;
+    if value.is_empty() {
+        return Err(AppError::bad_request(format!("{field}: must not be empty")));
+    }
+    if value.chars().count() > max {
+        return Err(AppError::bad_request(format!(
+            "{field}: longer than {max} characters"
+        )));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(AppError::bad_request(format!(
+            "{field}: contains a control character"
+        )));
+    }
+    Ok(())
+}

@@ -23,6 +23,7 @@ pub mod pages;
 pub mod provider;
 pub mod routes;
 pub mod scanner;
+pub mod services;
 pub mod state;
 
 pub use routes::app;

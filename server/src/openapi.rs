@@ -29,8 +29,9 @@ fn schemas() -> Value {
     let count = json!({"type": "integer", "minimum": 0});
     let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
     let mut all = json!({
-        "Error": {"type": "object", "required": ["error"], "properties": {
+        "Error": {"type": "object", "required": ["error", "reason"], "properties": {
             "error": {"type": "string", "description": "What is wrong, naming the field."},
+            "reason": {"type": "string", "description": "Stable snake_case kind, for programs: bad_request, not_found, payload_too_large, rate_limited, request_timeout, method_not_allowed, internal, or a refusal's own (e.g. expired_salt, salt_not_published, agent_key)."},
             "rejected": {"type": "array", "items": r("Rejection"), "description": "When no item of an array is valid: every refused item by index."}}},
         "Rejection": {"type": "object", "required": ["index", "error"], "properties": {
             "index": {"type": "integer", "minimum": 0, "description": "Position of the item in the submitted array (0 for a single object)."},

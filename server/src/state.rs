@@ -13,6 +13,8 @@ use crate::gateway::Prowl;
 pub struct AppState {
     /// Storage.
     pub db: Db,
+    /// The one clock every handler and service reads (tests move it instead of waiting).
+    pub clock: Arc<crate::clock::Clock>,
     /// Named in every answer's `source` block, e.g. `lowdown-server (local)`.
     pub deployment: String,
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`).
@@ -24,7 +26,7 @@ pub struct AppState {
     /// `--unsafe-allow-private-hosts`: store and list private and special-use hosts (for
     /// local testing only). @default false
     pub allow_private_hosts: bool,
-    /// The sampling gateway: catalog, clock, upstream client (empty catalog by default).
+    /// The sampling gateway: catalog, upstream client (empty catalog by default).
     pub prowl: Arc<Prowl>,
     /// `--public-url`: the base of absolute links in feeds (else links are relative).
     pub public_url: Option<String>,
@@ -44,6 +46,7 @@ impl AppState {
     pub fn new(db: Db, deployment: impl Into<String>) -> Self {
         AppState {
             db,
+            clock: Arc::default(),
             deployment: deployment.into(),
             trusted_proxies: Arc::default(),
             trusted_networks: Arc::default(),
@@ -83,7 +86,7 @@ impl AppState {
 
     /// Unix milliseconds now, on the state's one clock (tests move it instead of waiting).
     pub fn now(&self) -> i64 {
-        self.prowl.clock.now()
+        self.clock.now()
     }
 
     /// The same state, storing and listing private hosts when `allow` (unsafe).

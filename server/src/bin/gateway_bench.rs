@@ -148,7 +148,7 @@ async fn main() -> anyhow::Result<()> {
         },
         |_| Some("sk_bench".into()),
     );
-    let now = prowl.clock.now();
+    let now = lowdown_server::clock::now_ms();
     let salt_id = lowdown_core::sample::salt_id(lowdown_core::sample::salt_epoch(now));
     let salt = salts::get_or_create(&db, &salt_id, now).await?;
     let roll =

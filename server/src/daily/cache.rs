@@ -6,16 +6,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use sqlx::Row;
-
 use super::{record, DailyRecord};
-use crate::db::Db;
-use crate::error::AppResult;
+use crate::db::daily::{fingerprint, Fingerprint};
+use crate::db::{Db, DbResult};
 
 /// Days kept (a year and more); the oldest go first.
 const KEPT: usize = 400;
-
-type Fingerprint = [i64; 6];
 
 /// Records by day, each with the fingerprint it was computed at.
 #[derive(Default)]
@@ -23,36 +19,9 @@ pub struct Cache {
     days: Mutex<BTreeMap<String, (Fingerprint, Arc<DailyRecord>)>>,
 }
 
-async fn count(db: &Db, table: &str, day: &str) -> AppResult<i64> {
-    // `table` is one of the fixed names below, never input.
-    let sql = format!("SELECT COUNT(*) FROM {table} WHERE day = $1");
-    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(day.to_owned())
-        .fetch_one(&db.pool)
-        .await?
-        .try_get(0)?)
-}
-
-async fn fingerprint(db: &Db, day: &str) -> AppResult<Fingerprint> {
-    let runs = sqlx::query(
-        "SELECT COUNT(*), COALESCE(MAX(started_at), 0), COALESCE(MAX(finished_at), 0) FROM scan_runs WHERE day = $1",
-    )
-    .bind(day.to_owned())
-    .fetch_one(&db.pool)
-    .await?;
-    Ok([
-        runs.try_get(0)?,
-        runs.try_get(1)?,
-        runs.try_get(2)?,
-        count(db, "scanner_observations", day).await?,
-        count(db, "scanner_skips", day).await?,
-        count(db, "registry_changes", day).await?,
-    ])
-}
-
 impl Cache {
     /// The record of `day` (see [`record`]), computed only when the day changed.
-    pub async fn record(&self, db: &Db, day: &str) -> AppResult<Option<Arc<DailyRecord>>> {
+    pub async fn record(&self, db: &Db, day: &str) -> DbResult<Option<Arc<DailyRecord>>> {
         let fp = fingerprint(db, day).await?;
         if fp[0] == 0 {
             return Ok(None);

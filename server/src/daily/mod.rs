@@ -16,11 +16,9 @@ use lowdown_core::scanner::changes::Comparison;
 use lowdown_core::scanner::days::{day_number, iso};
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::Row;
 
-use crate::db::{get_u64, Db};
-use crate::error::AppResult;
-use crate::scanner::answer::{observation, OBS_COLS};
+use crate::db::daily::{self as store, FirstColumn};
+use crate::db::{Db, DbResult};
 
 /// Most items listed per list (the totals are always given).
 pub const LIST_MAX: usize = 50;
@@ -172,148 +170,89 @@ pub struct DailyRecord {
 }
 
 /// The days with a scan run, newest first, at most `limit`.
-pub async fn days(db: &Db, limit: i64) -> AppResult<Vec<String>> {
-    let rows = sqlx::query("SELECT DISTINCT day FROM scan_runs ORDER BY day DESC LIMIT $1")
-        .bind(limit)
-        .fetch_all(&db.pool)
-        .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+pub async fn days(db: &Db, limit: i64) -> DbResult<Vec<String>> {
+    store::days(db, limit).await
 }
 
 fn opt_u64(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)
 }
 
-async fn runs(db: &Db, day: &str) -> AppResult<Vec<Run>> {
-    let rows = sqlx::query(
-        "SELECT scan_run_id, status, started_at, finished_at, summary FROM scan_runs \
-         WHERE day = $1 ORDER BY started_at, scan_run_id",
-    )
-    .bind(day.to_owned())
-    .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
+async fn runs(db: &Db, day: &str) -> DbResult<Vec<Run>> {
+    Ok(store::runs(db, day)
+        .await?
+        .into_iter()
         .map(|r| {
-            let summary: Option<String> = r.try_get(4)?;
-            let s: Value = summary
+            let s: Value = r
+                .summary
                 .and_then(|t| serde_json::from_str(&t).ok())
                 .unwrap_or_default();
-            Ok(Run {
-                scan_run_id: r.try_get(0)?,
-                status: r.try_get(1)?,
-                started_ms: r.try_get(2)?,
-                finished_ms: r.try_get(3)?,
-                started_at: iso(r.try_get(2)?),
-                finished_at: r.try_get::<Option<i64>, _>(3)?.map(iso),
+            Run {
+                scan_run_id: r.scan_run_id,
+                status: r.status,
+                started_ms: r.started_ms,
+                finished_ms: r.finished_ms,
+                started_at: iso(r.started_ms),
+                finished_at: r.finished_ms.map(iso),
                 entries: opt_u64(&s, "entries"),
                 active_latest: opt_u64(&s, "active_latest"),
                 probeable: opt_u64(&s, "probeable"),
                 members: opt_u64(&s, "members"),
                 remotes: opt_u64(&s, "remotes"),
-            })
+            }
         })
-        .collect()
+        .collect())
 }
 
-async fn observations(db: &Db, day: &str) -> AppResult<Observations> {
-    let rows = sqlx::query(
-        "SELECT reached_level, http_status, error_type, COUNT(*) FROM scanner_observations \
-         WHERE day = $1 GROUP BY reached_level, http_status, error_type",
-    )
-    .bind(day.to_owned())
-    .fetch_all(&db.pool)
-    .await?;
+async fn observations(db: &Db, day: &str) -> DbResult<Observations> {
     let mut o = Observations::default();
-    for r in &rows {
-        let n = get_u64(r, 3)?;
-        let error: Option<String> = r.try_get(2)?;
+    for r in store::observation_counts(db, day).await? {
+        let n = r.n;
         o.total += n;
-        if error.as_deref() == Some("blocked_url") {
+        if r.error_type.as_deref() == Some("blocked_url") {
             o.blocked += n;
             continue;
         }
         o.probe_attempts += n;
-        *o.by_level
-            .entry(r.try_get::<i64, _>(0)?.to_string())
-            .or_default() += n;
-        let status = r
-            .try_get::<Option<i64>, _>(1)?
-            .map_or("none".to_owned(), |s| s.to_string());
+        *o.by_level.entry(r.reached_level.to_string()).or_default() += n;
+        let status = r.http_status.map_or("none".to_owned(), |s| s.to_string());
         *o.by_status.entry(status).or_default() += n;
-        if let Some(e) = error {
+        if let Some(e) = r.error_type {
             *o.by_error_type.entry(e).or_default() += n;
         }
     }
-    o.targets = get_u64(
-        &sqlx::query(
-            "SELECT COUNT(DISTINCT target_id) FROM scanner_observations \
-             WHERE day = $1 AND (error_type IS NULL OR error_type <> 'blocked_url')",
-        )
-        .bind(day.to_owned())
-        .fetch_one(&db.pool)
-        .await?,
-        0,
-    )?;
+    o.targets = store::observed_targets(db, day).await?;
     Ok(o)
 }
 
-async fn registry_changes(db: &Db, day: &str) -> AppResult<(Vec<Change>, BTreeMap<String, u64>)> {
-    let rows = sqlx::query(
-        "SELECT name, field, from_value, to_value FROM registry_changes WHERE day = $1 ORDER BY name, field",
-    )
-    .bind(day.to_owned())
-    .fetch_all(&db.pool)
-    .await?;
+async fn registry_changes(db: &Db, day: &str) -> DbResult<(Vec<Change>, BTreeMap<String, u64>)> {
+    let rows = store::registry_changes(db, day).await?;
     let mut by_field = BTreeMap::new();
     let mut out = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let field: String = r.try_get(1)?;
-        *by_field.entry(field.clone()).or_default() += 1;
-        let (from, to): (String, String) = (r.try_get(2)?, r.try_get(3)?);
+    for r in rows {
+        *by_field.entry(r.field.clone()).or_default() += 1;
         out.push(Change {
-            name: r.try_get(0)?,
-            field,
-            from: serde_json::from_str(&from).unwrap_or_default(),
-            to: serde_json::from_str(&to).unwrap_or_default(),
+            name: r.name,
+            field: r.field,
+            from: serde_json::from_str(&r.from_value).unwrap_or_default(),
+            to: serde_json::from_str(&r.to_value).unwrap_or_default(),
         });
     }
     Ok((out, by_field))
 }
 
-async fn not_probed(db: &Db, day: &str) -> AppResult<BTreeMap<String, u64>> {
-    let rows =
-        sqlx::query("SELECT reason, COUNT(*) FROM scanner_skips WHERE day = $1 GROUP BY reason")
-            .bind(day.to_owned())
-            .fetch_all(&db.pool)
-            .await?;
-    rows.iter()
-        .map(|r| Ok((r.try_get(0)?, get_u64(r, 1)?)))
-        .collect()
+async fn not_probed(db: &Db, day: &str) -> DbResult<BTreeMap<String, u64>> {
+    Ok(store::skip_reasons(db, day).await?.into_iter().collect())
 }
 
 /// Servers reaching level 2 on `day`, each compared (by the core's rule) with the previous
 /// level-2 observation of the same remote.
-async fn definition_changes(db: &Db, day: &str) -> AppResult<DefinitionChanges> {
-    let today = format!("SELECT {OBS_COLS}, target_id FROM scanner_observations WHERE day = $1 AND reached_level = 2");
-    let before = format!(
-        "SELECT {OBS_COLS}, target_id FROM scanner_observations WHERE id IN (\
-         SELECT MAX(p.id) FROM scanner_observations p JOIN (SELECT DISTINCT target_id, remote_url \
-         FROM scanner_observations WHERE day = $1 AND reached_level = 2) d \
-         ON p.target_id = d.target_id AND p.remote_url = d.remote_url \
-         WHERE p.day < $2 AND p.reached_level = 2 GROUP BY p.target_id, p.remote_url)"
-    );
+async fn definition_changes(db: &Db, day: &str) -> DbResult<DefinitionChanges> {
     let mut per_target: BTreeMap<String, (Vec<_>, bool)> = BTreeMap::new();
-    for (sql, earlier) in [(today, false), (before, true)] {
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(day.to_owned());
-        if earlier {
-            q = q.bind(day.to_owned());
-        }
-        let rows = q.fetch_all(&db.pool).await?;
-        for r in &rows {
-            let e = per_target.entry(r.try_get(14)?).or_default();
-            e.0.push(observation(r)?);
-            e.1 |= earlier;
-        }
+    for (target, obs, earlier) in store::level2_observations(db, day).await? {
+        let e = per_target.entry(target).or_default();
+        e.0.push(obs);
+        e.1 |= earlier;
     }
     let d = day_number(day).unwrap_or(0);
     let mut out = DefinitionChanges::default();
@@ -330,54 +269,26 @@ async fn definition_changes(db: &Db, day: &str) -> AppResult<DefinitionChanges> 
     Ok(out)
 }
 
-async fn first_values(db: &Db, day: &str, column: &str) -> AppResult<Counted<FirstValue>> {
-    // `column` is one of two fixed names, never input.
-    let sql = format!(
-        "SELECT o.target_id, o.{column} FROM scanner_observations o WHERE o.day = $1 \
-         AND o.{column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM scanner_observations p \
-         WHERE p.target_id = o.target_id AND p.{column} = o.{column} AND p.day < $2) \
-         GROUP BY o.target_id, o.{column} ORDER BY o.target_id, o.{column}"
-    );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(day.to_owned())
-        .bind(day.to_owned())
-        .fetch_all(&db.pool)
-        .await?;
-    let all = rows
-        .iter()
-        .map(|r| {
-            Ok(FirstValue {
-                target: r.try_get(0)?,
-                value: r.try_get(1)?,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+async fn first_values(db: &Db, day: &str, column: FirstColumn) -> DbResult<Counted<FirstValue>> {
+    let all = store::first_values(db, day, column)
+        .await?
+        .into_iter()
+        .map(|(target, value)| FirstValue { target, value })
+        .collect();
     Ok(Counted::of(all))
 }
 
-async fn first_observed(db: &Db, day: &str) -> AppResult<FirstObserved> {
-    let rows = sqlx::query(
-        "SELECT DISTINCT o.target_id FROM scanner_observations o WHERE o.day = $1 AND NOT EXISTS \
-         (SELECT 1 FROM scanner_observations p WHERE p.target_id = o.target_id AND p.day < $2) \
-         ORDER BY o.target_id",
-    )
-    .bind(day.to_owned())
-    .bind(day.to_owned())
-    .fetch_all(&db.pool)
-    .await?;
-    let targets: BTreeSet<String> = rows
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<Result<_, _>>()?;
+async fn first_observed(db: &Db, day: &str) -> DbResult<FirstObserved> {
+    let targets: BTreeSet<String> = store::first_targets(db, day).await?.into_iter().collect();
     Ok(FirstObserved {
         targets: Counted::of(targets.into_iter().collect()),
-        server_versions: first_values(db, day, "server_version").await?,
-        schema_hashes: first_values(db, day, "schema_hash").await?,
+        server_versions: first_values(db, day, FirstColumn::ServerVersion).await?,
+        schema_hashes: first_values(db, day, FirstColumn::SchemaHash).await?,
     })
 }
 
 /// The record of `day`, or `None` when no scan ran that day.
-pub async fn record(db: &Db, day: &str) -> AppResult<Option<DailyRecord>> {
+pub async fn record(db: &Db, day: &str) -> DbResult<Option<DailyRecord>> {
     let runs = runs(db, day).await?;
     let Some(published_ms) = runs
         .iter()

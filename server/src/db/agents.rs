@@ -6,7 +6,7 @@ use sqlx::Row;
 
 use super::{random_id, Db};
 use crate::db::quota::{Draws, Quota};
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// What an agent registers with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,13 +39,13 @@ pub fn key_hash(key: &str) -> String {
 
 /// Registers an agent and returns its new key. With a `quota` (the network's registration
 /// budget) the registration is counted in the same transaction; over the limit the answer
-/// is [`crate::error::AppError::RateLimited`] and nothing is written.
+/// is [`DbError::RateLimited`] and nothing is written.
 pub async fn register(
     db: &Db,
     agent: NewAgent,
     now: i64,
     quota: Option<Quota>,
-) -> AppResult<Registered> {
+) -> DbResult<Registered> {
     let agent_id = random_id("ag_", 8)?;
     let agent_key = random_id("ak_", 24)?;
     let hash = key_hash(&agent_key);
@@ -95,7 +95,7 @@ pub struct KeyHolder {
 }
 
 /// The agent a key belongs to, or `None` for an unknown key.
-pub async fn agent_for_key(db: &Db, key: &str) -> AppResult<Option<KeyHolder>> {
+pub async fn agent_for_key(db: &Db, key: &str) -> DbResult<Option<KeyHolder>> {
     let row = sqlx::query("SELECT agent_id, created_at, accepted FROM agents WHERE key_hash = $1")
         .bind(key_hash(key))
         .fetch_optional(&db.pool)

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 use super::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// One catalog entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub struct Service {
 }
 
 /// Adds or replaces services (a host moves to the service that lists it last).
-pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> AppResult<()> {
+pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> DbResult<()> {
     db.write(move |conn| {
         Box::pin(async move {
             for s in services {
@@ -56,7 +56,7 @@ pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> AppResult<()> 
 }
 
 /// Every service with its hosts, sorted by id.
-pub async fn list(db: &Db) -> AppResult<Vec<Service>> {
+pub async fn list(db: &Db) -> DbResult<Vec<Service>> {
     let services = sqlx::query("SELECT service_id, name FROM services ORDER BY service_id")
         .fetch_all(&db.pool)
         .await?;
@@ -82,7 +82,7 @@ pub async fn list(db: &Db) -> AppResult<Vec<Service>> {
 }
 
 /// The service a host belongs to: the host itself or its nearest listed parent domain.
-pub async fn service_for_host(db: &Db, host: &str) -> AppResult<Option<String>> {
+pub async fn service_for_host(db: &Db, host: &str) -> DbResult<Option<String>> {
     let host = host.to_lowercase();
     let mut candidates = vec![host.as_str()];
     let mut rest = host.as_str();

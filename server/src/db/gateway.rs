@@ -10,7 +10,7 @@ pub mod salts;
 use sqlx::Row;
 
 use super::{random_id, Db};
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// Records a refused forged or replayed decision or receipt against `agent_id`.
 pub async fn flag_agent(
@@ -19,7 +19,7 @@ pub async fn flag_agent(
     kind: &str,
     service_id: Option<&str>,
     at: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let id = random_id("fl_", 12)?;
     let (agent, kind, service) = (
         agent_id.to_owned(),
@@ -54,16 +54,16 @@ pub struct AgentInfo {
 }
 
 /// The agent a key belongs to.
-pub async fn agent_by_key(db: &Db, key: &str) -> AppResult<Option<AgentInfo>> {
+pub async fn agent_by_key(db: &Db, key: &str) -> DbResult<Option<AgentInfo>> {
     agent_where(db, "key_hash", super::agents::key_hash(key)).await
 }
 
 /// An agent by id.
-pub async fn agent_by_id(db: &Db, agent_id: &str) -> AppResult<Option<AgentInfo>> {
+pub async fn agent_by_id(db: &Db, agent_id: &str) -> DbResult<Option<AgentInfo>> {
     agent_where(db, "agent_id", agent_id.to_owned()).await
 }
 
-async fn agent_where(db: &Db, column: &'static str, value: String) -> AppResult<Option<AgentInfo>> {
+async fn agent_where(db: &Db, column: &'static str, value: String) -> DbResult<Option<AgentInfo>> {
     let sql = format!("SELECT agent_id, created_at, public_key FROM agents WHERE {column} = $1");
     let row = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(value)

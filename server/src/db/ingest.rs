@@ -20,7 +20,7 @@ use super::rollup::{Added, Fact, Rollup};
 use super::upsert::{is_sqlite, placeholders, Binds, MAX_PARAMS};
 use super::{random_id, Backend, Db};
 use crate::clock;
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 use crate::names::enum_label;
 
 /// The raw row's columns, in the order [`insert_records`] writes them.
@@ -201,7 +201,7 @@ pub async fn store_interactions(
     records: Vec<InteractionRecord>,
     sender: Sender,
     now: i64,
-) -> AppResult<Ingested> {
+) -> DbResult<Ingested> {
     let total = records.len();
     let mut stored = Vec::with_capacity(total);
     for (pos, rec) in records.into_iter().enumerate() {
@@ -240,8 +240,8 @@ pub async fn store_interactions(
             }
             Ok(Ingested { fates })
         }
-        Ok(Err(detail)) => Err(AppError::internal(detail)),
-        Err(_) => Err(AppError::internal("ingest group writer stopped")),
+        Ok(Err(detail)) => Err(DbError::internal(detail)),
+        Err(_) => Err(DbError::internal("ingest group writer stopped")),
     }
 }
 
@@ -319,7 +319,7 @@ async fn commit_group(db: &Db, now: i64) {
         }
         Err(e) => {
             let detail = match &e {
-                AppError::Internal { detail } => detail.clone(),
+                DbError::Internal { detail } => detail.clone(),
                 other => other.to_string(),
             };
             for reply in replies {
@@ -373,7 +373,7 @@ async fn write_batch(
     senders: &[Sender],
     known: Option<&super::known::Known>,
     now: i64,
-) -> AppResult<(Vec<(usize, usize, Fate)>, Added)> {
+) -> DbResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
     let inserted = insert_records(conn, &all, senders, &labels, &day, now).await?;
@@ -440,7 +440,7 @@ async fn limit(
     senders: &[Sender],
     fates: &mut [Fate],
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     if senders.iter().all(|s| s.draws.quotas.is_empty()) {
         return Ok(());
     }
@@ -494,7 +494,7 @@ async fn limit(
 }
 
 /// Deletes raw rows by record id (the refused ones this transaction inserted).
-async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> AppResult<()> {
+async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
     for chunk in ids.chunks(MAX_PARAMS) {
         let sql = format!(
             "DELETE FROM interactions WHERE record_id IN {}",
@@ -520,7 +520,7 @@ async fn cap(
     senders: &[Sender],
     fates: &[Fate],
     day: &str,
-) -> AppResult<()> {
+) -> DbResult<()> {
     use lowdown_core::aggregate::{under_cap, NETWORK_DAILY_CAP};
     let mut groups: std::collections::BTreeMap<(&str, &str), Vec<usize>> =
         std::collections::BTreeMap::new();
@@ -617,7 +617,7 @@ async fn insert_records(
     labels: &[Labels],
     day: &str,
     now: i64,
-) -> AppResult<HashSet<String>> {
+) -> DbResult<HashSet<String>> {
     let mut rows = Rows::new(COLS, stored.len());
     for ((job, s), l) in stored.iter().zip(labels) {
         let r = &s.rec;

@@ -11,7 +11,7 @@ use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Rows};
 use super::{get_u64, Db};
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// Rows to add: (target, task, bucket index) → (count, sum of latencies in ms). The map's
 /// order is every writer's lock order (see `upsert::add_counts`).
@@ -58,7 +58,7 @@ pub async fn summary(
     db: &Db,
     target: &str,
     task: Option<&str>,
-) -> AppResult<Option<LatencySummary>> {
+) -> DbResult<Option<LatencySummary>> {
     db.settle().await?;
     let (histogram, sum_ms) = read(db, target, task).await?;
     Ok(latency_summary(&histogram, sum_ms))
@@ -66,13 +66,13 @@ pub async fn summary(
 
 /// The histogram behind [`summary`]: each bucket's upper bound (ms) and the rated organic
 /// calls in it; the sum of the counts is the sample of `latency_ms`.
-pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> AppResult<Vec<(f64, u64)>> {
+pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> DbResult<Vec<(f64, u64)>> {
     db.settle().await?;
     let (histogram, _) = read(db, target, task).await?;
     Ok(LATENCY_BUCKETS_MS.iter().copied().zip(histogram).collect())
 }
 
-async fn read(db: &Db, target: &str, task: Option<&str>) -> AppResult<(Vec<u64>, f64)> {
+async fn read(db: &Db, target: &str, task: Option<&str>) -> DbResult<(Vec<u64>, f64)> {
     let mut sql = "SELECT bucket, CAST(SUM(n) AS BIGINT), SUM(sum_ms) FROM rollup_latency \
                    WHERE target = $1"
         .to_owned();

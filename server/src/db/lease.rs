@@ -9,7 +9,7 @@
 use sqlx::Row;
 
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// The lease the daily scan runs under.
 pub const SCAN_LEASE: &str = "scan";
@@ -34,7 +34,7 @@ pub async fn acquire(
     holder: &str,
     now: i64,
     ttl_ms: i64,
-) -> AppResult<Result<(), Held>> {
+) -> DbResult<Result<(), Held>> {
     let (name, holder) = (name.to_owned(), holder.to_owned());
     db.write(move |conn| {
         Box::pin(async move {
@@ -66,7 +66,7 @@ pub async fn acquire(
 }
 
 /// Extends a lease `holder` still holds; `false` when it no longer does.
-pub async fn renew(db: &Db, name: &str, holder: &str, expires_at: i64) -> AppResult<bool> {
+pub async fn renew(db: &Db, name: &str, holder: &str, expires_at: i64) -> DbResult<bool> {
     let (name, holder) = (name.to_owned(), holder.to_owned());
     db.write(move |conn| {
         Box::pin(async move {
@@ -84,7 +84,7 @@ pub async fn renew(db: &Db, name: &str, holder: &str, expires_at: i64) -> AppRes
 }
 
 /// Gives a lease up (a no-op when `holder` no longer holds it).
-pub async fn release(db: &Db, name: &str, holder: &str) -> AppResult<()> {
+pub async fn release(db: &Db, name: &str, holder: &str) -> DbResult<()> {
     let (name, holder) = (name.to_owned(), holder.to_owned());
     db.write(move |conn| {
         Box::pin(async move {

@@ -23,7 +23,7 @@ use lowdown_core::telemetry::unlisted_target;
 use sqlx::Row;
 
 use super::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 use crate::names::{like_escape, name_key};
 
 /// How a requested target name maps to stored targets.
@@ -45,7 +45,7 @@ const READ_LIMIT: i64 = 100;
 
 /// Resolves `name` as described in the module docs. `allow_private` is the server's
 /// `--unsafe-allow-private-hosts`.
-pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Resolution> {
+pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> DbResult<Resolution> {
     db.settle().await?;
     // The name asked for is only search text; what is filtered is every stored name found.
     let listed = |t: &String| unlisted_target(t, allow_private).is_none();
@@ -57,7 +57,7 @@ pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Reso
     if let Some(r) = pick(targets(db, "lookup_key = $1", form.clone()).await?, listed) {
         return Ok(r);
     }
-    let declaring = crate::scanner::packages::store::declaring_entries(db, name).await?;
+    let declaring = crate::db::packages::declaring_entries(db, name).await?;
     if let Some(r) = pick(declaring, listed) {
         return Ok(r);
     }
@@ -87,7 +87,7 @@ pub async fn resolve(db: &Db, name: &str, allow_private: bool) -> AppResult<Reso
 }
 
 /// Stored targets matching `condition` (on one bound value), in name order.
-async fn targets(db: &Db, condition: &str, value: String) -> AppResult<Vec<String>> {
+async fn targets(db: &Db, condition: &str, value: String) -> DbResult<Vec<String>> {
     // `condition` is one of the fixed strings above, never input.
     let sql =
         format!("SELECT target FROM targets WHERE {condition} ORDER BY target LIMIT {READ_LIMIT}");

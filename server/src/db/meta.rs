@@ -11,7 +11,7 @@ use sqlx::{AnyConnection, AnyPool, Row};
 
 use super::latency::{self, LatencyRows};
 use super::Db;
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 
 /// Length of the caller secret in bytes.
 const SECRET_BYTES: usize = 32;
@@ -19,9 +19,9 @@ const SECRET_BYTES: usize = 32;
 /// The deployment's caller secret: read, or created from the operating system's random
 /// source when absent. Several servers starting together agree: the first insert wins and
 /// everyone reads the stored value.
-pub(super) async fn caller_secret(pool: &AnyPool) -> AppResult<Vec<u8>> {
+pub(super) async fn caller_secret(pool: &AnyPool) -> DbResult<Vec<u8>> {
     let mut fresh = [0u8; SECRET_BYTES];
-    getrandom::fill(&mut fresh).map_err(|e| AppError::internal(format!("getrandom: {e}")))?;
+    getrandom::fill(&mut fresh).map_err(|e| DbError::internal(format!("getrandom: {e}")))?;
     sqlx::query(
         "INSERT INTO server_meta (key, value) VALUES ('caller_secret', $1) ON CONFLICT (key) DO NOTHING",
     )
@@ -34,7 +34,7 @@ pub(super) async fn caller_secret(pool: &AnyPool) -> AppResult<Vec<u8>> {
     let stored: String = row.try_get(0)?;
     match hex::decode(&stored) {
         Ok(secret) if secret.len() == SECRET_BYTES => Ok(secret),
-        _ => Err(AppError::internal(
+        _ => Err(DbError::internal(
             "server_meta.caller_secret is not 32 bytes of hex",
         )),
     }
@@ -44,14 +44,14 @@ pub(super) async fn caller_secret(pool: &AnyPool) -> AppResult<Vec<u8>> {
 /// once per database: the marker row is inserted in the same transaction, so a second
 /// server starting at the same time waits for it and then skips. Runs on a pool
 /// connection, before the server keeps a writer of its own.
-pub(super) async fn backfill(db: &Db, now: i64) -> AppResult<()> {
+pub(super) async fn backfill(db: &Db, now: i64) -> DbResult<()> {
     let mut tx = db.pool.begin().await?;
     backfill_in(&mut tx, now).await?;
     tx.commit().await?;
     Ok(())
 }
 
-async fn backfill_in(conn: &mut AnyConnection, now: i64) -> AppResult<()> {
+async fn backfill_in(conn: &mut AnyConnection, now: i64) -> DbResult<()> {
     let claimed = sqlx::query(
         "INSERT INTO server_meta (key, value) VALUES ('backfill_0003', $1) \
          ON CONFLICT (key) DO NOTHING RETURNING key",

@@ -18,18 +18,26 @@ pub mod agents;
 mod batch;
 pub mod catalog;
 mod checkpoint;
+pub mod daily;
+pub mod export;
 pub mod gateway;
 pub mod ingest;
 mod known;
 pub mod latency;
 pub mod lease;
+pub mod leases;
 pub mod lookup;
 mod meta;
 pub mod nodes;
+pub mod observations;
+pub mod packages;
+pub mod provider;
 pub mod quota;
 pub mod reputation;
 mod roller;
 mod rollup;
+pub mod scanner;
+pub mod submissions;
 pub mod telemetry;
 pub mod top;
 pub(crate) mod upsert;
@@ -150,9 +158,9 @@ pub fn migrations_through(sqlite: bool, version: i64) -> Vec<(i64, &'static str,
     out
 }
 
-/// Errors opening the database.
-#[derive(Debug, thiserror::Error, serde::Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// What storage can fail with. `db` knows nothing of HTTP: the error module maps this
+/// once into the answer (`impl From<DbError> for DbError`).
+#[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// The URL names neither `sqlite:` nor `postgres:`/`postgresql:`.
     #[error("unsupported database URL (expected sqlite:// or postgres://)")]
@@ -169,7 +177,43 @@ pub enum DbError {
         /// The driver's message.
         message: String,
     },
+    /// A write drew on a quota with nothing left; nothing was written.
+    #[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
+    RateLimited {
+        /// What is counted: `observations` or `registrations`.
+        what: String,
+        /// `agent key` or `IP address`.
+        scope: String,
+        /// The hourly limit that applies.
+        limit: u32,
+        /// Seconds until the window frees enough capacity.
+        retry_after_secs: u64,
+    },
+    /// A query or a stored value failed (the cause, for the log only).
+    #[error("{detail}")]
+    Internal {
+        /// The cause.
+        detail: String,
+    },
 }
+
+impl DbError {
+    /// A failure whose cause is logged, never answered.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        DbError::Internal {
+            detail: detail.to_string(),
+        }
+    }
+}
+
+impl From<sqlx::Error> for DbError {
+    fn from(e: sqlx::Error) -> Self {
+        DbError::internal(format!("database: {e}"))
+    }
+}
+
+/// The result of every storage function.
+pub type DbResult<T> = Result<T, DbError>;
 
 impl Db {
     /// Opens `url` (`sqlite://PATH?mode=rwc` or `postgres://...`) and applies migrations.
@@ -230,11 +274,8 @@ impl Db {
             roller: None,
         };
         db.migrate().await?;
-        let after_migrations = |e: crate::error::AppError| DbError::Migrate {
-            message: match e {
-                crate::error::AppError::Internal { detail } => detail,
-                other => other.to_string(),
-            },
+        let after_migrations = |e: DbError| DbError::Migrate {
+            message: e.to_string(),
         };
         db.caller_secret = meta::caller_secret(&db.pool)
             .await
@@ -263,7 +304,7 @@ impl Db {
 
     /// Rolls up every raw row the rollups do not include yet, whichever process stored
     /// it; returns how many (always 0 on PostgreSQL).
-    pub async fn roll_up(&self) -> crate::error::AppResult<u64> {
+    pub async fn roll_up(&self) -> DbResult<u64> {
         if self.backend == Backend::Postgres {
             return Ok(0);
         }
@@ -274,7 +315,7 @@ impl Db {
     /// Brings the rollups up to every record committed before the call (SQLite rolls them
     /// up behind the raw rows, see [`roller`]); reads of the rollups call it first. Free
     /// when nothing waits, and always on PostgreSQL.
-    pub async fn settle(&self) -> crate::error::AppResult<()> {
+    pub async fn settle(&self) -> DbResult<()> {
         match &self.roller {
             Some(r) => r.settle(self).await,
             None => Ok(()),
@@ -312,12 +353,12 @@ impl Db {
 
     /// Runs `f` inside one write transaction: committed when it returns `Ok`, rolled back
     /// (nothing written) when it returns `Err` or the future is dropped.
-    pub async fn write<T, F>(&self, f: F) -> crate::error::AppResult<T>
+    pub async fn write<T, F>(&self, f: F) -> DbResult<T>
     where
         F: for<'c> FnOnce(
             &'c mut sqlx::AnyConnection,
         ) -> std::pin::Pin<
-            Box<dyn std::future::Future<Output = crate::error::AppResult<T>> + Send + 'c>,
+            Box<dyn std::future::Future<Output = DbResult<T>> + Send + 'c>,
         >,
     {
         if self.backend == Backend::Postgres {
@@ -342,12 +383,12 @@ impl Db {
         &self,
         writer: &mut Option<sqlx::AnyConnection>,
         f: F,
-    ) -> crate::error::AppResult<T>
+    ) -> DbResult<T>
     where
         F: for<'c> FnOnce(
             &'c mut sqlx::AnyConnection,
         ) -> std::pin::Pin<
-            Box<dyn std::future::Future<Output = crate::error::AppResult<T>> + Send + 'c>,
+            Box<dyn std::future::Future<Output = DbResult<T>> + Send + 'c>,
         >,
     {
         let mut conn = match writer.take() {
@@ -363,10 +404,16 @@ impl Db {
         .await;
         // Keep the connection unless the database failed under it; a failed one is
         // replaced on the next write.
-        if !matches!(result, Err(crate::error::AppError::Internal { .. })) {
+        if !matches!(result, Err(DbError::Internal { .. })) {
             *writer = Some(conn);
         }
         result
+    }
+
+    /// One round trip to the database (`GET /healthz`).
+    pub async fn ping(&self) -> DbResult<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
     }
 
     /// Closes the pool, waiting for connections to be returned.
@@ -396,9 +443,8 @@ pub(crate) fn get_u64(row: &AnyRow, idx: usize) -> Result<u64, sqlx::Error> {
 
 /// Makes a fresh random identifier: `prefix` + `2 * bytes` lowercase hex digits, from the
 /// operating system's random source.
-pub fn random_id(prefix: &str, bytes: usize) -> Result<String, crate::error::AppError> {
+pub fn random_id(prefix: &str, bytes: usize) -> DbResult<String> {
     let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf)
-        .map_err(|e| crate::error::AppError::internal(format!("getrandom: {e}")))?;
+    getrandom::fill(&mut buf).map_err(|e| DbError::internal(format!("getrandom: {e}")))?;
     Ok(format!("{prefix}{}", hex::encode(buf)))
 }

@@ -3,7 +3,7 @@
 use sqlx::Row;
 
 use super::{get_u64, Db};
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// What one node has contributed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct Network {
 
 /// Whether the node ever sent a record: what [`contribution`] answers `Some` for, in one
 /// lookup (a reputation request asks this before its contributor detail).
-pub async fn has_contributed(db: &Db, node_id: &str) -> AppResult<bool> {
+pub async fn has_contributed(db: &Db, node_id: &str) -> DbResult<bool> {
     db.settle().await?;
     let row = sqlx::query("SELECT 1 FROM nodes WHERE node_id = $1")
         .bind(node_id.to_owned())
@@ -43,7 +43,7 @@ pub async fn has_contributed(db: &Db, node_id: &str) -> AppResult<bool> {
 }
 
 /// The node's contribution, or `None` when it never sent a record.
-pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contribution>> {
+pub async fn contribution(db: &Db, node_id: &str) -> DbResult<Option<Contribution>> {
     db.settle().await?;
     let Some(row) =
         sqlx::query("SELECT interactions, first_seen, last_seen FROM nodes WHERE node_id = $1")
@@ -78,7 +78,7 @@ pub async fn contribution(db: &Db, node_id: &str) -> AppResult<Option<Contributi
 }
 
 /// Network-wide totals.
-pub async fn network(db: &Db) -> AppResult<Network> {
+pub async fn network(db: &Db) -> DbResult<Network> {
     db.settle().await?;
     let nodes = sqlx::query("SELECT COUNT(*) FROM nodes")
         .fetch_one(&db.pool)

@@ -23,7 +23,7 @@ use sqlx::{AnyConnection, Row};
 use super::upsert::{bind_all, is_sqlite, placeholders, Val, MAX_PARAMS};
 use crate::caller::{network, subject};
 use crate::db::Db;
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 
 /// How often (ms) a process deletes the rows of idle subjects.
 const PRUNE_EVERY_MS: i64 = 600_000;
@@ -230,8 +230,8 @@ impl Quota {
     }
 
     /// The 429 for a request that got nothing of this budget.
-    pub fn refusal(&self, retry_after_secs: u64) -> AppError {
-        AppError::RateLimited {
+    pub fn refusal(&self, retry_after_secs: u64) -> DbError {
+        DbError::RateLimited {
             what: self.what.to_owned(),
             scope: self.scope.to_owned(),
             limit: self.limit,
@@ -324,13 +324,13 @@ pub(crate) async fn take(
 
 /// Takes one unit of `q` at `now` in a transaction of its own: `None` when taken, else why
 /// not. For a slot that must be held before something happens (a limited gateway call).
-pub async fn take_one(db: &Db, q: &Quota, now: i64) -> AppResult<Option<rule::Refused>> {
+pub async fn take_one(db: &Db, q: &Quota, now: i64) -> DbResult<Option<rule::Refused>> {
     take_together(db, std::slice::from_ref(q), now).await
 }
 
 /// Takes one unit of each of `qs` at `now`, all or none, in a transaction of its own:
 /// `None` when taken, else why not ([`rule::Refused::budget`] indexes `qs`).
-pub async fn take_together(db: &Db, qs: &[Quota], now: i64) -> AppResult<Option<rule::Refused>> {
+pub async fn take_together(db: &Db, qs: &[Quota], now: i64) -> DbResult<Option<rule::Refused>> {
     let mut draws = Draws::default();
     let all = qs.iter().map(|q| draws.quota(q.clone())).collect();
     draws.item(all);
@@ -439,7 +439,7 @@ pub async fn prune_if_due(db: &Db, now: i64) {
 
 /// Deletes the rows of every subject whose newest slot left the hour by `now` (unix ms);
 /// returns how many.
-pub async fn prune(db: &Db, now: i64) -> AppResult<u64> {
+pub async fn prune(db: &Db, now: i64) -> DbResult<u64> {
     let oldest_kept = now.div_euclid(SLOT_MS) - SLOTS as i64 + 1;
     db.write(move |conn| {
         Box::pin(async move {

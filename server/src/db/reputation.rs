@@ -8,7 +8,7 @@ use lowdown_core::record::Source;
 use sqlx::Row;
 
 use super::{get_u64, Db};
-use crate::error::AppResult;
+use crate::db::DbResult;
 use crate::names::parse_enum;
 
 fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
@@ -21,7 +21,7 @@ fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
 }
 
 /// Counts per source and class for `target`, optionally narrowed to one task.
-pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<SourceCounts> {
+pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> DbResult<SourceCounts> {
     db.settle().await?;
     let rows = match task {
         None => {
@@ -56,7 +56,7 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> AppResult<Sour
 /// Who stands behind the rated organic records of `target`: distinct contributors and
 /// networks, and the records of the network with the most. Kept per target, so an answer
 /// narrowed to one task (`?task_type=`) reports the target's (SPEC §5).
-pub async fn independence(db: &Db, target: &str) -> AppResult<Independence> {
+pub async fn independence(db: &Db, target: &str) -> DbResult<Independence> {
     db.settle().await?;
     let nets = sqlx::query(
         "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM rollup_networks WHERE target = $1 AND n > 0",
@@ -78,7 +78,7 @@ pub async fn task_breakdown(
     db: &Db,
     target: &str,
     task: Option<&str>,
-) -> AppResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
+) -> DbResult<BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)>> {
     db.settle().await?;
     // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
     // statements generically, and the OR form scans the whole table.
@@ -136,7 +136,7 @@ pub async fn failure_breakdown(
     db: &Db,
     target: &str,
     task: Option<&str>,
-) -> AppResult<BTreeMap<String, u64>> {
+) -> DbResult<BTreeMap<String, u64>> {
     db.settle().await?;
     let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
                    WHERE target = $1 AND source = 'organic' AND outcome_class = 'failure'"
@@ -167,7 +167,7 @@ pub async fn grouped(
     target: &str,
     task: Option<&str>,
     since_day: Option<&str>,
-) -> AppResult<BTreeMap<String, SourceCounts>> {
+) -> DbResult<BTreeMap<String, SourceCounts>> {
     db.settle().await?;
     let (table, column) = match dimension {
         Dimension::Day => ("rollup_days", "day"),

@@ -37,7 +37,7 @@ use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use super::rollup::{add_targets, latency_rule};
 use super::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// Waiting rows that make the ingest group which brought them roll.
 pub(crate) const ROLL_ROWS: u64 = 30_000;
@@ -110,7 +110,7 @@ impl Roller {
 
     /// Waits until the rollups include every row this process committed before the call:
     /// at once when they do, else in a roll at least [`READ_GAP`] after the last one.
-    pub(crate) async fn settle(&self, db: &Db) -> AppResult<()> {
+    pub(crate) async fn settle(&self, db: &Db) -> DbResult<()> {
         let need = self.committed.load(Ordering::Acquire);
         if self.rolled() >= need {
             return Ok(());
@@ -155,7 +155,7 @@ impl Roller {
 }
 
 /// Rolls up every row after the watermark, with the writer lock held; returns how many.
-pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> AppResult<u64> {
+pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> DbResult<u64> {
     let mut total = 0;
     loop {
         let n = db.write_locked(writer, |c| Box::pin(roll_chunk(c))).await?;
@@ -331,7 +331,7 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
 
 /// Applies the per-network cap to the rows in `from..=to` and adds them to
 /// `rollup_networks` (see [`CapSql`]).
-async fn cap_and_count_networks(conn: &mut AnyConnection, from: i64, to: i64) -> AppResult<()> {
+async fn cap_and_count_networks(conn: &mut AnyConnection, from: i64, to: i64) -> DbResult<()> {
     let c = &*CAP_SQL;
     for sql in c.prepare {
         sqlx::query(sql).execute(&mut *conn).await?;
@@ -357,7 +357,7 @@ async fn cap_and_count_networks(conn: &mut AnyConnection, from: i64, to: i64) ->
 }
 
 /// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
-async fn roll_chunk(conn: &mut AnyConnection) -> AppResult<u64> {
+async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     // A write first, so the transaction holds SQLite's write lock before it reads.
     let from: i64 =
         sqlx::query("UPDATE rollup_watermark SET rolled = rolled WHERE id = 1 RETURNING rolled")

@@ -17,7 +17,7 @@ use super::batch::{Cell, Rows};
 use super::known::Known;
 use super::latency::LatencyRows;
 use super::upsert::{add_text_counts, insert_ignore, insert_text_keys, Val};
-use crate::error::AppResult;
+use crate::db::DbResult;
 use crate::names::{enum_label, name_key};
 
 /// One stored record as the rollups see it: the raw row's columns, `""` for an absent
@@ -171,7 +171,7 @@ impl<'a> Rollup<'a> {
 
     /// Writes every row, as stored at `now`; returns what was registered (for
     /// [`Added::commit_to`]).
-    pub(super) async fn write(self, conn: &mut AnyConnection, now: i64) -> AppResult<Added> {
+    pub(super) async fn write(self, conn: &mut AnyConnection, now: i64) -> DbResult<Added> {
         if !self.targets.is_empty() {
             add_targets(conn, self.targets.iter().map(|t| (*t, now))).await?;
         }
@@ -235,7 +235,7 @@ async fn add_networks(
     conn: &mut AnyConnection,
     rows: &BTreeMap<[&str; 2], i64>,
     day: &str,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let mut batch = Rows::new(&NETWORK_COLS, rows.len());
     for ([target, network], n) in rows {
         for cell in [
@@ -290,7 +290,7 @@ async fn upsert_nodes(
     conn: &mut AnyConnection,
     nodes: &BTreeMap<&str, i64>,
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let cols = [
         ("node_id", "text"),
         ("interactions", "bigint"),

@@ -15,7 +15,7 @@ use super::upsert::{add_counts, insert_new, is_sqlite, placeholders, Binds, Val,
 use super::{get_u64, random_id, Db};
 use crate::clock;
 use crate::db::quota::Draws;
-use crate::error::AppResult;
+use crate::db::DbResult;
 use crate::names::{enum_str, parse_enum};
 use lowdown_core::quota::Refused;
 
@@ -85,9 +85,9 @@ pub struct Stored {
 /// duplicates and draw on no budget. The new ones draw on theirs in `draws` (one item per
 /// observation) in the same transaction ([`crate::db::quota`]): the first ones up to the
 /// tightest budget are stored, the rest refused as [`Fate::RateLimited`]. When nothing at
-/// all is accepted the answer is [`crate::error::AppError::RateLimited`] and nothing is
+/// all is accepted the answer is [`DbError::RateLimited`] and nothing is
 /// written. Each agent's count of accepted observations grows by what it got stored.
-pub async fn store(db: &Db, items: Vec<Weighed>, now: i64, draws: &Draws) -> AppResult<Stored> {
+pub async fn store(db: &Db, items: Vec<Weighed>, now: i64, draws: &Draws) -> DbResult<Stored> {
     let draws = draws.clone();
     let mut ids = Vec::with_capacity(items.len());
     for w in &items {
@@ -143,7 +143,7 @@ async fn duplicates(
     conn: &mut AnyConnection,
     items: &[Weighed],
     ids: &[String],
-) -> AppResult<Vec<Option<Fate>>> {
+) -> DbResult<Vec<Option<Fate>>> {
     let given: Vec<&str> = items
         .iter()
         .zip(ids)
@@ -172,7 +172,7 @@ async fn write(
     conn: &mut AnyConnection,
     items: &[(String, &Weighed, usize)],
     now: i64,
-) -> AppResult<HashSet<String>> {
+) -> DbResult<HashSet<String>> {
     if items.is_empty() {
         return Ok(HashSet::new());
     }
@@ -287,7 +287,7 @@ fn tier_of(tenths: i64) -> Option<WeightTier> {
 /// The `telemetry{...}` block for a host or catalog service id, or `None` when nothing was
 /// observed. Numbers summarise organic observations (the core's rules); `by_source`
 /// counts observations of every source, so nothing is mixed silently.
-pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
+pub async fn block(db: &Db, subject: &str) -> DbResult<Option<Value>> {
     // One query for both kinds (one round trip per answer); a host wins over a service
     // id of the same name.
     let all = sqlx::query(
@@ -345,7 +345,7 @@ pub async fn block(db: &Db, subject: &str) -> AppResult<Option<Value>> {
         let summary = summarize_telemetry(&rollup);
         let organic = by_source.get("organic").copied().unwrap_or(0);
         let who = independence(db, kind, subject).await?;
-        let mut v = serde_json::to_value(summary).map_err(crate::error::AppError::internal)?;
+        let mut v = serde_json::to_value(summary).map_err(crate::db::DbError::internal)?;
         if let Value::Object(m) = &mut v {
             m.insert("contributors".into(), json!(who.contributors));
             m.insert("networks".into(), json!(who.networks));
@@ -371,7 +371,7 @@ async fn independence(
     db: &Db,
     kind: &str,
     subject: &str,
-) -> AppResult<lowdown_core::aggregate::Independence> {
+) -> DbResult<lowdown_core::aggregate::Independence> {
     let nets = sqlx::query(
         "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM telemetry_networks \
          WHERE subject_kind = $1 AND subject = $2",

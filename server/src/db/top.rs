@@ -6,7 +6,7 @@ use lowdown_core::telemetry::unlisted_target;
 use sqlx::Row;
 
 use super::{get_u64, Db};
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// Targets with the most interactions (protocol traffic is not an interaction), most first
 /// (ties by name); private hosts never listed.
@@ -14,7 +14,7 @@ pub async fn by_interactions(
     db: &Db,
     limit: usize,
     allow_private: bool,
-) -> AppResult<Vec<(String, u64)>> {
+) -> DbResult<Vec<(String, u64)>> {
     db.settle().await?;
     let rows = sqlx::query(
         "SELECT target, CAST(SUM(n) AS BIGINT) AS total FROM rollup_targets WHERE outcome_class <> 'protocol' \
@@ -36,7 +36,7 @@ pub async fn by_interactions(
 
 /// Targets with the most Scanner observations on or after `since` (a UTC day), most first
 /// (ties by name).
-pub async fn by_observations(db: &Db, since: &str, limit: usize) -> AppResult<Vec<(String, u64)>> {
+pub async fn by_observations(db: &Db, since: &str, limit: usize) -> DbResult<Vec<(String, u64)>> {
     let rows = sqlx::query(
         "SELECT target_id, COUNT(*) AS total FROM scanner_observations WHERE day >= $1 \
          GROUP BY target_id ORDER BY total DESC, target_id LIMIT $2",

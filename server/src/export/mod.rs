@@ -13,10 +13,8 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use futures_util::TryStreamExt;
 use lowdown_core::scanner::days::iso;
 use serde::Serialize;
-use sqlx::Row;
 
 use crate::db::Db;
 
@@ -38,7 +36,7 @@ pub enum ExportError {
     },
     /// Reading the database failed.
     #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(#[from] crate::db::DbError),
 }
 
 /// What was written.
@@ -76,37 +74,26 @@ async fn month_csv(db: &Db, month: &str) -> Result<(Vec<u8>, u64), ExportError> 
     out.extend_from_slice(HEADER.as_bytes());
     out.push(b'\n');
     let mut rows = 0;
-    let mut stream = sqlx::query(
-        "SELECT id, scan_run_id, target_id, observed_at, remote_url, http_status, reached_level, \
-         latency_ms, error_type, tool_count, server_version, schema_hash FROM scanner_observations \
-         WHERE day >= $1 AND day < $2 ORDER BY id",
-    )
-    .bind(format!("{month}-01"))
-    .bind(format!("{month}-99"))
-    .fetch(&db.pool);
-    while let Some(r) = stream.try_next().await? {
-        let int = |i: usize| -> Result<Option<String>, sqlx::Error> {
-            Ok(r.try_get::<Option<i64>, _>(i)?.map(|v| v.to_string()))
-        };
-        let text =
-            |i: usize| -> Result<Option<String>, sqlx::Error> { r.try_get::<Option<String>, _>(i) };
+    crate::db::export::each_row(db, month, |r| {
+        let int = |v: Option<i64>| v.map(|v| v.to_string());
         let fields = [
-            int(0)?,
-            text(1)?,
-            text(2)?,
-            Some(iso(r.try_get(3)?)),
-            text(4)?,
-            int(5)?,
-            int(6)?,
-            number(r.try_get(7)?),
-            text(8)?,
-            int(9)?,
-            text(10)?,
-            text(11)?,
+            int(r.id),
+            r.scan_run_id,
+            r.target_id,
+            Some(iso(r.observed_at)),
+            r.remote_url,
+            int(r.http_status),
+            int(r.reached_level),
+            number(r.latency_ms),
+            r.error_type,
+            int(r.tool_count),
+            r.server_version,
+            r.schema_hash,
         ];
         out.extend_from_slice(csv::record(fields.iter().map(Option::as_deref)).as_bytes());
         rows += 1;
-    }
+    })
+    .await?;
     Ok((out, rows))
 }
 
@@ -114,13 +101,7 @@ async fn month_csv(db: &Db, month: &str) -> Result<(Vec<u8>, u64), ExportError> 
 pub async fn export(db: &Db, out: &Path, deployment: &str) -> Result<Exported, ExportError> {
     let dir = out.join(OBSERVATIONS_DIR);
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let months: Vec<String> =
-        sqlx::query("SELECT DISTINCT SUBSTR(day, 1, 7) AS m FROM scanner_observations ORDER BY m")
-            .fetch_all(&db.pool)
-            .await?
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()?;
+    let months = crate::db::export::months(db).await?;
     let mut exported = Exported::default();
     let mut written = BTreeSet::new();
     for month in &months {

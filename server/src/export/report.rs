@@ -8,11 +8,10 @@ use std::fmt::Write;
 
 use lowdown_core::scanner::days::iso;
 use serde_json::Value;
-use sqlx::Row;
 
 use super::{Exported, HEADER, OBSERVATIONS_DIR};
-use crate::db::{get_u64, Db};
-use crate::routes::source::{LICENSE, LICENSE_URL};
+use crate::db::{Db, DbResult};
+use crate::services::source::{LICENSE, LICENSE_URL};
 
 struct RunRow {
     id: String,
@@ -31,14 +30,8 @@ struct Counts {
     by_error: BTreeMap<String, u64>,
 }
 
-async fn counts(db: &Db, run: &str) -> Result<Counts, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT reached_level, http_status, error_type, COUNT(*) FROM scanner_observations \
-         WHERE scan_run_id = $1 GROUP BY reached_level, http_status, error_type",
-    )
-    .bind(run.to_owned())
-    .fetch_all(&db.pool)
-    .await?;
+async fn counts(db: &Db, run: &str) -> DbResult<Counts> {
+    let rows = crate::db::export::run_counts(db, run).await?;
     let mut c = Counts {
         total: 0,
         blocked: 0,
@@ -46,19 +39,17 @@ async fn counts(db: &Db, run: &str) -> Result<Counts, sqlx::Error> {
         by_status: BTreeMap::new(),
         by_error: BTreeMap::new(),
     };
-    for r in &rows {
-        let n = get_u64(r, 3)?;
-        let error: Option<String> = r.try_get(2)?;
+    for r in rows {
+        let n = r.n;
+        let error = r.error_type;
         c.total += n;
         if error.as_deref() == Some("blocked_url") {
             c.blocked += n;
             continue;
         }
-        *c.by_level
-            .entry(r.try_get::<i64, _>(0)?.to_string())
-            .or_default() += n;
+        *c.by_level.entry(r.reached_level.to_string()).or_default() += n;
         let status = r
-            .try_get::<Option<i64>, _>(1)?
+            .http_status
             .map_or("none (no response)".to_owned(), |s| s.to_string());
         *c.by_status.entry(status).or_default() += n;
         if let Some(e) = error {
@@ -98,35 +89,23 @@ fn n(v: &Value, key: &str) -> String {
 }
 
 /// The report's text.
-pub async fn report(db: &Db, deployment: &str, exported: &Exported) -> Result<String, sqlx::Error> {
-    let runs: Vec<RunRow> = sqlx::query(
-        "SELECT scan_run_id, day, status, started_at, finished_at, summary FROM scan_runs \
-         ORDER BY started_at DESC, scan_run_id DESC LIMIT 7",
-    )
-    .fetch_all(&db.pool)
-    .await?
-    .iter()
-    .map(|r| {
-        let summary: Option<String> = r.try_get(5)?;
-        Ok(RunRow {
-            id: r.try_get(0)?,
-            day: r.try_get(1)?,
-            status: r.try_get(2)?,
-            started: r.try_get(3)?,
-            finished: r.try_get(4)?,
-            summary: summary
+pub async fn report(db: &Db, deployment: &str, exported: &Exported) -> DbResult<String> {
+    let runs: Vec<RunRow> = crate::db::export::latest_runs(db, 7)
+        .await?
+        .into_iter()
+        .map(|r| RunRow {
+            id: r.scan_run_id,
+            day: r.day,
+            status: r.status,
+            started: r.started_ms,
+            finished: r.finished_ms,
+            summary: r
+                .summary
                 .and_then(|s| serde_json::from_str(&s).ok())
                 .unwrap_or_default(),
         })
-    })
-    .collect::<Result<_, sqlx::Error>>()?;
-    let span = sqlx::query(
-        "SELECT MIN(day), MAX(day), COUNT(DISTINCT target_id) FROM scanner_observations",
-    )
-    .fetch_one(&db.pool)
-    .await?;
-    let (first, last): (Option<String>, Option<String>) = (span.try_get(0)?, span.try_get(1)?);
-    let servers = get_u64(&span, 2)?;
+        .collect();
+    let (first, last, servers) = crate::db::export::span(db).await?;
     let retrieved = runs.first().map(|r| iso(r.finished.unwrap_or(r.started)));
 
     let mut out = format!("# Lowdown Scanner observations: {deployment}\n\n");

@@ -12,25 +12,24 @@ use lowdown_core::sample::{
 };
 use serde_json::{json, Value};
 
-use super::answer::Refusal;
-use super::proxy::{agent, agent_of};
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
 use crate::extract::JsonBody;
+use crate::services::agents::{agent, agent_of};
 use crate::state::AppState;
 
-type Answer = Result<Json<Value>, Refusal>;
+type Answer = Result<Json<Value>, AppError>;
 
-fn bad(message: impl Into<String>) -> Refusal {
-    AppError::bad_request(message).into()
+fn bad(message: impl Into<String>) -> AppError {
+    AppError::bad_request(message)
 }
 
-fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, Refusal> {
+fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, AppError> {
     match body.get(key) {
         None | Some(Value::Null) => Err(bad(format!("{key}: missing"))),
         Some(Value::String(s)) => {
-            crate::routes::check_name(key, s, max)?;
+            crate::extract::check_name(key, s, max)?;
             Ok(s)
         }
         Some(_) => Err(bad(format!("{key}: must be a string"))),
@@ -48,18 +47,19 @@ pub async fn list(State(state): State<AppState>) -> Answer {
 
 /// `GET /v1/services/{slug}`: one entry with `score` beside `audit` and `probe_health`.
 pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Answer {
-    let s = state.prowl.by_slug(&slug).ok_or_else(|| {
-        Refusal::from(AppError::NotFound {
+    let s = state
+        .prowl
+        .by_slug(&slug)
+        .ok_or_else(|| AppError::NotFound {
             message: format!("slug: no service {slug} in the catalog"),
-        })
-    })?;
+        })?;
     Ok(Json(super::services::view(&state, s, true).await?))
 }
 
 /// `GET /v1/sampling/salt`: today's salt, for registered agents only, with the key's `agent_id`.
 pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
     let agent = agent_of(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let epoch = salt_epoch(now);
     let id = salt_id(epoch);
     let salt = salts::get_or_create(&state.db, &id, now).await?;
@@ -83,7 +83,7 @@ pub async fn published(
             .filter(|l| (1..=366).contains(l))
             .ok_or_else(|| bad("limit: must be a whole number from 1 to 366"))?,
     };
-    let now = state.prowl.clock.now();
+    let now = state.now();
     // The newest retired day: yesterday once its overlap is over, else the day before.
     let current = salt_epoch(now);
     let newest = if salt_state(&salt_id(current - 1), now) == SaltState::Expired {
@@ -115,29 +115,29 @@ pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> 
         .prowl
         .by_service_id(service_id)
         .ok_or_else(|| bad(format!("service_id: {service_id} is not in the catalog")))?;
-    match salt_state(id, state.prowl.clock.now()) {
+    match salt_state(id, state.now()) {
         SaltState::Malformed => return Err(bad("salt_id: must look like s_YYYYMMDD")),
         SaltState::Expired => {}
         _ => {
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::CONFLICT,
                 "salt_not_published",
                 "salt not yet published",
             ))
         }
     }
-    let salt = salts::get(&state.db, id).await?.ok_or_else(|| {
-        Refusal::from(AppError::NotFound {
+    let salt = salts::get(&state.db, id)
+        .await?
+        .ok_or_else(|| AppError::NotFound {
             message: format!("salt_id: no salt {id} was ever issued"),
-        })
-    })?;
+        })?;
     let d = decide(service_id, agent_id, id, &salt, service.sampling_rate);
     Ok(Json(
         json!({"valid": d.roll.eq_ignore_ascii_case(claimed), "sampled": d.sampled, "bucket": d.bucket}),
     ))
 }
 
-fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, Refusal> {
+fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, AppError> {
     match body.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.len() <= 256 => Ok(Some(s)),
@@ -151,11 +151,11 @@ pub async fn submit_receipt(
     State(state): State<AppState>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     if !body.is_object() {
         return Err(bad("body: must be a JSON object"));
     }
-    let now = state.prowl.clock.now();
+    let now = state.now();
     // A submitter that names itself with its key answers for forged or replayed receipts.
     let submitter = match headers.get(AGENT_KEY_HEADER).and_then(|v| v.to_str().ok()) {
         Some(k) => agent(&state, k.trim()).await?,
@@ -193,7 +193,7 @@ pub async fn submit_receipt(
                 st.agent_id
             ))
         })?;
-    let check = |field: &str, key: Option<&String>, sig: Option<&str>| -> Result<bool, Refusal> {
+    let check = |field: &str, key: Option<&String>, sig: Option<&str>| -> Result<bool, AppError> {
         let Some(sig) = sig else { return Ok(false) };
         let key =
             key.ok_or_else(|| bad(format!("{field}: no public_key is registered to verify it")))?;
@@ -221,7 +221,7 @@ pub async fn submit_receipt(
     let weight = receipt_weight(agent_ok, service_ok);
     if !store::receipts::insert(&state.db, &st, agent_ok, service_ok, weight, now).await? {
         flag("replayed_receipt").await?;
-        return Err(Refusal::new(StatusCode::CONFLICT, "replayed_receipt", "statement: a receipt with this statement was submitted before (change the nonce for a new call)"));
+        return Err(AppError::refused(StatusCode::CONFLICT, "replayed_receipt", "statement: a receipt with this statement was submitted before (change the nonce for a new call)"));
     }
     Ok((
         StatusCode::CREATED,
@@ -233,16 +233,14 @@ pub async fn submit_receipt(
 
 /// `GET /v1/agents/{agent_id}/reputation`: seven dimensions over 30 days.
 pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<String>) -> Answer {
-    crate::routes::check_name("agent_id", &agent_id, 128)?;
+    crate::extract::check_name("agent_id", &agent_id, 128)?;
     let a = store::agent_by_id(&state.db, &agent_id)
         .await?
-        .ok_or_else(|| {
-            Refusal::from(AppError::NotFound {
-                message: format!("agent_id: no agent {agent_id}"),
-            })
+        .ok_or_else(|| AppError::NotFound {
+            message: format!("agent_id: no agent {agent_id}"),
         })?;
-    let now = state.prowl.clock.now();
-    let rep = super::services::agent_reputation(&state, &a, now).await?;
+    let now = state.now();
+    let rep = crate::services::agents::agent_reputation(&state, &a, now).await?;
     let mut v = json!({"agent_id": a.agent_id, "window_days": REPUTATION_WINDOW_MS / 86_400_000, "since": iso(now - REPUTATION_WINDOW_MS)});
     if let (Value::Object(m), Value::Object(dims)) = (&mut v, json!(rep)) {
         m.extend(dims);

@@ -42,13 +42,13 @@ pub async fn audit_if_due(
         now - AUDIT_EVERY_MS,
     )
     .await?;
-    calls::audit_of(&state.db, &s.service_id).await
+    Ok(calls::audit_of(&state.db, &s.service_id).await?)
 }
 
 /// Audits every due service, under the lease; returns how many it looked at (0 when
 /// another server holds the lease).
 pub async fn run_due(state: &AppState, holder: &str) -> AppResult<usize> {
-    let now = state.prowl.clock.now();
+    let now = state.now();
     if lease::acquire(&state.db, AUDIT_LEASE, holder, now, 10 * 60_000)
         .await?
         .is_err()

@@ -5,7 +5,6 @@
 //! Rules (the decision check, header hygiene, score, audit, probe health, receipts,
 //! reputation) come from `lowdown_core::{sample, gateway}`; this module does the IO.
 
-pub mod answer;
 pub mod api;
 pub mod audit;
 pub mod catalog;
@@ -17,7 +16,6 @@ pub mod recorder;
 pub mod services;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -26,25 +24,6 @@ use axum::http::{HeaderName, HeaderValue};
 pub use catalog::{Credential, Service};
 
 use crate::db::gateway::AgentInfo;
-
-/// Wall-clock time for the gateway's rules, with an offset tests move instead of sleeping
-/// (salt days, overlaps and the audit's 24 h are all about wall time).
-#[derive(Debug, Default)]
-pub struct Clock {
-    offset_ms: AtomicI64,
-}
-
-impl Clock {
-    /// Unix milliseconds now (plus the offset).
-    pub fn now(&self) -> i64 {
-        crate::clock::now_ms() + self.offset_ms.load(Ordering::Relaxed)
-    }
-
-    /// Moves this clock by `ms` (tests).
-    pub fn shift(&self, ms: i64) {
-        self.offset_ms.fetch_add(ms, Ordering::Relaxed);
-    }
-}
 
 /// How the gateway reaches upstreams.
 #[derive(Debug, Clone)]
@@ -80,8 +59,6 @@ pub(crate) enum Injected {
 pub struct Prowl {
     /// The catalog, in file order.
     pub services: Vec<Service>,
-    /// Time for salts, audits and windows.
-    pub clock: Clock,
     /// Upstream settings.
     pub config: GatewayConfig,
     pub(crate) client: reqwest::Client,
@@ -158,7 +135,6 @@ impl Prowl {
             .expect("the TLS backend initialises");
         Prowl {
             services,
-            clock: Clock::default(),
             config,
             client,
             credentials,

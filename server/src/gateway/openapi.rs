@@ -13,7 +13,7 @@ fn ok(description: &str, schema: Value) -> Value {
 }
 
 fn refusal(description: &str) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": r("Refusal")}}})
+    json!({"description": description, "content": {"application/json": {"schema": r("Error")}}})
 }
 
 fn schemas() -> Value {
@@ -21,9 +21,6 @@ fn schemas() -> Value {
     let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
     let dim = json!({"type": "object", "required": ["value", "n"], "properties": {"value": {"type": ["number", "null"]}, "n": count.clone()}});
     json!({
-        "Refusal": {"type": "object", "required": ["error", "reason"], "properties": {
-            "error": {"type": "string", "description": "What is wrong, for people."},
-            "reason": {"type": "string", "description": "Stable kind, e.g. salt_not_published, replayed_receipt, agent_key."}}},
         "Audit": {"type": "object", "required": ["flagged", "error_rate", "p95_p5", "n", "checked_at"], "description": "Once per 24 h over the last 1,000 ProxyCalls; flagged (prowl_capped_audit) with at least 10 counted calls and an error rate >= 0.5 or p95/p5 latency >= 5.", "properties": {
             "flagged": {"type": "boolean"}, "flag": {"type": ["string", "null"], "enum": ["prowl_capped_audit", null]},
             "error_rate": rate.clone(), "p95_p5": {"type": ["number", "null"], "minimum": 0}, "n": count.clone(),

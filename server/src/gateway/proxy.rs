@@ -26,12 +26,12 @@ use lowdown_core::sample::{
     check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER,
 };
 
-use super::answer::Refusal;
 use super::metered::Metered;
 use super::{Injected, Service};
 use crate::db::gateway::calls::ProxyCall;
 use crate::db::gateway::{self as store, AgentInfo};
 use crate::db::quota::Quota;
+use crate::error::AppError;
 use crate::state::AppState;
 
 /// The gateway's router: every path is `/{slug}/{path}`.
@@ -39,7 +39,7 @@ pub fn router(state: AppState) -> Router {
     Router::new().fallback(forward).with_state(state)
 }
 
-fn refuse(r: DecisionRefusal) -> Refusal {
+fn refuse(r: DecisionRefusal) -> AppError {
     let reason = match r {
         DecisionRefusal::MissingAgentKey => "missing_agent_key",
         DecisionRefusal::UnknownAgentKey => "unknown_agent_key",
@@ -51,7 +51,7 @@ fn refuse(r: DecisionRefusal) -> Refusal {
         DecisionRefusal::WrongDecision => "wrong_decision",
         DecisionRefusal::NotSampled => "not_sampled",
     };
-    Refusal::new(StatusCode::FORBIDDEN, reason, r.to_string())
+    AppError::refused(StatusCode::FORBIDDEN, reason, r.to_string())
 }
 
 fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -61,46 +61,7 @@ fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .filter(|s| !s.is_empty())
 }
 
-/// The registered agent behind a request's `X-Agent-Key` on the API: 401 naming what is
-/// wrong otherwise (the key missing, or not a registered agent's).
-pub(crate) async fn agent_of(state: &AppState, headers: &HeaderMap) -> Result<AgentInfo, Refusal> {
-    let unauthorized = |m: &str| Refusal::new(StatusCode::UNAUTHORIZED, "agent_key", m);
-    let key = headers
-        .get(AGENT_KEY_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .ok_or_else(|| {
-            unauthorized("X-Agent-Key: required (register with POST /v1/auth/agents/register)")
-        })?;
-    agent(state, key)
-        .await?
-        .ok_or_else(|| unauthorized("X-Agent-Key: not the key of a registered agent"))
-}
-
-/// The registered agent behind `key` (cached: keys are never reassigned).
-pub(crate) async fn agent(state: &AppState, key: &str) -> Result<Option<AgentInfo>, Refusal> {
-    let hash = crate::db::agents::key_hash(key);
-    if let Some(a) = state
-        .prowl
-        .agents
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&hash)
-    {
-        return Ok(Some(a.clone()));
-    }
-    if !key.starts_with("ak_") || key.len() > 128 {
-        return Ok(None);
-    }
-    let found = store::agent_by_key(&state.db, key).await?;
-    if let Some(a) = &found {
-        super::cache_put(&state.prowl.agents, hash, a.clone());
-    }
-    Ok(found)
-}
-
-async fn salt(state: &AppState, salt_id: &str) -> Result<Option<String>, Refusal> {
+async fn salt(state: &AppState, salt_id: &str) -> Result<Option<String>, AppError> {
     if let Some(s) = state
         .prowl
         .salts
@@ -125,7 +86,7 @@ async fn checked(
     agent: &AgentInfo,
     headers: &HeaderMap,
     now: i64,
-) -> Result<String, Refusal> {
+) -> Result<String, AppError> {
     let salt_id = header_str(headers, SALT_ID_HEADER);
     let salt = match salt_id {
         Some(id) if salt_accepted(id, now) => salt(state, id).await?,
@@ -175,9 +136,9 @@ fn allowed_target(
     method: &str,
     rest: &str,
     query: Option<&str>,
-) -> Result<reqwest::Url, Refusal> {
+) -> Result<reqwest::Url, AppError> {
     let bad = |why: &str| {
-        Refusal::new(
+        AppError::refused(
             StatusCode::BAD_REQUEST,
             "bad_path",
             format!("path: {why}; the gateway forwards only plain paths under the service's base"),
@@ -186,7 +147,7 @@ fn allowed_target(
     match service.rules.check(method, rest) {
         Verdict::Allowed => {}
         Verdict::NotAllowed => {
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::FORBIDDEN,
                 "not_allowed",
                 format!(
@@ -229,7 +190,7 @@ async fn within_gateway_quota(
     agent: &AgentInfo,
     ip: Option<std::net::IpAddr>,
     now: i64,
-) -> Result<(), Refusal> {
+) -> Result<(), AppError> {
     let (secret, limits) = (state.db.caller_secret(), &state.limits);
     let quotas = [
         Quota::agent_gateway_calls(secret, limits, &agent.agent_id),
@@ -238,11 +199,13 @@ async fn within_gateway_quota(
     match crate::db::quota::take_together(&state.db, &quotas, now).await? {
         None => Ok(()),
         Some(r) => {
-            let mut refusal = Refusal::from(quotas[r.budget].refusal(r.retry_after_secs));
             // Its own reason: a client must not take a vendor's 429 for the gateway's.
-            refusal.reason = "gateway_rate_limited";
-            refusal.retry_after = Some(r.retry_after_secs);
-            Err(refusal)
+            Err(AppError::Refused {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                reason: "gateway_rate_limited",
+                message: quotas[r.budget].refusal(r.retry_after_secs).to_string(),
+                retry_after: Some(r.retry_after_secs),
+            })
         }
     }
 }
@@ -259,12 +222,12 @@ async fn forward_inner(
     state: AppState,
     req: Request,
     started: Instant,
-) -> Result<Response, Refusal> {
+) -> Result<Response, AppError> {
     let prowl = Arc::clone(&state.prowl);
-    let now = prowl.clock.now();
+    let now = state.now();
     let (slug, rest) = split_path(req.uri().path());
     let Some(service) = prowl.by_slug(slug) else {
-        return Err(Refusal::new(
+        return Err(AppError::refused(
             StatusCode::NOT_FOUND,
             "unknown_service",
             format!("no service is routed at /{slug}; GET /v1/services lists them"),
@@ -274,7 +237,7 @@ async fn forward_inner(
     let origin = crate::extract::Origin::of(req.extensions(), headers, &state);
     let key = header_str(headers, AGENT_KEY_HEADER)
         .ok_or_else(|| refuse(DecisionRefusal::MissingAgentKey))?;
-    let agent = agent(&state, key)
+    let agent = crate::services::agents::agent(&state, key)
         .await?
         .ok_or_else(|| refuse(DecisionRefusal::UnknownAgentKey))?;
     let salt_id = checked(&state, service, &agent, headers, now).await?;
@@ -286,7 +249,7 @@ async fn forward_inner(
     let credential = match prowl.credentials.get(&service.slug) {
         Some(Injected::Header(n, v)) => Some((n.clone(), v.clone())),
         Some(Injected::Missing(env)) => {
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "no_credential",
                 format!(
@@ -355,7 +318,7 @@ async fn forward_inner(
                 "upstream"
             };
             failed(call, kind);
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::BAD_GATEWAY,
                 "upstream_unreachable",
                 format!("cannot reach {}'s upstream", service.slug),
@@ -363,7 +326,7 @@ async fn forward_inner(
         }
         _ => {
             failed(call, "timeout");
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::GATEWAY_TIMEOUT,
                 "upstream_timeout",
                 format!(
@@ -388,7 +351,7 @@ async fn forward_inner(
                 Some(rewritten) => location = Some(rewritten),
                 None => {
                     failed(call, "redirect_off_host");
-                    return Err(Refusal::new(StatusCode::BAD_GATEWAY, "redirect_off_host", format!("{}'s upstream redirected outside its base URL; the gateway does not follow that", service.slug)));
+                    return Err(AppError::refused(StatusCode::BAD_GATEWAY, "redirect_off_host", format!("{}'s upstream redirected outside its base URL; the gateway does not follow that", service.slug)));
                 }
             }
         }
@@ -429,7 +392,7 @@ async fn forward_inner(
     );
     builder
         .body(Body::from_stream(body))
-        .map_err(|e| Refusal::from(crate::error::AppError::internal(e)))
+        .map_err(AppError::internal)
 }
 
 /// A redirect target inside the service's upstream base, rewritten to the gateway path

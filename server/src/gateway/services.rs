@@ -2,18 +2,16 @@
 //! all computed on read) and the `min_reputation` limit the gateway applies.
 
 use axum::http::StatusCode;
-use lowdown_core::gateway::reputation::{
-    meets_min_reputation, reputation, Reputation, LIMITED_CALLS_PER_HOUR,
-};
+use lowdown_core::gateway::reputation::{meets_min_reputation, LIMITED_CALLS_PER_HOUR};
 use lowdown_core::gateway::score::{
     live_score, probe_health, AUDIT_FLAG, PROBE_WINDOW, SCORE_CALL_WINDOW,
 };
 use serde_json::{json, Value};
 
-use super::answer::Refusal;
 use super::Service;
-use crate::db::gateway::{calls, reputation as counts, AgentInfo};
+use crate::db::gateway::{calls, AgentInfo};
 use crate::db::quota::Quota;
+use crate::error::AppError;
 use crate::error::AppResult;
 use crate::state::AppState;
 
@@ -33,7 +31,7 @@ fn entry(s: &Service) -> Value {
 
 /// One service with `audit` and `probe_health` (and `score` when `with_score`).
 pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<Value> {
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let audit = super::audit::audit_if_due(state, s, now).await?;
     let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
     let health = probe_health(&recent[..recent.len().min(PROBE_WINDOW)]);
@@ -49,7 +47,7 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
         }
     };
     v["probe_health"] = json!(health);
-    v["benchmark"] = crate::provider::scores::block(state, &s.service_id, health.cap).await?;
+    v["benchmark"] = crate::services::scores::block(state, &s.service_id, health.cap).await?;
     if with_score {
         let mut samples = recent;
         samples
@@ -57,16 +55,6 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
         v["score"] = json!(live_score(&samples, health.cap));
     }
     Ok(v)
-}
-
-/// The seven dimensions of `agent` now.
-pub async fn agent_reputation(
-    state: &AppState,
-    agent: &AgentInfo,
-    now: i64,
-) -> AppResult<Reputation> {
-    let inputs = counts::inputs(&state.db, &agent.agent_id, agent.created_at, now).await?;
-    Ok(reputation(&inputs))
 }
 
 /// Refuses (429) an agent below the service's `min_reputation` that already took its 10
@@ -79,7 +67,7 @@ pub async fn within_reputation_limit(
     s: &Service,
     agent: &AgentInfo,
     now: i64,
-) -> Result<(), Refusal> {
+) -> Result<(), AppError> {
     if s.min_reputation.is_empty() {
         return Ok(());
     }
@@ -106,19 +94,18 @@ pub async fn within_reputation_limit(
     };
     if meets_min_reputation(
         &s.min_reputation,
-        &agent_reputation(state, agent, now).await?,
+        &crate::services::agents::agent_reputation(state, agent, now).await?,
     ) {
         super::cache_put(&state.prowl.reputable, key, now + REPUTABLE_FOR_MS);
         return Ok(());
     }
-    let mut r = Refusal::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        "below_min_reputation",
-        format!(
+    Err(AppError::Refused {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        reason: "below_min_reputation",
+        message: format!(
             "this agent is below {}'s min_reputation: at most {limit} gateway calls per hour",
             s.slug
         ),
-    );
-    r.retry_after = Some(refused.retry_after_secs);
-    Err(r)
+        retry_after: Some(refused.retry_after_secs),
+    })
 }

@@ -102,7 +102,7 @@ pub async fn get(
             }
         });
     }
-    let since = clock::day_before(clock::now_ms(), 29);
+    let since = clock::day_before(state.now(), 29);
     let by_interactions =
         top::by_interactions(&state.db, LISTED, state.allow_private_hosts).await?;
     let by_observations = top::by_observations(&state.db, &since, LISTED).await?;

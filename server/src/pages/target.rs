@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::charts::{figure, pct, rate_chart, table, value_chart, RateBar, ValueBar};
 use super::escape::{escape, path_segment};
 use super::layout::{html, page};
-use crate::clock;
 use crate::error::AppResult;
 use crate::routes::reputation::{reply, Reply};
 use crate::state::AppState;
@@ -396,7 +395,7 @@ pub async fn get(State(state): State<AppState>, Path(target): Path<String>) -> A
         );
         return Ok(html(StatusCode::BAD_REQUEST, body));
     }
-    let now = clock::now_ms();
+    let now = state.now();
     match reply(&state, target.clone(), None, true, now).await? {
         Reply::Candidates(c) => {
             let v = serde_json::to_value(&c).map_err(crate::error::AppError::internal)?;

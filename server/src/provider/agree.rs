@@ -15,11 +15,11 @@ use lowdown_core::benchmark::displace::Decision;
 use lowdown_core::benchmark::provider_share_millicredits;
 use lowdown_core::benchmark::submission::Checked;
 
-use super::lease::Misuse;
-use super::record::{self, NewRow};
-use super::store;
+use crate::db::leases::Misuse;
+use crate::db::provider as store;
+use crate::db::submissions::{self as record, NewRow};
+use crate::db::DbResult;
 use crate::db::{random_id, Db};
-use crate::error::AppResult;
 
 /// What an `agent` submission came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,7 +51,7 @@ pub async fn submit_agent(
     checked: Checked,
     submitted_score: f64,
     now: i64,
-) -> AppResult<Result<Settled, Refused>> {
+) -> DbResult<Result<Settled, Refused>> {
     let submission_id = random_id("bs_", 8)?;
     let provider = provider.to_owned();
     db.write(move |conn| {

@@ -8,9 +8,9 @@ use axum::Json;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::store::{self, Provider};
 use crate::clock::iso;
-use crate::gateway::answer::Refusal;
+use crate::db::provider::{self as store, Provider};
+use crate::error::AppError;
 use crate::state::AppState;
 
 /// The operator's bearer token must be this long at least (checked at start).
@@ -30,9 +30,9 @@ pub fn admin_token_from_env(value: Option<String>) -> Result<Option<String>, Str
 }
 
 /// Accepts only `Authorization: Bearer <LOWDOWN_ADMIN_TOKEN>`.
-pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
+pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), AppError> {
     let Some(token) = state.admin_token.as_deref() else {
-        return Err(Refusal::new(
+        return Err(AppError::refused(
             StatusCode::FORBIDDEN,
             "admin_disabled",
             "directives are disabled on this server: it runs without LOWDOWN_ADMIN_TOKEN",
@@ -46,7 +46,7 @@ pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
         .unwrap_or("");
     // Digests of equal length: the comparison says nothing about the token's prefix.
     if given.is_empty() || Sha256::digest(given) != Sha256::digest(token) {
-        return Err(Refusal::new(
+        return Err(AppError::refused(
             StatusCode::UNAUTHORIZED,
             "admin_token",
             "Authorization: Bearer LOWDOWN_ADMIN_TOKEN required (missing or wrong token)",
@@ -56,20 +56,20 @@ pub fn admin(state: &AppState, headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 /// The agent behind `X-Agent-Key`: 401 naming what is wrong otherwise.
-async fn agent(state: &AppState, headers: &HeaderMap) -> Result<String, Refusal> {
-    Ok(crate::gateway::proxy::agent_of(state, headers)
+async fn agent(state: &AppState, headers: &HeaderMap) -> Result<String, AppError> {
+    Ok(crate::services::agents::agent_of(state, headers)
         .await?
         .agent_id)
 }
 
 /// The provider behind `X-Agent-Key`: 401 without a valid key, 403 for an agent that never
 /// registered as a provider.
-pub async fn provider(state: &AppState, headers: &HeaderMap) -> Result<Provider, Refusal> {
+pub async fn provider(state: &AppState, headers: &HeaderMap) -> Result<Provider, AppError> {
     let agent_id = agent(state, headers).await?;
     store::provider_by_agent(&state.db, &agent_id)
         .await?
         .ok_or_else(|| {
-            Refusal::new(
+            AppError::refused(
                 StatusCode::FORBIDDEN,
                 "not_a_provider",
                 format!("agent {agent_id} is not a provider: POST /v1/provider/register first"),
@@ -82,9 +82,9 @@ pub async fn provider(state: &AppState, headers: &HeaderMap) -> Result<Provider,
 pub async fn register(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     let agent_id = agent(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let (p, created) = store::register_provider(&state.db, &agent_id, now).await?;
     let status = if created {
         StatusCode::CREATED

@@ -16,13 +16,12 @@ use lowdown_core::benchmark::{provider_share_millicredits, Kind, LEASE_MS};
 use serde_json::{json, Value};
 
 use super::auth::provider;
-use super::lease::{self, Misuse};
-use super::store::{self, Directive, Provider};
 use crate::clock::iso;
 use crate::db::gateway::AgentInfo;
+use crate::db::leases::{self as lease, Misuse};
+use crate::db::provider::{self as store, Directive, Provider};
 use crate::error::{AppError, AppResult};
 use crate::extract::Origin;
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
 /// Most directives one listing shows.
@@ -36,13 +35,13 @@ pub fn credits(millicredits: i64) -> f64 {
 /// The refusal of a directive whose spec fails the core's rules, naming the field: 422
 /// `local_command_refused` or `mcp_server_not_https` for what could run code on a
 /// provider's machine or leave the https rule, 400 `bad_request` for any other fault.
-pub fn spec_refusal(e: &DirectiveError) -> Refusal {
+pub fn spec_refusal(e: &DirectiveError) -> AppError {
     let reason = match e {
         DirectiveError::LocalCommandRefused { .. } => "local_command_refused",
         DirectiveError::McpServerNotHttps { .. } => "mcp_server_not_https",
-        DirectiveError::Invalid { .. } => return AppError::bad_request(e.to_string()).into(),
+        DirectiveError::Invalid { .. } => return AppError::bad_request(e.to_string()),
     };
-    Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, reason, e.to_string())
+    AppError::refused(StatusCode::UNPROCESSABLE_ENTITY, reason, e.to_string())
 }
 
 /// A directive as providers see it.
@@ -67,7 +66,7 @@ async fn standing(state: &AppState, me: &Provider, now: i64) -> AppResult<(usize
             created_at: *registered,
             public_key: None,
         };
-        let reputation = crate::gateway::services::agent_reputation(state, &agent, now).await?;
+        let reputation = crate::services::agents::agent_reputation(state, &agent, now).await?;
         let r = priority::Candidate {
             disagreements: disagreements.get(&p.provider_id).copied().unwrap_or(0),
             reputation,
@@ -116,8 +115,8 @@ async fn exclusion(state: &AppState, me: &Provider, now: i64) -> AppResult<Optio
     Ok(priority::excluded_until(&times, now).map(|until| (until, times.len())))
 }
 
-fn excluded_refusal(id: &str, until: i64, n: usize) -> Refusal {
-    Refusal::new(
+fn excluded_refusal(id: &str, until: i64, n: usize) -> AppError {
+    AppError::refused(
         StatusCode::FORBIDDEN,
         "provider_excluded",
         format!("directive {id}: {n} of your results disagreed in the last 30 days (a protocol result the server's own probe contradicted, an agent result that disagreed with the one that counted); you may claim directives again at {}", iso(until)),
@@ -131,9 +130,9 @@ pub async fn list(
     State(state): State<AppState>,
     origin: Origin,
     headers: HeaderMap,
-) -> Result<Json<Value>, Refusal> {
+) -> Result<Json<Value>, AppError> {
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     if let Some((until, n)) = exclusion(&state, &me, now).await? {
         return Ok(Json(json!({
             "provider_id": me.provider_id, "directives": [], "held_back": 0, "standing": null,
@@ -182,10 +181,10 @@ pub async fn claim(
     origin: Origin,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, Refusal> {
-    crate::routes::check_name("directive_id", &id, 64)?;
+) -> Result<Json<Value>, AppError> {
+    crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
@@ -204,7 +203,7 @@ pub async fn claim(
     if d.critical && d.leased_to(now).is_none() {
         let (opens, _) = opening_times(&state, &me, std::slice::from_ref(&d), now).await?;
         if opens[0] > now {
-            return Err(Refusal::new(
+            return Err(AppError::refused(
                 StatusCode::FORBIDDEN,
                 "critical_held",
                 format!("directive {id}: critical directives reach providers of higher reputation first; it opens to you at {}", iso(opens[0])),
@@ -226,10 +225,10 @@ pub async fn release(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, Refusal> {
-    crate::routes::check_name("directive_id", &id, 64)?;
+) -> Result<Json<Value>, AppError> {
+    crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
-    let now = state.prowl.clock.now();
+    let now = state.now();
     match lease::release(&state.db, &id, &me.provider_id, now).await? {
         Ok(()) => Ok(Json(
             json!({"directive_id": id, "released": true, "status": "open"}),

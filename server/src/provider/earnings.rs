@@ -10,9 +10,9 @@ use serde_json::{json, Value};
 
 use super::auth::provider;
 use super::directives::credits;
-use super::store;
 use crate::clock::iso;
-use crate::gateway::answer::Refusal;
+use crate::db::provider as store;
+use crate::error::AppError;
 use crate::state::AppState;
 
 /// `{provider_id, total_credits, completed, awaiting_agreement, entries[{directive_id,
@@ -20,7 +20,7 @@ use crate::state::AppState;
 pub async fn get(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<Json<Value>, Refusal> {
+) -> Result<Json<Value>, AppError> {
     let me = provider(&state, &headers).await?;
     let entries = store::earnings(&state.db, &me.provider_id).await?;
     let total: i64 = entries.iter().map(|e| e.millicredits).sum();

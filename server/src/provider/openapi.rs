@@ -17,7 +17,7 @@ fn ok(description: &str, schema: Value) -> Value {
 }
 
 fn refusal(description: &str) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": r("Refusal")}}})
+    json!({"description": description, "content": {"application/json": {"schema": r("Error")}}})
 }
 
 fn schemas() -> Value {

@@ -11,21 +11,20 @@ use serde_json::{json, Value};
 
 use super::auth::admin;
 use super::directives::{spec_refusal, view};
-use super::lease::Misuse;
-use super::store;
 use crate::clock::iso;
+use crate::db::leases::Misuse;
+use crate::db::provider as store;
 use crate::error::AppError;
 use crate::extract::JsonBody;
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
-fn bad(message: impl Into<String>) -> Refusal {
-    AppError::bad_request(message).into()
+fn bad(message: impl Into<String>) -> AppError {
+    AppError::bad_request(message)
 }
 
 /// The URL a directive sends providers to, judged by the Scanner's SSRF rules (loopback
 /// only with `--unsafe-allow-loopback`).
-fn reachable(field: &str, url: &str, policy: Policy) -> Result<(), Refusal> {
+fn reachable(field: &str, url: &str, policy: Policy) -> Result<(), AppError> {
     crate::scanner::net::check_url(url, policy)
         .map(|_| ())
         .map_err(|e| bad(format!("{field}: {e}")))
@@ -36,7 +35,7 @@ pub async fn post(
     State(state): State<AppState>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     admin(&state, &headers)?;
     let d = check_new(&body).map_err(|e| spec_refusal(&e))?;
     if state.prowl.by_service_id(&d.service_id).is_none() {
@@ -55,7 +54,7 @@ pub async fn post(
             ..
         } => reachable("spec.mcp_server.url", url, policy)?,
     }
-    let stored = store::insert_directive(&state.db, &d, state.prowl.clock.now()).await?;
+    let stored = store::insert_directive(&state.db, &d, state.now()).await?;
     let mut v = view(&stored);
     v["status"] = json!("open");
     Ok((StatusCode::CREATED, Json(v)))
@@ -68,10 +67,10 @@ pub async fn one(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, Refusal> {
+) -> Result<Json<Value>, AppError> {
     admin(&state, &headers)?;
-    crate::routes::check_name("directive_id", &id, 64)?;
-    let now = state.prowl.clock.now();
+    crate::extract::check_name("directive_id", &id, 64)?;
+    let now = state.now();
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
@@ -86,7 +85,7 @@ pub async fn one(
     });
     v["refused"] = refused.map_or(Value::Null, |e| {
         let r = spec_refusal(&e);
-        json!({"reason": r.reason, "error": r.message})
+        json!({"reason": r.reason(), "error": r.to_string()})
     });
     v["lease"] = match (&leased, d.lease_expires_at) {
         (Some(h), Some(until)) => json!({"provider_id": h, "expires_at": iso(until)}),

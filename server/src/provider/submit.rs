@@ -24,31 +24,30 @@ use serde_json::{json, Value};
 use super::agree::{self, Refused};
 use super::auth::provider;
 use super::directives::credits;
-use super::lease::{self, Misuse};
-use super::record::{self, Turned};
-use super::store::{self, Directive};
 use super::verify;
+use crate::db::leases::{self as lease, Misuse};
+use crate::db::provider::{self as store, Directive};
+use crate::db::submissions::{self as record, Turned};
 use crate::error::AppError;
 use crate::extract::{JsonBody, Origin};
-use crate::gateway::answer::Refusal;
 use crate::state::AppState;
 
 /// The refusal of a provider barred from an `agent` directive by agreement.
-pub fn barred(b: Barred, id: &str) -> Refusal {
+pub fn barred(b: Barred, id: &str) -> AppError {
     match b {
-        Barred::AlreadySubmitted => Refusal::new(StatusCode::CONFLICT, "already_submitted",
+        Barred::AlreadySubmitted => AppError::refused(StatusCode::CONFLICT, "already_submitted",
             format!("directive {id}: you already submitted a result for it; it waits for a provider of another network")),
-        Barred::SameNetwork => Refusal::new(StatusCode::CONFLICT, "same_network",
+        Barred::SameNetwork => AppError::refused(StatusCode::CONFLICT, "same_network",
             format!("directive {id}: a result from your network waits for a provider of another network to agree; yours cannot confirm it")),
-        Barred::UnknownNetwork => Refusal::new(StatusCode::FORBIDDEN, "unknown_network",
+        Barred::UnknownNetwork => AppError::refused(StatusCode::FORBIDDEN, "unknown_network",
             format!("directive {id}: an agent result counts only from a known client network, and yours is not known")),
     }
 }
 
-fn turned_down(id: &str, verdict: &Verdict) -> Refusal {
+fn turned_down(id: &str, verdict: &Verdict) -> AppError {
     let back = "nothing is recorded or credited, and the directive is back in the queue";
     match verdict {
-        Verdict::Contradicts(c) => Refusal::new(
+        Verdict::Contradicts(c) => AppError::refused(
             StatusCode::UNPROCESSABLE_ENTITY,
             "contradicts_probe",
             format!("directive {id}: contradicts_probe: {c}; {back}"),
@@ -63,13 +62,13 @@ fn turned_down(id: &str, verdict: &Verdict) -> Refusal {
                 (None, Some(e)) => crate::names::enum_str(e),
                 (None, None) => "no answer".to_owned(),
             };
-            Refusal::new(
+            AppError::refused(
                 StatusCode::CONFLICT,
                 "probe_unverified",
                 format!("directive {id}: the server's own probe of the remote did not complete initialize ({saw}), so it cannot confirm your result; {back} (this does not count against you)"),
             )
         }
-        Verdict::Agrees => Refusal::from(AppError::internal("an agreeing probe turned down")),
+        Verdict::Agrees => AppError::internal("an agreeing probe turned down"),
     }
 }
 
@@ -106,9 +105,9 @@ pub async fn post(
     origin: Origin,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), Refusal> {
+) -> Result<(StatusCode, Json<Value>), AppError> {
     let me = provider(&state, &headers).await?;
-    let bad = |e: SubmissionError| -> Refusal { AppError::bad_request(e.to_string()).into() };
+    let bad = |e: SubmissionError| -> AppError { AppError::bad_request(e.to_string()) };
     let id = directive_id(&body).map_err(bad)?;
     let d = store::directive(&state.db, &id)
         .await?
@@ -144,8 +143,8 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn agent(self, id: &str) -> Result<Accepted, Refusal> {
-        let now = self.state.prowl.clock.now();
+    async fn agent(self, id: &str) -> Result<Accepted, AppError> {
+        let now = self.state.now();
         let db = &self.state.db;
         match agree::submit_agent(
             db,
@@ -173,23 +172,22 @@ impl Run<'_> {
         }
     }
 
-    async fn protocol(self, d: &Directive) -> Result<Accepted, Refusal> {
+    async fn protocol(self, d: &Directive) -> Result<Accepted, AppError> {
         let id = d.directive_id.as_str();
         let Ok(Spec::Protocol { remote_url }) = serde_json::from_value(d.spec.clone()) else {
             return Err(AppError::internal(format!(
                 "directive {id}: a protocol directive without a remote"
-            ))
-            .into());
+            )));
         };
         let db = &self.state.db;
         // Only the lease holder's submission costs the vendor's remote a probe.
-        let now = self.state.prowl.clock.now();
+        let now = self.state.now();
         if let Err(m) = lease::holds(db, id, self.provider, now).await? {
             return Err(m.refusal(id));
         }
         let verdict = verify::check(self.state, &remote_url, &self.checked).await?;
         // The lease is checked again, after the probe, as the outcome is recorded.
-        let now = self.state.prowl.clock.now();
+        let now = self.state.now();
         let why = match &verdict {
             Verdict::Agrees => {
                 return match record::submit_protocol(

@@ -18,7 +18,7 @@ fn field(body: &Value, key: &str) -> AppResult<String> {
     match body.get(key) {
         None | Some(Value::Null) => Err(AppError::bad_request(format!("{key}: missing"))),
         Some(Value::String(s)) => {
-            super::check_name(key, s, MAX_FIELD)?;
+            crate::extract::check_name(key, s, MAX_FIELD)?;
             Ok(s.clone())
         }
         Some(_) => Err(AppError::bad_request(format!("{key}: must be a string"))),

@@ -32,10 +32,10 @@ pub async fn get(
     let names: Vec<&str> = raw.split(',').map(str::trim).collect();
     let subject = names.join(", ");
     for n in &names {
-        super::check_name("targets", n, MAX_TARGET)?;
+        crate::extract::check_name("targets", n, MAX_TARGET)?;
     }
     if let Some(t) = &p.task_type {
-        super::check_name("task_type", t, MAX_NAME)?;
+        crate::extract::check_name("task_type", t, MAX_NAME)?;
     }
     if !(2..=5).contains(&names.len()) {
         return Err(AppError::bad_request(format!(
@@ -53,7 +53,7 @@ pub async fn get(
     Ok(Json(Answer {
         comparison,
         task_type: p.task_type,
-        source: super::source::block(&state, now, &subject),
+        source: crate::services::source::block(&state, now, &subject),
     }))
 }
 
@@ -63,5 +63,5 @@ pub struct Answer {
     #[serde(flatten)]
     comparison: lowdown_core::aggregate::Comparison,
     task_type: Option<String>,
-    source: super::source::Source,
+    source: crate::services::source::Source,
 }

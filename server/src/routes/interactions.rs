@@ -1,7 +1,7 @@
 //! `POST /api/interactions`: per-record acceptance under quotas (SPEC §5).
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::record::validate::{check_records, Rejection};
@@ -88,16 +88,16 @@ pub async fn post(
     let refusal = ingested.refusal(&sender);
     let status = match (&refusal, accepted) {
         (Some((q, retry)), 0) => {
-            body["error"] = json!(q.refusal(*retry).to_string());
+            let e = crate::error::AppError::from(q.refusal(*retry));
+            body["error"] = json!(e.to_string());
+            body["reason"] = json!(e.reason());
             StatusCode::TOO_MANY_REQUESTS
         }
         _ => StatusCode::CREATED,
     };
     let mut response = (status, Json(body)).into_response();
     if let Some((_, retry)) = refusal {
-        if let Ok(v) = HeaderValue::from_str(&retry.to_string()) {
-            response.headers_mut().insert(header::RETRY_AFTER, v);
-        }
+        crate::error::set_retry_after(response.headers_mut(), retry);
     }
     Ok(response)
 }

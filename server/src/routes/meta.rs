@@ -12,7 +12,7 @@ use crate::state::AppState;
 
 /// Liveness plus a database round trip.
 pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Value>> {
-    sqlx::query("SELECT 1").execute(&state.db.pool).await?;
+    state.db.ping().await?;
     let database = match state.db.backend {
         Backend::Sqlite => "sqlite",
         Backend::Postgres => "postgres",

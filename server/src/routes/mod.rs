@@ -1,11 +1,11 @@
 //! The HTTP surface: [`app`] wires every route, CORS and the JSON fallbacks.
 
-use axum::http::{Method, StatusCode};
-use axum::response::IntoResponse;
+use axum::http::Method;
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::error::AppError;
 use crate::state::AppState;
 
 mod agents;
@@ -15,7 +15,6 @@ mod interactions;
 mod meta;
 mod node;
 pub(crate) mod reputation;
-pub(crate) mod source;
 mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
@@ -94,43 +93,12 @@ fn gateway_api() -> Router<AppState> {
         .route("/v1/agents/{agent_id}/reputation", get(api::reputation))
 }
 
-async fn not_found() -> impl IntoResponse {
-    (
-        StatusCode::NOT_FOUND,
-        Json(serde_json::json!({"error": "no such endpoint; see /openapi.json"})),
-    )
+async fn not_found() -> AppError {
+    AppError::not_found("no such endpoint; see /openapi.json")
 }
 
-async fn method_not_allowed() -> impl IntoResponse {
-    (
-        StatusCode::METHOD_NOT_ALLOWED,
-        Json(
-            serde_json::json!({"error": "method not allowed on this endpoint; see /openapi.json"}),
-        ),
-    )
-}
-
-/// Checks a name given in a URL: non-empty, at most `max` characters, no control characters.
-pub(crate) fn check_name(
-    field: &str,
-    value: &str,
-    max: usize,
-) -> Result<(), crate::error::AppError> {
-    use crate::error::AppError;
-    if value.is_empty() {
-        return Err(AppError::bad_request(format!("{field}: must not be empty")));
-    }
-    if value.chars().count() > max {
-        return Err(AppError::bad_request(format!(
-            "{field}: longer than {max} characters"
-        )));
-    }
-    if value.chars().any(char::is_control) {
-        return Err(AppError::bad_request(format!(
-            "{field}: contains a control character"
-        )));
-    }
-    Ok(())
+async fn method_not_allowed() -> AppError {
+    AppError::MethodNotAllowed
 }
 
 /// The error of an item refused for naming a private or special-use host:

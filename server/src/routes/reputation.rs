@@ -1,5 +1,6 @@
 //! `GET /api/reputation/{target}`.
 
+use futures_util::TryFutureExt;
 use std::collections::BTreeMap;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
@@ -41,7 +42,7 @@ pub(crate) struct Candidates {
     resolved_target: Option<String>,
     candidates: Vec<String>,
     message: String,
-    source: super::source::Source,
+    source: crate::services::source::Source,
 }
 
 /// The answer, serialised in this field order (`source` last, SPEC §5).
@@ -76,14 +77,14 @@ pub(crate) struct Answer {
     /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
     #[serde(flatten)]
     package: Option<crate::scanner::answer::PackageBlocks>,
-    source: super::source::Source,
+    source: crate::services::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.
 pub(crate) fn task_param(p: Result<Query<Params>, QueryRejection>) -> AppResult<Option<String>> {
     let Query(p) = p.map_err(|e| AppError::bad_request(format!("query: {}", e.body_text())))?;
     if let Some(t) = &p.task_type {
-        super::check_name("task_type", t, MAX_NAME)?;
+        crate::extract::check_name("task_type", t, MAX_NAME)?;
     }
     Ok(p.task_type)
 }
@@ -109,7 +110,7 @@ async fn is_contributor(state: &AppState, headers: &HeaderMap) -> AppResult<bool
         .map_err(|_| AppError::bad_request(format!("{NODE_ID_HEADER}: not ASCII")))?;
     validate_node_id(id)
         .map_err(|e| AppError::bad_request(format!("{NODE_ID_HEADER}: {}", e.message)))?;
-    crate::db::nodes::has_contributed(&state.db, id).await
+    Ok(crate::db::nodes::has_contributed(&state.db, id).await?)
 }
 
 /// The reputation answer for a target (or the candidates for an ambiguous short name).
@@ -120,7 +121,7 @@ pub async fn get(
     headers: HeaderMap,
 ) -> AppResult<Response> {
     let Path(target) = target.map_err(|_| AppError::bad_request("target: not valid UTF-8"))?;
-    super::check_name("target", &target, MAX_TARGET)?;
+    crate::extract::check_name("target", &target, MAX_TARGET)?;
     let task = task_param(params)?;
     let contributor_ok = is_contributor(&state, &headers).await?;
     let now = clock::now_ms();
@@ -165,7 +166,7 @@ pub(crate) async fn reply(
                 resolved_target: None,
                 candidates: c,
                 message,
-                source: super::source::block(state, now, &target),
+                source: crate::services::source::block(state, now, &target),
                 target,
             }));
         }
@@ -187,19 +188,19 @@ pub(crate) async fn reply(
             }
         };
         tokio::try_join!(
-            store::counts(db, t, task),
-            store::independence(db, t),
-            crate::db::latency::summary(db, t, task),
-            store::failure_breakdown(db, t, task),
-            crate::db::telemetry::block(db, t),
+            store::counts(db, t, task).err_into(),
+            store::independence(db, t).err_into(),
+            crate::db::latency::summary(db, t, task).err_into(),
+            store::failure_breakdown(db, t, task).err_into(),
+            crate::db::telemetry::block(db, t).err_into(),
             detail,
         )
     };
     let ((counts, who, latency_ms, failure_breakdown, telemetry, contributor), registry, package) =
         tokio::try_join!(
             reads,
-            crate::scanner::answer::blocks(db, &name, now),
-            crate::scanner::answer::package_blocks(db, &name),
+            crate::scanner::answer::blocks(db, &name, now).err_into(),
+            crate::scanner::answer::package_blocks(db, &name).err_into(),
         )?;
     let s = aggregate::summarize(&counts, &who);
     Ok(Reply::Answer(Box::new(Answer {
@@ -209,7 +210,7 @@ pub(crate) async fn reply(
             &name,
             &s,
         ),
-        source: super::source::block(state, now, &name),
+        source: crate::services::source::block(state, now, &name),
         target,
         resolved_target: resolved,
         task_type: task,

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
@@ -148,9 +148,7 @@ pub async fn post(
     }))
     .into_response();
     if limited > 0 {
-        if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
-            response.headers_mut().insert(header::RETRY_AFTER, v);
-        }
+        crate::error::set_retry_after(response.headers_mut(), retry_after);
     }
     Ok(response)
 }
@@ -164,7 +162,7 @@ pub(crate) async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Op
         .map(str::trim);
     match key {
         Some(k) if k.starts_with("ak_") && k.len() <= MAX_KEY_LEN => {
-            agents::agent_for_key(&state.db, k).await
+            Ok(agents::agent_for_key(&state.db, k).await?)
         }
         _ => Ok(None),
     }

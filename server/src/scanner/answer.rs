@@ -9,20 +9,15 @@
 use lowdown_core::aggregate::{self, Summary};
 use lowdown_core::scanner::days::{day_number, day_of, day_string};
 use lowdown_core::scanner::history::{
-    registry_block, scanner_block, RegistryBlock, RegistryFacts, ScannerBlock, ScannerFacts,
-    StoredObservation,
+    registry_block, scanner_block, RegistryBlock, RegistryFacts, ScannerBlock,
 };
 use lowdown_core::scanner::message::{lead, message, MessageFacts};
 use lowdown_core::scanner::packages::{findings, item, PackageItem, PackageKey};
-use lowdown_core::scanner::registry::{Change, Declaration, Package};
-use lowdown_core::scanner::{MissingReason, WINDOW_DAYS};
+use lowdown_core::scanner::registry::Package;
+use lowdown_core::scanner::WINDOW_DAYS;
 use serde::Serialize;
-use sqlx::any::AnyRow;
-use sqlx::Row;
 
-use crate::db::Db;
-use crate::error::AppResult;
-use crate::names::parse_enum;
+use crate::db::{observations, Db, DbResult};
 
 /// The blocks added to the answer for a Registry entry.
 #[derive(Debug, Clone, Serialize)]
@@ -74,12 +69,12 @@ pub fn answer_message(
 
 /// The [`PackageBlocks`] of `target` when it names an `npm:`/`pypi:` package that a
 /// Registry entry declares or that Lowdown checked.
-pub async fn package_blocks(db: &Db, target: &str) -> AppResult<Option<PackageBlocks>> {
+pub async fn package_blocks(db: &Db, target: &str) -> DbResult<Option<PackageBlocks>> {
     let Some(key) = PackageKey::of_target(target) else {
         return Ok(None);
     };
-    let registry_entries = super::packages::store::declaring_entries(db, target).await?;
-    let state = super::packages::store::state(db, &key).await?;
+    let registry_entries = crate::db::packages::declaring_entries(db, target).await?;
+    let state = crate::db::packages::state(db, &key).await?;
     if registry_entries.is_empty() && state.is_none() {
         return Ok(None);
     }
@@ -96,94 +91,25 @@ pub async fn package_blocks(db: &Db, target: &str) -> AppResult<Option<PackageBl
     }))
 }
 
-/// The columns [`observation`] reads, in order.
-pub(crate) const OBS_COLS: &str =
-    "day, observed_at, remote_url, reached_level, http_status, error_type, \
-    latency_ms, server_version, tool_count, schema_hash, desc_hash, name_hash, tool_names, \
-    www_authenticate";
-
-/// One stored observation from a row selected with [`OBS_COLS`] first.
-pub(crate) fn observation(r: &AnyRow) -> Result<StoredObservation, sqlx::Error> {
-    let names: String = r.try_get(12)?;
-    Ok(StoredObservation {
-        day: r.try_get(0)?,
-        observed_at_ms: r.try_get(1)?,
-        remote_url: r.try_get(2)?,
-        reached_level: r.try_get::<i64, _>(3)? as u8,
-        http_status: r.try_get::<Option<i64>, _>(4)?.map(|s| s as u16),
-        error_type: r
-            .try_get::<Option<String>, _>(5)?
-            .as_deref()
-            .and_then(parse_enum),
-        latency_ms: r.try_get(6)?,
-        server_version: r.try_get(7)?,
-        tool_count: r.try_get::<Option<i64>, _>(8)?.map(|n| n as u64),
-        schema_hash: r.try_get(9)?,
-        desc_hash: r.try_get(10)?,
-        name_hash: r.try_get(11)?,
-        tool_names: serde_json::from_str(&names).unwrap_or_default(),
-        www_authenticate: r.try_get::<i64, _>(13)? == 1,
-    })
-}
-
-async fn min_day(db: &Db, sql: &'static str) -> AppResult<Option<String>> {
-    Ok(sqlx::query(sql).fetch_one(&db.pool).await?.try_get(0)?)
-}
-
 /// The blocks for `target` at time `now`, when it is an `mcp:` name the Registry declared.
-pub async fn blocks(db: &Db, target: &str, now: i64) -> AppResult<Option<Blocks>> {
+pub async fn blocks(db: &Db, target: &str, now: i64) -> DbResult<Option<Blocks>> {
     let Some(name) = target.strip_prefix("mcp:") else {
         return Ok(None);
     };
-    let Some(row) = sqlx::query(
-        "SELECT version, status, remote_hosts, listed, first_seen_day, packages FROM registry_entries WHERE name = $1",
-    )
-    .bind(name.to_owned())
-    .fetch_optional(&db.pool)
-    .await?
-    else {
+    let Some(entry) = observations::registry_entry(db, name).await? else {
         return Ok(None);
     };
     let today = day_of(now);
     let since = day_string(day_number(&today).unwrap_or(0) - (WINDOW_DAYS - 1));
-    let hosts: String = row.try_get(2)?;
-    let declaration = Declaration {
-        version: row.try_get(0)?,
-        status: row.try_get(1)?,
-        remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
-        listed: row.try_get::<i64, _>(3)? == 1,
-    };
-    let changes = sqlx::query(
-        "SELECT day, field, from_value, to_value FROM registry_changes WHERE name = $1 AND day >= $2",
-    )
-    .bind(name.to_owned())
-    .bind(since.clone())
-    .fetch_all(&db.pool)
-    .await?
-    .iter()
-    .map(|r| {
-        let (from, to): (String, String) = (r.try_get(2)?, r.try_get(3)?);
-        Ok((
-            r.try_get::<String, _>(0)?,
-            Change {
-                field: r.try_get(1)?,
-                from: serde_json::from_str(&from).unwrap_or_default(),
-                to: serde_json::from_str(&to).unwrap_or_default(),
-            },
-        ))
-    })
-    .collect::<Result<Vec<_>, sqlx::Error>>()?;
     let registry = registry_block(&RegistryFacts {
         today: today.clone(),
-        declaration: declaration.clone(),
-        first_seen_day: row.try_get(4)?,
-        baseline_day: min_day(db, "SELECT MIN(day) FROM scan_runs WHERE registry_ok = 1").await?,
-        changes,
+        declaration: entry.declaration.clone(),
+        first_seen_day: entry.first_seen_day,
+        baseline_day: observations::first_run_day(db, true).await?,
+        changes: observations::registry_changes(db, name, &since).await?,
     });
-    let declared: Vec<Package> =
-        serde_json::from_str(&row.try_get::<String, _>(5)?).unwrap_or_default();
-    let packages = super::packages::store::items(db, &declared).await?;
-    let facts = scanner_facts(db, target, today, &since, declaration).await?;
+    let packages = crate::db::packages::items(db, &entry.packages).await?;
+    let facts = observations::scanner_facts(db, target, today, &since, entry.declaration).await?;
     let scanner = scanner_block(&facts);
     let message_facts = MessageFacts {
         listed: registry.listed,
@@ -198,93 +124,4 @@ pub async fn blocks(db: &Db, target: &str, now: i64) -> AppResult<Option<Blocks>
         packages,
         facts: message_facts,
     }))
-}
-
-async fn scanner_facts(
-    db: &Db,
-    target: &str,
-    today: String,
-    since: &str,
-    declaration: Declaration,
-) -> AppResult<ScannerFacts> {
-    let target = target.to_owned();
-    let joined = sqlx::query("SELECT joined_day FROM scanner_cohort WHERE target_id = $1")
-        .bind(target.clone())
-        .fetch_optional(&db.pool)
-        .await?
-        .map(|r| r.try_get::<String, _>(0))
-        .transpose()?;
-    let first_observed_at_ms: Option<i64> =
-        sqlx::query("SELECT MIN(observed_at) FROM scanner_observations WHERE target_id = $1")
-            .bind(target.clone())
-            .fetch_one(&db.pool)
-            .await?
-            .try_get(0)?;
-    let mut facts = ScannerFacts {
-        today,
-        first_run_day: min_day(db, "SELECT MIN(day) FROM scan_runs").await?,
-        joined_day: joined,
-        first_observed_at_ms,
-        declared_version: declaration.version,
-        declared_hosts: declaration.remote_hosts,
-        ..ScannerFacts::default()
-    };
-    if facts.joined_day.is_none() {
-        return Ok(facts);
-    }
-    for r in sqlx::query(
-        "SELECT day, CAST(MAX(registry_ok) AS BIGINT) FROM scan_runs WHERE day >= $1 GROUP BY day",
-    )
-    .bind(since.to_owned())
-    .fetch_all(&db.pool)
-    .await?
-    {
-        facts
-            .run_days
-            .push((r.try_get(0)?, r.try_get::<i64, _>(1)? == 1));
-    }
-    for r in sqlx::query("SELECT day, reason FROM scanner_skips WHERE target_id = $1 AND day >= $2")
-        .bind(target.clone())
-        .bind(since.to_owned())
-        .fetch_all(&db.pool)
-        .await?
-    {
-        let reason: String = r.try_get(1)?;
-        if let Some(reason) = parse_enum::<MissingReason>(&reason) {
-            facts.skips.push((r.try_get(0)?, reason));
-        }
-    }
-    let sql =
-        format!("SELECT {OBS_COLS} FROM scanner_observations WHERE target_id = $1 AND day >= $2");
-    for r in sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(target.clone())
-        .bind(since.to_owned())
-        .fetch_all(&db.pool)
-        .await?
-    {
-        facts.observations.push(observation(&r)?);
-    }
-    // Each remote's last level-2 observation before the window: its first day in the
-    // window is compared with it.
-    let urls: std::collections::BTreeSet<String> = facts
-        .observations
-        .iter()
-        .map(|o| o.remote_url.clone())
-        .collect();
-    let sql = format!(
-        "SELECT {OBS_COLS} FROM scanner_observations WHERE target_id = $1 AND remote_url = $2 \
-         AND day < $3 AND reached_level = 2 ORDER BY id DESC LIMIT 1"
-    );
-    for url in urls {
-        if let Some(r) = sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
-            .bind(target.clone())
-            .bind(url)
-            .bind(since.to_owned())
-            .fetch_optional(&db.pool)
-            .await?
-        {
-            facts.observations.push(observation(&r)?);
-        }
-    }
-    Ok(facts)
 }

@@ -18,7 +18,6 @@ pub mod packages;
 pub mod progress;
 pub mod registry;
 pub mod schedule;
-pub mod store;
 
 mod run;
 

@@ -19,10 +19,10 @@ use tokio::task::JoinSet;
 use super::net::{Lookup, Net, SystemLookup};
 use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
-use super::{http, registry, store};
+use super::{http, registry};
 use crate::db::lease::{self, SCAN_LEASE};
+use crate::db::scanner as store;
 use crate::db::{random_id, Db};
-use crate::error::AppError;
 use crate::names::enum_str;
 
 /// The time a run believes it is (unix ms): the wall clock, or a shifted one in tests.
@@ -101,10 +101,10 @@ pub enum ScanError {
     Client(String),
 }
 
-impl From<AppError> for ScanError {
-    fn from(e: AppError) -> Self {
+impl From<crate::db::DbError> for ScanError {
+    fn from(e: crate::db::DbError) -> Self {
         match e {
-            AppError::Internal { detail } => ScanError::Storage(detail),
+            crate::db::DbError::Internal { detail } => ScanError::Storage(detail),
             other => ScanError::Storage(other.to_string()),
         }
     }
@@ -251,7 +251,7 @@ async fn run_locked(
         (summary.active_latest, summary.probeable) = (counts.active_latest, counts.probeable);
         summary.registry_changes =
             store::save_registry(db, &run_id, &day, (cfg.clock)(), &entries).await?;
-        packages::store::rebuild_declarations(db).await?;
+        crate::db::packages::rebuild_declarations(db).await?;
         let package_keys = match cfg.packages {
             Some(_) => packages::declared(&entries),
             None => Vec::new(),

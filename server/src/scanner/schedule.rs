@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use lowdown_core::scanner::days::{day_of, DAY_MS};
 
-use super::{run, store, ScanConfig, ScanError, Summary};
+use super::{run, ScanConfig, ScanError, Summary};
+use crate::db::scanner as store;
 use crate::db::Db;
 
 /// A time of day, UTC.

@@ -113,7 +113,7 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
         vendor.get("score").is_none(),
         "the list carries audit and probe health, not the score"
     );
-    rig.state.prowl.clock.shift(24 * 3_600_000 + 60_000);
+    rig.state.clock.shift(24 * 3_600_000 + 60_000);
     let list = get(&rig.app, "/v1/services").await;
     assert_eq!(list.status, 200, "{}", list.text);
     let list = list.json;
@@ -254,17 +254,18 @@ async fn receipts_weigh_by_signature_and_refuse_forgeries_and_replays(t: &TestDb
 }
 on_both!(receipts_weigh_by_signature_and_refuse_forgeries_and_replays);
 
-/// Waits out the last seconds of an hour, so every call of a test falls in one hour bucket.
-async fn away_from_an_hour_boundary() {
-    let into_hour = lowdown_server::clock::now_ms().rem_euclid(3_600_000);
+/// Moves the server's clock out of the last seconds of an hour, so every call of a test
+/// falls in one hour bucket (instead of waiting them out).
+fn away_from_an_hour_boundary(clock: &lowdown_server::clock::Clock) {
+    let into_hour = clock.now().rem_euclid(3_600_000);
     if into_hour > 3_600_000 - 15_000 {
-        tokio::time::sleep(Duration::from_millis((3_600_000 - into_hour + 100) as u64)).await;
+        clock.shift(3_600_000 - into_hour + 100);
     }
 }
 
 async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
     let rig = Rig::start(t, CATALOG, T).await;
-    away_from_an_hour_boundary().await;
+    away_from_an_hour_boundary(&rig.state.clock);
     let (honest_key, honest_id) = rig.agent(None).await;
     let (liar_key, liar_id) = rig.agent(None).await;
     let h = rig.honest(&honest_key, &honest_id, "svc_vendor").await;
@@ -311,7 +312,7 @@ async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
         404
     );
     // Thirty days later everything has aged out but the tenure.
-    rig.state.prowl.clock.shift(31 * 86_400_000);
+    rig.state.clock.shift(31 * 86_400_000);
     let old = get(&rig.app, &format!("/v1/agents/{honest_id}/reputation"))
         .await
         .json;
@@ -362,7 +363,7 @@ async fn agents_below_min_reputation_get_ten_calls_an_hour(t: &TestDb) {
         "the eleventh never reached the vendor"
     );
     // A week later the agent's tenure meets the bar: no hourly limit.
-    rig.state.prowl.clock.shift(8 * 86_400_000);
+    rig.state.clock.shift(8 * 86_400_000);
     let h = rig.honest(&key, &agent_id, "svc_vendor").await;
     for i in 0..11 {
         assert_eq!(
@@ -415,7 +416,7 @@ on_both!(racing_calls_of_a_new_agent_stop_at_the_limit);
 async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
     use lowdown_server::db::lease::{acquire, release, AUDIT_LEASE};
     let rig = Rig::start(t, CATALOG, T).await;
-    let now = rig.state.prowl.clock.now();
+    let now = rig.state.now();
     assert!(acquire(&t.db, AUDIT_LEASE, "server-a", now, 60_000)
         .await
         .unwrap()

@@ -267,7 +267,7 @@ async fn an_expired_salt_is_accepted_inside_the_overlap_only_and_published_after
     let (key, agent_id) = rig.agent(None).await;
     let h = rig.honest(&key, &agent_id, "svc_vendor").await;
     let (salt_id, _) = rig.salt(&key).await;
-    let clock = &rig.state.prowl.clock;
+    let clock = &rig.state.clock;
     let day = 86_400_000;
     let verify = json!({"service_id": "svc_vendor", "agent_id": agent_id, "salt_id": salt_id, "sample_decision": h[2].1});
     let r = post(&rig.app, "/v1/sampling/verify", &verify).await;

@@ -13,6 +13,7 @@ mod gateway_api;
 mod gateway_carry;
 mod gateway_proxy;
 mod ingest;
+mod layers;
 mod listeners;
 mod meta;
 mod migrate;

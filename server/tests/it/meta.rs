@@ -149,7 +149,7 @@ async fn server_errors_hide_internals(t: &TestDb) {
         assert_eq!(r.status, 500, "{uri}");
         assert_eq!(
             r.json,
-            serde_json::json!({"error": "internal error"}),
+            serde_json::json!({"error": "internal error", "reason": "internal"}),
             "{uri}: {}",
             r.text
         );
@@ -269,3 +269,86 @@ async fn every_record_field_is_stored(t: &TestDb) {
     assert_eq!(more, Some(1));
 }
 on_both!(every_record_field_is_stored);
+
+/// Asserts that an error answer is `{"error": <text>, "reason": <snake_case>}` (plus
+/// `rejected` when no item of a batch was valid).
+fn assert_error_shape(what: &str, r: &common::Resp) {
+    let body = r.json.as_object();
+    let body =
+        body.unwrap_or_else(|| panic!("{what}: {} is not a JSON object: {}", r.status, r.text));
+    assert!(
+        body["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{what}: no error text: {}",
+        r.text
+    );
+    let reason = body.get("reason").and_then(|v| v.as_str()).unwrap_or("");
+    assert!(
+        !reason.is_empty()
+            && reason
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+        "{what}: reason {reason:?} is not stable snake_case: {}",
+        r.text
+    );
+    for key in body.keys() {
+        assert!(
+            ["error", "reason", "rejected"].contains(&key.as_str()),
+            "{what}: unexpected key {key}: {}",
+            r.text
+        );
+    }
+}
+
+async fn every_error_answer_has_one_shape(t: &TestDb) {
+    let app = t.app();
+    let mut seen = BTreeSet::new();
+    let json = [("content-type", "application/json")];
+    // Every route, with an empty object, a body that is not JSON, and a method it lacks;
+    // then the fallbacks. Pages answer HTML and are left to the page tests.
+    for (method, path) in ROUTES {
+        let uri = path
+            .replace("{target}", "npm:x")
+            .replace("{node_id}", "not%20a%20node")
+            .replace("{slug}", "nope")
+            .replace("{directive_id}", "bd_nope")
+            .replace("{agent_id}", "ag_nope")
+            .replace("{day}", "2026-13-40");
+        let other = if *method == "get" { "DELETE" } else { "GET" };
+        for (m, body) in [
+            (method.to_uppercase(), Some("{}".to_owned())),
+            (method.to_uppercase(), Some("not json".to_owned())),
+            (other.to_owned(), None),
+        ] {
+            let r = call(&app, &m, &uri, &json, body).await;
+            let is_json = r
+                .headers
+                .get("content-type")
+                .is_some_and(|v| v.to_str().unwrap_or("").starts_with("application/json"));
+            if r.status.as_u16() >= 400 && is_json {
+                assert_error_shape(&format!("{m} {uri}"), &r);
+                seen.insert(r.status.as_u16());
+            }
+        }
+    }
+    for (m, uri) in [("GET", "/no/such/path"), ("PUT", "/api/interactions")] {
+        let r = call(&app, m, uri, &[], None).await;
+        assert_error_shape(&format!("{m} {uri}"), &r);
+        seen.insert(r.status.as_u16());
+    }
+    let invalid = call(
+        &app,
+        "POST",
+        "/api/interactions",
+        &json,
+        Some("[{}]".into()),
+    )
+    .await;
+    assert_eq!(invalid.status, 400);
+    assert_error_shape("no valid record", &invalid);
+    assert!(invalid.json["rejected"].is_array());
+    // The refusals of the gateway's API and provider mode, and the fallbacks, are all here.
+    for status in [400, 401, 404, 405] {
+        assert!(seen.contains(&status), "no {status} answer seen: {seen:?}");
+    }
+}
+on_both!(every_error_answer_has_one_shape);

@@ -334,7 +334,7 @@ async fn critical_directives_reach_higher_reputation_first(t: &TestDb) {
     let b = Bench::start(t).await;
     let good = b.provider().await;
     let flagged = b.provider().await;
-    let now = b.rig.state.prowl.clock.now();
+    let now = b.rig.state.now();
     lowdown_server::db::gateway::flag_agent(&t.db, &flagged.agent_id, "forged_receipt", None, now)
         .await
         .unwrap();

@@ -192,7 +192,7 @@ async fn the_hour_slides(t: &TestDb) {
     let app = lowdown_server::app(state.clone());
     // 40 now, 20 half an hour later: full.
     assert_eq!(observe(&app, "198.51.100.5", 40).await.0, StatusCode::OK);
-    state.prowl.clock.shift(30 * 60_000);
+    state.clock.shift(30 * 60_000);
     assert_eq!(observe(&app, "198.51.100.5", 20).await.0, StatusCode::OK);
     let (status, retry) = observe(&app, "198.51.100.5", 1).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
@@ -202,13 +202,13 @@ async fn the_hour_slides(t: &TestDb) {
     assert!((1740..=1800).contains(&retry), "{retry}");
     // 29 minutes on: still full (a fixed window opened by the first request would have
     // reset at the hour).
-    state.prowl.clock.shift(29 * 60_000);
+    state.clock.shift(29 * 60_000);
     assert_eq!(
         observe(&app, "198.51.100.5", 1).await.0,
         StatusCode::TOO_MANY_REQUESTS
     );
     // Past the first 40's hour: those 40 are free again, the later 20 are not.
-    state.prowl.clock.shift(2 * 60_000);
+    state.clock.shift(2 * 60_000);
     let (status, _, body) = from_peer(
         &app,
         "/v1/telemetry/observe",

@@ -123,7 +123,7 @@ on_both!(two_servers_starting_together_run_one_scan);
 /// first latency is a number (the PostgreSQL statement cache once tripped on this).
 async fn observations_with_and_without_latency_store_in_any_order(t: &TestDb) {
     use lowdown_core::scanner::{ErrorType, ProbeResult};
-    use lowdown_server::scanner::store;
+    use lowdown_server::db::scanner as store;
     let timeout = ProbeResult {
         error_type: Some(ErrorType::Timeout),
         ..ProbeResult::default()

@@ -76,12 +76,12 @@ async fn weights_follow_key_standing_and_catalog(t: &TestDb) {
     send(many(48), k()).await;
     assert_eq!(send(one("api.stripe.com"), k()).await["weight"], 0.3);
     // A day old with 50 accepted: 0.5 for either host.
-    state.prowl.clock.shift(86_400_000);
+    state.clock.shift(86_400_000);
     assert_eq!(send(one("example.org"), k()).await["weight"], 0.5);
     assert_eq!(send(one("api.stripe.com"), k()).await["weight"], 0.5);
     // Seven days and 500 accepted: the seed's weights.
     send(many(500), k()).await;
-    state.prowl.clock.shift(6 * 86_400_000);
+    state.clock.shift(6 * 86_400_000);
     assert_eq!(send(one("example.org"), k()).await["weight"], 0.5);
     assert_eq!(
         send(one("files.stripe.com"), k()).await,

@@ -4,8 +4,8 @@ use lowdown_core::gateway::score::{Audit, CallSample};
 use serde::Serialize;
 use sqlx::Row;
 
+use crate::db::DbResult;
 use crate::db::{random_id, Db};
-use crate::error::AppResult;
 
 /// One call through the gateway, as stored: no path, query, headers or bodies.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,7 +33,7 @@ pub struct ProxyCall {
 }
 
 /// Stores ProxyCalls in one transaction (multi-row statements of up to 500 rows).
-pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> AppResult<()> {
+pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> DbResult<()> {
     let mut rows = Vec::with_capacity(calls.len());
     for c in calls {
         rows.push((random_id("pc_", 12)?, c));
@@ -89,7 +89,7 @@ fn sample(r: &sqlx::any::AnyRow, weight: f64) -> Result<CallSample, sqlx::Error>
 }
 
 /// The `limit` most recent ProxyCalls of a service, newest first.
-pub async fn recent(db: &Db, service_id: &str, limit: usize) -> AppResult<Vec<CallSample>> {
+pub async fn recent(db: &Db, service_id: &str, limit: usize) -> DbResult<Vec<CallSample>> {
     let rows = sqlx::query("SELECT status, latency_ms, agent_id, network FROM proxy_calls WHERE service_id = $1 ORDER BY at DESC LIMIT $2")
         .bind(service_id.to_owned())
         .bind(limit as i64)
@@ -103,7 +103,7 @@ pub async fn observations_since(
     db: &Db,
     service_id: &str,
     since: i64,
-) -> AppResult<Vec<CallSample>> {
+) -> DbResult<Vec<CallSample>> {
     let rows = sqlx::query(
         "SELECT status, latency_ms, agent_id, network, weight_tenths FROM observations WHERE service_id = $1 AND created_at >= $2 AND source = 'organic'",
     )
@@ -126,7 +126,7 @@ pub struct StoredAudit {
 }
 
 /// The latest audit of a service.
-pub async fn audit_of(db: &Db, service_id: &str) -> AppResult<Option<StoredAudit>> {
+pub async fn audit_of(db: &Db, service_id: &str) -> DbResult<Option<StoredAudit>> {
     let row = sqlx::query("SELECT flagged, error_rate, p95_p5, n, checked_at FROM service_audits WHERE service_id = $1")
         .bind(service_id.to_owned())
         .fetch_optional(&db.pool)
@@ -153,7 +153,7 @@ pub async fn store_audit(
     a: Audit,
     now: i64,
     due_before: i64,
-) -> AppResult<bool> {
+) -> DbResult<bool> {
     let id = service_id.to_owned();
     // A missing figure is written as a literal NULL rather than bound: PostgreSQL fixes a
     // cached statement's parameter types at first use, and an untyped NULL bound first

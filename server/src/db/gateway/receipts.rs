@@ -3,7 +3,7 @@
 use lowdown_core::gateway::receipt::Statement;
 
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 /// Stores a verified receipt; `false` when its statement hash was seen before.
 pub async fn insert(
@@ -13,7 +13,7 @@ pub async fn insert(
     service_signed: bool,
     weight: f64,
     now: i64,
-) -> AppResult<bool> {
+) -> DbResult<bool> {
     let st = st.clone();
     db.write(move |conn| {
         Box::pin(async move {

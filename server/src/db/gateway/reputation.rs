@@ -8,7 +8,7 @@ use lowdown_core::gateway::score::counts_as_success;
 use sqlx::Row;
 
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 
 fn add(t: &mut Tally, status: Option<i64>, n: u64) {
     match counts_as_success(status.and_then(|s| u16::try_from(s).ok())) {
@@ -21,7 +21,7 @@ fn add(t: &mut Tally, status: Option<i64>, n: u64) {
     }
 }
 
-async fn count(db: &Db, sql: &'static str, agent_id: &str, since: i64) -> AppResult<u64> {
+async fn count(db: &Db, sql: &'static str, agent_id: &str, since: i64) -> DbResult<u64> {
     let row = sqlx::query(sql)
         .bind(agent_id.to_owned())
         .bind(since)
@@ -37,7 +37,7 @@ pub async fn inputs(
     agent_id: &str,
     registered_at: i64,
     now: i64,
-) -> AppResult<ReputationInputs> {
+) -> DbResult<ReputationInputs> {
     let since = now - REPUTATION_WINDOW_MS;
     // The agent's observations of catalog services, per (service, hour, status).
     let own = sqlx::query(

@@ -3,11 +3,11 @@
 
 use sqlx::Row;
 
+use crate::db::DbResult;
 use crate::db::{random_id, Db};
-use crate::error::AppResult;
 
 /// The salt of `salt_id`, creating it (32 random bytes, hex) when no server has yet.
-pub async fn get_or_create(db: &Db, salt_id: &str, now: i64) -> AppResult<String> {
+pub async fn get_or_create(db: &Db, salt_id: &str, now: i64) -> DbResult<String> {
     if let Some(s) = get(db, salt_id).await? {
         return Ok(s);
     }
@@ -33,7 +33,7 @@ pub async fn get_or_create(db: &Db, salt_id: &str, now: i64) -> AppResult<String
 }
 
 /// The stored salt of `salt_id`.
-pub async fn get(db: &Db, salt_id: &str) -> AppResult<Option<String>> {
+pub async fn get(db: &Db, salt_id: &str) -> DbResult<Option<String>> {
     let row = sqlx::query("SELECT salt FROM sampling_salts WHERE salt_id = $1")
         .bind(salt_id.to_owned())
         .fetch_optional(&db.pool)
@@ -45,7 +45,7 @@ pub async fn get(db: &Db, salt_id: &str) -> AppResult<Option<String>> {
 }
 
 /// Stored salts with ids up to `newest_id` (ids sort by date), newest first.
-pub async fn up_to(db: &Db, newest_id: &str, limit: i64) -> AppResult<Vec<(String, String)>> {
+pub async fn up_to(db: &Db, newest_id: &str, limit: i64) -> DbResult<Vec<(String, String)>> {
     let rows = sqlx::query("SELECT salt_id, salt FROM sampling_salts WHERE salt_id <= $1 ORDER BY salt_id DESC LIMIT $2")
         .bind(newest_id.to_owned())
         .bind(limit)

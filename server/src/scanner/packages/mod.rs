@@ -4,9 +4,7 @@
 //!
 //! What an answer means and what is kept from one day to the next are the core's
 //! ([`lowdown_core::scanner::packages`]); this module sends the requests and stores the
-//! states ([`store`]).
-
-pub mod store;
+//! states ([`crate::db::packages`]).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -23,7 +21,7 @@ use tokio::task::JoinSet;
 use super::net::{error_type, Net};
 use super::Clock;
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::db::DbResult;
 use crate::names::enum_str;
 
 /// Where packages are looked up (`--npm-registry-url`, `--pypi-url`).
@@ -179,7 +177,7 @@ pub async fn check_all(
     sources: &PackageSources,
     keys: Vec<PackageKey>,
     clock: &Clock,
-) -> AppResult<Tally> {
+) -> DbResult<Tally> {
     let mut tally = Tally {
         checked: keys.len(),
         ..Tally::default()
@@ -208,9 +206,9 @@ pub async fn check_all(
             }
         }
         let now = clock();
-        let prev = store::state(db, &key).await?;
+        let prev = crate::db::packages::state(db, &key).await?;
         let next = PackageState::next(prev.as_ref(), &outcome, now);
-        store::save_state(db, &key, &next, now).await?;
+        crate::db::packages::save_state(db, &key, &next, now).await?;
     }
     Ok(tally)
 }

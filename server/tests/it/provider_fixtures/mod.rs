@@ -76,7 +76,7 @@ impl Bench {
 
     /// Moves the server's clock.
     pub fn shift(&self, ms: i64) {
-        self.rig.state.prowl.clock.shift(ms);
+        self.rig.state.clock.shift(ms);
     }
 
     /// The operator posts `body`.
@@ -142,7 +142,7 @@ impl Bench {
             environment: "test".into(),
             public_key: None,
         };
-        let now = self.rig.state.prowl.clock.now();
+        let now = self.rig.state.now();
         let a = register(&self.rig.state.db, agent, now, None)
             .await
             .unwrap();

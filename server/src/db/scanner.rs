@@ -16,7 +16,7 @@ use crate::db::upsert::{
     bind_all, insert_ignore, insert_ignore_in, is_sqlite, placeholders, Val, MAX_PARAMS,
 };
 use crate::db::Db;
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 use crate::names::{enum_str, name_key};
 
 /// Most rows per statement: a day's Registry holds tens of thousands of entries, and one
@@ -39,8 +39,8 @@ async fn insert_rows(
     insert_ignore_in(conn, table, cols, conflict, &rows, per_statement, true).await
 }
 
-fn json_text<T: serde::Serialize>(v: &T) -> AppResult<String> {
-    serde_json::to_string(v).map_err(AppError::internal)
+fn json_text<T: serde::Serialize>(v: &T) -> DbResult<String> {
+    serde_json::to_string(v).map_err(DbError::internal)
 }
 
 /// `INSERT … ON CONFLICT (key) DO UPDATE SET c = excluded.c` for each of `update`.
@@ -74,7 +74,7 @@ async fn upsert(
 }
 
 /// Records the start of a run.
-pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str) -> AppResult<()> {
+pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str) -> DbResult<()> {
     let row = vec![
         Val::Text(id.to_owned()),
         Val::Text(day.to_owned()),
@@ -108,7 +108,7 @@ pub async fn finish_run(
     finished_at: i64,
     cohort_version: Option<u64>,
     summary: &serde_json::Value,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let (id, status, summary) = (id.to_owned(), status.to_owned(), summary.to_string());
     db.write(move |conn| {
         Box::pin(async move {
@@ -130,7 +130,7 @@ pub async fn finish_run(
 }
 
 /// Whether a run that started on `day` completed.
-pub async fn completed_on(db: &Db, day: &str) -> AppResult<bool> {
+pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
     let row = sqlx::query("SELECT COUNT(*) FROM scan_runs WHERE day = $1 AND status = 'completed'")
         .bind(day.to_owned())
         .fetch_one(&db.pool)
@@ -138,7 +138,7 @@ pub async fn completed_on(db: &Db, day: &str) -> AppResult<bool> {
     Ok(row.try_get::<i64, _>(0)? > 0)
 }
 
-async fn stored_declarations(db: &Db) -> AppResult<BTreeMap<String, Declaration>> {
+async fn stored_declarations(db: &Db) -> DbResult<BTreeMap<String, Declaration>> {
     let rows =
         sqlx::query("SELECT name, version, status, remote_hosts, listed FROM registry_entries")
             .fetch_all(&db.pool)
@@ -169,11 +169,11 @@ pub async fn save_registry(
     day: &str,
     now: i64,
     entries: &[Entry],
-) -> AppResult<usize> {
+) -> DbResult<usize> {
     let old = stored_declarations(db).await?;
     let mut rows = Vec::with_capacity(entries.len());
     let mut change_rows = Vec::new();
-    let mut change = |name: &str, old: &Declaration, new: &Declaration| -> AppResult<()> {
+    let mut change = |name: &str, old: &Declaration, new: &Declaration| -> DbResult<()> {
         for c in changes(old, new) {
             change_rows.push(vec![
                 Val::Text(name.to_owned()),
@@ -289,7 +289,7 @@ pub async fn save_registry(
 }
 
 /// The stored cohort: version, size and members; `None` before the first run.
-pub async fn load_cohort(db: &Db) -> AppResult<Option<(u64, u64, BTreeSet<String>)>> {
+pub async fn load_cohort(db: &Db) -> DbResult<Option<(u64, u64, BTreeSet<String>)>> {
     let Some(row) = sqlx::query(
         "SELECT cohort_version, size FROM scanner_cohort_versions ORDER BY cohort_version DESC LIMIT 1",
     )
@@ -319,7 +319,7 @@ pub async fn save_cohort(
     run_id: &str,
     day: &str,
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let Some(version) = plan.new_version else {
         return Ok(());
     };
@@ -374,7 +374,7 @@ pub async fn save_skips(
     run_id: &str,
     day: &str,
     skips: &[(String, MissingReason)],
-) -> AppResult<()> {
+) -> DbResult<()> {
     let rows: Vec<Vec<Val>> = skips
         .iter()
         .map(|(id, reason)| {
@@ -397,7 +397,7 @@ pub async fn save_skips(
 }
 
 /// The id the next observation gets (ids are assigned by the lease holder, in order).
-pub async fn next_observation_id(db: &Db) -> AppResult<i64> {
+pub async fn next_observation_id(db: &Db) -> DbResult<i64> {
     let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM scanner_observations")
         .fetch_one(&db.pool)
         .await?;
@@ -412,7 +412,7 @@ pub async fn write_observations(
     day: &str,
     now: i64,
     batch: Vec<(Observation, Vec<ToolDefinition>)>,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let mut rows = Vec::with_capacity(batch.len());
     let mut defs: BTreeMap<String, String> = BTreeMap::new();
     for (i, (o, d)) in batch.into_iter().enumerate() {

@@ -7,15 +7,12 @@
 //! commits; SQLite has one writer). A provider holds one lease at a time: its claims are
 //! serialised by touching its own `providers` row first.
 
-use axum::http::StatusCode;
 use lowdown_core::benchmark::LEASE_MS;
 use sqlx::{AnyConnection, Row};
 
-use super::store::{directive_row, Directive, DIRECTIVE_COLUMNS};
-use crate::clock::iso;
+use super::provider::{directive_row, Directive, DIRECTIVE_COLUMNS};
+use crate::db::DbResult;
 use crate::db::{random_id, Db};
-use crate::error::AppResult;
-use crate::gateway::answer::Refusal;
 
 /// Why a claim, release or submission was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,23 +50,7 @@ pub enum Misuse {
     },
 }
 
-impl Misuse {
-    /// The refusal for directive `id`.
-    pub fn refusal(&self, id: &str) -> Refusal {
-        let (status, reason, message) = match self {
-            Misuse::Unknown => (StatusCode::NOT_FOUND, "unknown_directive", format!("directive {id}: no such directive")),
-            Misuse::Completed { at } => (StatusCode::CONFLICT, "directive_completed", format!("directive {id}: already completed at {}", iso(*at))),
-            Misuse::AlreadyClaimed { until } => (StatusCode::CONFLICT, "already_claimed", format!("directive {id}: you already hold its lease until {}", iso(*until))),
-            Misuse::LeaseHeld { other, until } => (StatusCode::CONFLICT, "lease_held", format!("directive {id}: you hold the lease of directive {other} until {}; submit or release it first", iso(*until))),
-            Misuse::Foreign { until } => (StatusCode::FORBIDDEN, "foreign_directive", format!("directive {id}: leased to another provider until {}", iso(*until))),
-            Misuse::NotClaimed => (StatusCode::CONFLICT, "not_claimed", format!("directive {id}: you hold no lease on it; claim it first")),
-            Misuse::LeaseExpired { at } => (StatusCode::CONFLICT, "lease_expired", format!("directive {id}: your lease expired at {}; it is back in the queue", iso(*at))),
-        };
-        Refusal::new(status, reason, message)
-    }
-}
-
-async fn read(conn: &mut AnyConnection, id: &str) -> AppResult<Option<Directive>> {
+async fn read(conn: &mut AnyConnection, id: &str) -> DbResult<Option<Directive>> {
     let sql =
         format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
     sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -87,7 +68,7 @@ pub(crate) async fn diagnose(
     d: &Directive,
     provider: &str,
     now: i64,
-) -> AppResult<Misuse> {
+) -> DbResult<Misuse> {
     if let (Some(at), "done") = (d.completed_at, d.status.as_str()) {
         return Ok(Misuse::Completed { at });
     }
@@ -114,7 +95,7 @@ pub(crate) async fn diagnose(
 
 /// Whether `provider` holds directive `id`'s live lease at `now` (a read, no write): the
 /// misuse otherwise.
-pub async fn holds(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Result<(), Misuse>> {
+pub async fn holds(db: &Db, id: &str, provider: &str, now: i64) -> DbResult<Result<(), Misuse>> {
     let mut conn = db.pool.acquire().await?;
     let Some(d) = read(&mut conn, id).await? else {
         return Ok(Err(Misuse::Unknown));
@@ -126,7 +107,7 @@ pub async fn holds(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Res
 }
 
 /// Leases directive `id` to `provider` until `now + 30 min`; the lease end, or the misuse.
-pub async fn claim(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Result<i64, Misuse>> {
+pub async fn claim(db: &Db, id: &str, provider: &str, now: i64) -> DbResult<Result<i64, Misuse>> {
     let claim_id = random_id("cl_", 8)?;
     let (id, provider) = (id.to_owned(), provider.to_owned());
     db.write(move |conn| {
@@ -196,7 +177,7 @@ pub async fn claim(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Res
 }
 
 /// Ends `provider`'s live lease on directive `id`: the directive is open again at once.
-pub async fn release(db: &Db, id: &str, provider: &str, now: i64) -> AppResult<Result<(), Misuse>> {
+pub async fn release(db: &Db, id: &str, provider: &str, now: i64) -> DbResult<Result<(), Misuse>> {
     let (id, provider) = (id.to_owned(), provider.to_owned());
     db.write(move |conn| {
         Box::pin(async move {

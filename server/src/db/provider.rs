@@ -1,7 +1,7 @@
 //! Storage of provider mode (migrations 0007, 0012): providers, directives, submissions,
 //! disagreements, the displayed scores and the ledger. Claims and submissions, which
-//! change several tables at once, are in [`super::lease`], [`super::record`] and
-//! [`super::agree`].
+//! change several tables at once, are in [`super::leases`], [`super::submissions`] and
+//! [`crate::provider::agree`].
 
 use std::collections::BTreeMap;
 
@@ -13,7 +13,7 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use crate::db::{random_id, Db};
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 
 /// A registered provider.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,27 +75,27 @@ impl Directive {
 
 pub(crate) const DIRECTIVE_COLUMNS: &str = "directive_id, service_id, kind, spec, price_credits, critical, created_at, status, holder, lease_expires_at, completed_at, submission_id";
 
-pub(crate) fn directive_row(r: &AnyRow) -> AppResult<Directive> {
-    let kind: String = r.try_get(2)?;
-    let spec: String = r.try_get(3)?;
+/// A directive from a row selected with [`DIRECTIVE_COLUMNS`], read by column name.
+pub(crate) fn directive_row(r: &AnyRow) -> DbResult<Directive> {
+    let kind: String = r.try_get("kind")?;
+    let spec: String = r.try_get("spec")?;
     Ok(Directive {
-        directive_id: r.try_get(0)?,
-        service_id: r.try_get(1)?,
-        kind: Kind::parse(&kind)
-            .ok_or_else(|| AppError::internal(format!("stored kind {kind}")))?,
-        spec: serde_json::from_str(&spec).map_err(AppError::internal)?,
-        price_credits: r.try_get(4)?,
-        critical: r.try_get::<i64, _>(5)? != 0,
-        created_at: r.try_get(6)?,
-        status: r.try_get(7)?,
-        holder: r.try_get(8)?,
-        lease_expires_at: r.try_get(9)?,
-        completed_at: r.try_get(10)?,
-        submission_id: r.try_get(11)?,
+        directive_id: r.try_get("directive_id")?,
+        service_id: r.try_get("service_id")?,
+        kind: Kind::parse(&kind).ok_or_else(|| DbError::internal(format!("stored kind {kind}")))?,
+        spec: serde_json::from_str(&spec).map_err(DbError::internal)?,
+        price_credits: r.try_get("price_credits")?,
+        critical: r.try_get::<i64, _>("critical")? != 0,
+        created_at: r.try_get("created_at")?,
+        status: r.try_get("status")?,
+        holder: r.try_get("holder")?,
+        lease_expires_at: r.try_get("lease_expires_at")?,
+        completed_at: r.try_get("completed_at")?,
+        submission_id: r.try_get("submission_id")?,
     })
 }
 
-fn provider_row(r: &AnyRow) -> AppResult<Provider> {
+fn provider_row(r: &AnyRow) -> DbResult<Provider> {
     Ok(Provider {
         provider_id: r.try_get(0)?,
         agent_id: r.try_get(1)?,
@@ -104,7 +104,7 @@ fn provider_row(r: &AnyRow) -> AppResult<Provider> {
 }
 
 /// The provider an agent registered as.
-pub async fn provider_by_agent(db: &Db, agent_id: &str) -> AppResult<Option<Provider>> {
+pub async fn provider_by_agent(db: &Db, agent_id: &str) -> DbResult<Option<Provider>> {
     sqlx::query("SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1")
         .bind(agent_id.to_owned())
         .fetch_optional(&db.pool)
@@ -115,7 +115,7 @@ pub async fn provider_by_agent(db: &Db, agent_id: &str) -> AppResult<Option<Prov
 }
 
 /// Every provider with its agent's registration time, for the reputation order.
-pub async fn providers_with_agents(db: &Db) -> AppResult<Vec<(Provider, i64)>> {
+pub async fn providers_with_agents(db: &Db) -> DbResult<Vec<(Provider, i64)>> {
     let rows = sqlx::query(
         "SELECT p.provider_id, p.agent_id, p.created_at, a.created_at FROM providers p \
          JOIN agents a ON a.agent_id = p.agent_id ORDER BY p.provider_id",
@@ -128,7 +128,7 @@ pub async fn providers_with_agents(db: &Db) -> AppResult<Vec<(Provider, i64)>> {
 }
 
 /// Registers `agent_id` as a provider; `true` when it was not one yet.
-pub async fn register_provider(db: &Db, agent_id: &str, now: i64) -> AppResult<(Provider, bool)> {
+pub async fn register_provider(db: &Db, agent_id: &str, now: i64) -> DbResult<(Provider, bool)> {
     let id = random_id("pv_", 8)?;
     let agent = agent_id.to_owned();
     db.write(move |conn| {
@@ -157,9 +157,9 @@ pub async fn register_provider(db: &Db, agent_id: &str, now: i64) -> AppResult<(
 }
 
 /// Stores a checked directive, open.
-pub async fn insert_directive(db: &Db, d: &NewDirective, now: i64) -> AppResult<Directive> {
+pub async fn insert_directive(db: &Db, d: &NewDirective, now: i64) -> DbResult<Directive> {
     let id = random_id("bd_", 8)?;
-    let spec = serde_json::to_value(&d.spec).map_err(AppError::internal)?;
+    let spec = serde_json::to_value(&d.spec).map_err(DbError::internal)?;
     let out = Directive {
         directive_id: id,
         service_id: d.service_id.clone(),
@@ -198,7 +198,7 @@ pub async fn insert_directive(db: &Db, d: &NewDirective, now: i64) -> AppResult<
 }
 
 /// One directive.
-pub async fn directive(db: &Db, id: &str) -> AppResult<Option<Directive>> {
+pub async fn directive(db: &Db, id: &str) -> DbResult<Option<Directive>> {
     let sql =
         format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
     sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -212,7 +212,7 @@ pub async fn directive(db: &Db, id: &str) -> AppResult<Option<Directive>> {
 
 /// Directives open at `now` (never claimed, released, or their lease expired): critical
 /// ones first, then oldest first; at most `limit`.
-pub async fn open_directives(db: &Db, now: i64, limit: i64) -> AppResult<Vec<Directive>> {
+pub async fn open_directives(db: &Db, now: i64, limit: i64) -> DbResult<Vec<Directive>> {
     let sql = format!(
         "SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE status = 'open' \
          AND (holder IS NULL OR lease_expires_at <= $1) \
@@ -240,7 +240,7 @@ pub struct Earning {
 }
 
 /// A provider's ledger, newest first.
-pub async fn earnings(db: &Db, provider_id: &str) -> AppResult<Vec<Earning>> {
+pub async fn earnings(db: &Db, provider_id: &str) -> DbResult<Vec<Earning>> {
     let rows = sqlx::query(
         "SELECT directive_id, submission_id, millicredits, created_at FROM provider_ledger \
          WHERE provider_id = $1 ORDER BY created_at DESC, entry_id",
@@ -276,7 +276,7 @@ pub struct Score {
 }
 
 /// The displayed scores of a service, by kind.
-pub async fn scores(db: &Db, service_id: &str) -> AppResult<Vec<Score>> {
+pub async fn scores(db: &Db, service_id: &str) -> DbResult<Vec<Score>> {
     let rows = sqlx::query(
         "SELECT kind, value, set_at, reason, providers FROM benchmark_scores WHERE service_id = $1 ORDER BY kind",
     )
@@ -329,11 +329,11 @@ const SUBMISSION_COLUMNS: &str =
     "submission_id, provider_id, recorded_score, dimensions, test_results, runner_id, \
      execution_time_ms, displaced, created_at, status, observed, network";
 
-fn submission_row(r: &AnyRow) -> AppResult<Submission> {
-    let json = |i: usize| -> AppResult<Value> {
+fn submission_row(r: &AnyRow) -> DbResult<Submission> {
+    let json = |i: usize| -> DbResult<Value> {
         let text: Option<String> = r.try_get(i)?;
         text.map_or(Ok(Value::Null), |t| {
-            serde_json::from_str(&t).map_err(AppError::internal)
+            serde_json::from_str(&t).map_err(DbError::internal)
         })
     };
     Ok(Submission {
@@ -353,7 +353,7 @@ fn submission_row(r: &AnyRow) -> AppResult<Submission> {
 }
 
 /// One submission.
-pub async fn submission(db: &Db, id: &str) -> AppResult<Option<Submission>> {
+pub async fn submission(db: &Db, id: &str) -> DbResult<Option<Submission>> {
     let sql =
         format!("SELECT {SUBMISSION_COLUMNS} FROM benchmark_submissions WHERE submission_id = $1");
     sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -366,7 +366,7 @@ pub async fn submission(db: &Db, id: &str) -> AppResult<Option<Submission>> {
 }
 
 /// Every submission of a directive, oldest first.
-pub async fn submissions_of(db: &Db, directive_id: &str) -> AppResult<Vec<Submission>> {
+pub async fn submissions_of(db: &Db, directive_id: &str) -> DbResult<Vec<Submission>> {
     let sql = format!(
         "SELECT {SUBMISSION_COLUMNS} FROM benchmark_submissions WHERE directive_id = $1 \
          ORDER BY created_at, submission_id"
@@ -378,7 +378,7 @@ pub async fn submissions_of(db: &Db, directive_id: &str) -> AppResult<Vec<Submis
     rows.iter().map(submission_row).collect()
 }
 
-fn run_row(r: &AnyRow) -> AppResult<Run> {
+fn run_row(r: &AnyRow) -> DbResult<Run> {
     Ok(Run {
         submission_id: r.try_get(0)?,
         provider_id: r.try_get(1)?,
@@ -391,7 +391,7 @@ fn run_row(r: &AnyRow) -> AppResult<Run> {
 pub(crate) async fn pending_runs(
     conn: &mut AnyConnection,
     directive_id: &str,
-) -> AppResult<Vec<Run>> {
+) -> DbResult<Vec<Run>> {
     let rows = sqlx::query(
         "SELECT submission_id, provider_id, network, recorded_score FROM benchmark_submissions \
          WHERE directive_id = $1 AND status = 'pending' ORDER BY created_at, submission_id",
@@ -403,13 +403,13 @@ pub(crate) async fn pending_runs(
 }
 
 /// The pending (`agent`) results of a directive, oldest first (outside a transaction).
-pub async fn pending_of(db: &Db, directive_id: &str) -> AppResult<Vec<Run>> {
+pub async fn pending_of(db: &Db, directive_id: &str) -> DbResult<Vec<Run>> {
     let mut conn = db.pool.acquire().await?;
     pending_runs(&mut conn, directive_id).await
 }
 
 /// The pending results of every open directive, by directive.
-pub async fn pending_by_directive(db: &Db) -> AppResult<BTreeMap<String, Vec<Run>>> {
+pub async fn pending_by_directive(db: &Db) -> DbResult<BTreeMap<String, Vec<Run>>> {
     let rows = sqlx::query(
         "SELECT s.submission_id, s.provider_id, s.network, s.recorded_score, s.directive_id \
          FROM benchmark_submissions s JOIN benchmark_directives d ON d.directive_id = s.directive_id \
@@ -430,7 +430,7 @@ pub(crate) async fn set_status(
     submission_id: &str,
     status: &str,
     counted_at: Option<i64>,
-) -> AppResult<()> {
+) -> DbResult<()> {
     sqlx::query(
         "UPDATE benchmark_submissions SET status = $1, counted_at = $2 WHERE submission_id = $3",
     )
@@ -443,7 +443,7 @@ pub(crate) async fn set_status(
 }
 
 /// A provider's `agent` results waiting for agreement.
-pub async fn awaiting_agreement(db: &Db, provider_id: &str) -> AppResult<i64> {
+pub async fn awaiting_agreement(db: &Db, provider_id: &str) -> DbResult<i64> {
     let row = sqlx::query(
         "SELECT COUNT(*) FROM benchmark_submissions WHERE provider_id = $1 AND status = 'pending'",
     )
@@ -454,7 +454,7 @@ pub async fn awaiting_agreement(db: &Db, provider_id: &str) -> AppResult<i64> {
 }
 
 /// When `provider_id`'s disagreements after `since` (unix ms) happened.
-pub async fn disagreement_times(db: &Db, provider_id: &str, since: i64) -> AppResult<Vec<i64>> {
+pub async fn disagreement_times(db: &Db, provider_id: &str, since: i64) -> DbResult<Vec<i64>> {
     let rows = sqlx::query(
         "SELECT created_at FROM provider_disagreements WHERE provider_id = $1 AND created_at > $2",
     )
@@ -466,7 +466,7 @@ pub async fn disagreement_times(db: &Db, provider_id: &str, since: i64) -> AppRe
 }
 
 /// Every provider's disagreements after `since` (unix ms), counted.
-pub async fn disagreement_counts(db: &Db, since: i64) -> AppResult<BTreeMap<String, u32>> {
+pub async fn disagreement_counts(db: &Db, since: i64) -> DbResult<BTreeMap<String, u32>> {
     let rows = sqlx::query(
         "SELECT provider_id, COUNT(*) FROM provider_disagreements WHERE created_at > $1 GROUP BY provider_id",
     )

@@ -7,11 +7,11 @@ use sqlx::Row;
 
 use crate::db::upsert::{insert_ignore, Val};
 use crate::db::Db;
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 use crate::names::enum_str;
 
 /// The stored state of `key`, if it was ever checked.
-pub async fn state(db: &Db, key: &PackageKey) -> AppResult<Option<PackageState>> {
+pub async fn state(db: &Db, key: &PackageKey) -> DbResult<Option<PackageState>> {
     let row = sqlx::query("SELECT state FROM package_checks WHERE ecosystem = $1 AND name = $2")
         .bind(enum_str(&key.ecosystem))
         .bind(key.name.clone())
@@ -24,13 +24,8 @@ pub async fn state(db: &Db, key: &PackageKey) -> AppResult<Option<PackageState>>
 }
 
 /// Stores the state of `key` after a check at `now`.
-pub async fn save_state(
-    db: &Db,
-    key: &PackageKey,
-    state: &PackageState,
-    now: i64,
-) -> AppResult<()> {
-    let json = serde_json::to_string(state).map_err(AppError::internal)?;
+pub async fn save_state(db: &Db, key: &PackageKey, state: &PackageState, now: i64) -> DbResult<()> {
+    let json = serde_json::to_string(state).map_err(DbError::internal)?;
     let (eco, name) = (enum_str(&key.ecosystem), key.name.clone());
     db.write(move |conn| {
         Box::pin(async move {
@@ -54,7 +49,7 @@ pub async fn save_state(
 /// Rebuilds `registry_packages` from every stored Registry entry (listed or not), so an
 /// `npm:`/`pypi:` lookup finds the entries declaring that package. Run after each
 /// successful Registry read.
-pub async fn rebuild_declarations(db: &Db) -> AppResult<usize> {
+pub async fn rebuild_declarations(db: &Db) -> DbResult<usize> {
     let rows = sqlx::query("SELECT name, packages FROM registry_entries")
         .fetch_all(&db.pool)
         .await?;
@@ -100,7 +95,7 @@ pub async fn rebuild_declarations(db: &Db) -> AppResult<usize> {
 
 /// The Registry entries (`mcp:<name>`) declaring the package `target` names (any
 /// spelling of an `npm:`/`pypi:` name), sorted.
-pub async fn declaring_entries(db: &Db, target: &str) -> AppResult<Vec<String>> {
+pub async fn declaring_entries(db: &Db, target: &str) -> DbResult<Vec<String>> {
     let Some(key) = PackageKey::of_target(target) else {
         return Ok(Vec::new());
     };
@@ -115,7 +110,7 @@ pub async fn declaring_entries(db: &Db, target: &str) -> AppResult<Vec<String>> 
 }
 
 /// The block items of `declared` packages, with their stored states.
-pub async fn items(db: &Db, declared: &[Package]) -> AppResult<Vec<PackageItem>> {
+pub async fn items(db: &Db, declared: &[Package]) -> DbResult<Vec<PackageItem>> {
     let mut out = Vec::with_capacity(declared.len());
     for p in declared {
         let state = match PackageKey::of(p) {

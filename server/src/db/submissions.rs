@@ -8,17 +8,17 @@
 //! - A `protocol` result the probe contradicted or could not confirm ([`refuse`]): nothing
 //!   is stored but the end of the claim (and, for a contradiction, a disagreement of the
 //!   provider); the directive is back in the queue.
-//! - `agent` results wait for agreement: [`super::agree`].
+//! - `agent` results wait for agreement: [`crate::provider::agree`].
 
 use lowdown_core::benchmark::displace::{decide, Decision, Displayed, Reading};
 use lowdown_core::benchmark::submission::Checked;
 use lowdown_core::benchmark::{provider_share_millicredits, Kind};
 use sqlx::{AnyConnection, Row};
 
-use super::lease::{diagnose, Misuse};
-use super::store::{directive_row, Directive, DIRECTIVE_COLUMNS};
+use super::leases::{diagnose, Misuse};
+use super::provider::{directive_row, Directive, DIRECTIVE_COLUMNS};
 use crate::db::{random_id, Db};
-use crate::error::{AppError, AppResult};
+use crate::db::{DbError, DbResult};
 
 /// What a recorded submission came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,7 @@ async fn displayed(
     conn: &mut AnyConnection,
     service: &str,
     kind: Kind,
-) -> AppResult<Option<(Displayed, String)>> {
+) -> DbResult<Option<(Displayed, String)>> {
     let row = sqlx::query("SELECT value, set_at, submission_id FROM benchmark_scores WHERE service_id = $1 AND kind = $2")
         .bind(service.to_owned())
         .bind(kind.as_str())
@@ -74,7 +74,7 @@ async fn readings(
     service: &str,
     kind: Kind,
     since: Option<(i64, String)>,
-) -> AppResult<Vec<Reading>> {
+) -> DbResult<Vec<Reading>> {
     let (from, except) = since.unwrap_or((i64::MIN, String::new()));
     let rows = sqlx::query(
         "SELECT provider_id, recorded_score, counted_at FROM benchmark_submissions \
@@ -104,7 +104,7 @@ pub(crate) async fn leased(
     id: &str,
     provider: &str,
     now: i64,
-) -> AppResult<Result<Directive, Misuse>> {
+) -> DbResult<Result<Directive, Misuse>> {
     let sql =
         format!("SELECT {DIRECTIVE_COLUMNS} FROM benchmark_directives WHERE directive_id = $1");
     let row = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -126,7 +126,7 @@ pub(crate) async fn end_lease(
     id: &str,
     now: i64,
     how: &str,
-) -> AppResult<()> {
+) -> DbResult<()> {
     sqlx::query(
         "UPDATE benchmark_claims SET ended_at = $1, ended = $2 WHERE claim_id = \
          (SELECT claim_id FROM benchmark_directives WHERE directive_id = $3)",
@@ -159,16 +159,16 @@ pub(crate) struct NewRow<'a> {
     pub now: i64,
 }
 
-pub(crate) async fn insert_submission(conn: &mut AnyConnection, r: NewRow<'_>) -> AppResult<()> {
+pub(crate) async fn insert_submission(conn: &mut AnyConnection, r: NewRow<'_>) -> DbResult<()> {
     let c = r.checked;
-    let dims = serde_json::to_string(&c.dimensions).map_err(AppError::internal)?;
-    let tests = serde_json::to_string(&c.test_results).map_err(AppError::internal)?;
+    let dims = serde_json::to_string(&c.dimensions).map_err(DbError::internal)?;
+    let tests = serde_json::to_string(&c.test_results).map_err(DbError::internal)?;
     let observed = c
         .observed
         .as_ref()
         .map(serde_json::to_string)
         .transpose()
-        .map_err(AppError::internal)?;
+        .map_err(DbError::internal)?;
     let counted_at = (r.status == "reading").then_some(r.now);
     sqlx::query(
         "INSERT INTO benchmark_submissions (submission_id, directive_id, provider_id, service_id, kind, dimensions, \
@@ -203,7 +203,7 @@ pub(crate) async fn complete(
     d: &Directive,
     submission_id: &str,
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     let done = sqlx::query(
         "UPDATE benchmark_directives SET status = 'done', completed_at = $1, submission_id = $2, \
          holder = NULL, lease_expires_at = NULL, claim_id = NULL WHERE directive_id = $3 AND status = 'open'",
@@ -215,7 +215,7 @@ pub(crate) async fn complete(
     .await?
     .rows_affected();
     if done != 1 {
-        return Err(AppError::internal(format!(
+        return Err(DbError::internal(format!(
             "directive {} changed under its lease holder",
             d.directive_id
         )));
@@ -230,13 +230,13 @@ pub(crate) async fn display(
     d: &Directive,
     submission_id: &str,
     now: i64,
-) -> AppResult<Decision> {
+) -> DbResult<Decision> {
     let current = displayed(conn, &d.service_id, d.kind).await?;
     let since = current.as_ref().map(|(c, s)| (c.set_at_ms, s.clone()));
     let read = readings(conn, &d.service_id, d.kind, since).await?;
     let decision = decide(current.as_ref().map(|(c, _)| c), &read, now);
     if let (true, Some(value), Some(reason)) = (decision.replace, decision.value, decision.reason) {
-        let reason = serde_json::to_value(reason).map_err(AppError::internal)?;
+        let reason = serde_json::to_value(reason).map_err(DbError::internal)?;
         sqlx::query(
             "INSERT INTO benchmark_scores (service_id, kind, value, set_at, reason, providers, submission_id) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (service_id, kind) DO UPDATE SET \
@@ -268,7 +268,7 @@ pub(crate) async fn credit(
     submission_id: &str,
     millicredits: i64,
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     sqlx::query(
         "INSERT INTO provider_ledger (entry_id, provider_id, directive_id, submission_id, millicredits, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6)",
@@ -291,7 +291,7 @@ pub(crate) async fn disagreement(
     directive: &Directive,
     field: &str,
     now: i64,
-) -> AppResult<()> {
+) -> DbResult<()> {
     sqlx::query(
         "INSERT INTO provider_disagreements (disagreement_id, provider_id, directive_id, kind, field, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6)",
@@ -316,7 +316,7 @@ pub async fn submit_protocol(
     checked: Checked,
     submitted_score: f64,
     now: i64,
-) -> AppResult<Result<Recorded, Misuse>> {
+) -> DbResult<Result<Recorded, Misuse>> {
     let submission_id = random_id("bs_", 8)?;
     let provider = provider.to_owned();
     db.write(move |conn| {
@@ -369,7 +369,7 @@ pub async fn refuse(
     provider: &str,
     now: i64,
     why: Turned,
-) -> AppResult<Result<(), Misuse>> {
+) -> DbResult<Result<(), Misuse>> {
     let (id, provider) = (id.to_owned(), provider.to_owned());
     db.write(move |conn| {
         Box::pin(async move {

@@ -7,8 +7,8 @@ use lowdown_core::benchmark::displace::capped;
 use lowdown_core::benchmark::Kind;
 use serde_json::{json, Map, Value};
 
-use super::store;
 use crate::clock::iso;
+use crate::db::provider as store;
 use crate::error::AppResult;
 use crate::state::AppState;
 
