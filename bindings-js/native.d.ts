@@ -10,27 +10,6 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * One catalog service's rules: which calls the gateway carries and which request headers
- * it forwards.
- */
-export declare class GatewayRules {
-  /**
-   * The rules of a `GET /v1/services` entry: `allow` (`"GET /v1/search"` each), `mode`
-   * (`inject`, the default, or `passthrough`) and `credential_header`. A malformed entry
-   * throws `bad_allow_rule`, `bad_mode` or `missing_header`.
-   */
-  constructor(allow: Array<string>, mode?: string | undefined | null, credentialHeader?: string | undefined | null)
-  /**
-   * The verdict on `method` to `target` (a path under the upstream's base, with its
-   * query) as JSON text: `{"verdict":"allowed"|"not_allowed"|"bad_path","why"?}`.
-   */
-  check(method: string, target: string): string
-  /** Of the request header `names`, those to send the gateway (as given). */
-  keepRequestHeaders(names: Array<string>): Array<string>
-}
-export type JsGatewayRules = GatewayRules
-
-/**
  * The reporting policy, from the raw `PROWL_TELEMETRY_ALLOWLIST` and
  * `PROWL_TELEMETRY_ALLOW_PRIVATE` values (`null` when unset).
  */
@@ -111,6 +90,34 @@ export declare class Recorder {
 }
 export type JsRecorder = Recorder
 
+/** The catalog, salt and decisions of one observed fetch. */
+export declare class Router {
+  /**
+   * The router for `PROWL_AGENT_KEY`, `PROWL_GATEWAY_URL` and `PROWL_GATEWAY_SERVICES`
+   * (`null` when unset); without a key and a gateway it never fetches or routes.
+   */
+  constructor(agentKey?: string | undefined | null, gatewayUrl?: string | undefined | null, services?: string | undefined | null)
+  /** Whether to fetch the catalog and the salt now; `true` counts the fetch as started. */
+  wantsFetch(nowMs: number): boolean
+  /** The fetch's answers (JSON text); whether they are usable. */
+  loaded(nowMs: number, catalog: string, salt: string): boolean
+  /** The fetch failed: it is tried again in a minute. */
+  fetchFailed(nowMs: number): void
+  /** A new `PROWL_GATEWAY_SERVICES` value (`null`: unset). */
+  select(services?: string | undefined | null): void
+  /**
+   * Where a `method` call to `url` with these request header names goes, as JSON text
+   * `{url, slug, service_id, headers: [[name, value]], keep: [names], vendor}`, or `null`
+   * (straight to the vendor).
+   */
+  route(nowMs: number, method: string, url: string, headerNames: Array<string>): string | null
+  /** A routed call answered `status` with this body `reason`: JSON text `{gateway, fetch_at}`. */
+  refused(nowMs: number, status: number, reason?: string | undefined | null): string
+  /** JSON text `{ready, agent_id, salt_id, services, counts}`. */
+  status(nowMs: number): string
+}
+export type JsRouter = Router
+
 /**
  * What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
  * with an agent key; paused after the server refuses some.
@@ -139,13 +146,6 @@ export type JsTelemetryBudget = TelemetryBudget
 export declare function appendTextItem(message: Uint8Array, text: string): Buffer | null
 
 /**
- * The sampling decision for gateway routing (SPEC §4, §10) as JSON text
- * `{"roll", "bucket", "sampled"}`: `roll` is the `X-Prowl-Sample-Decision` header value for
- * a sampled call. One decision covers the agent, service and salt day.
- */
-export declare function decide(serviceId: string, agentId: string, saltId: string, salt: string, samplingRate: number): string
-
-/**
  * What the answer to a batch of `len` records means (`status` null when none came), as
  * JSON text `{"delivered","duplicates","rejected","keep":[i…],"pause_ms","reason"}`: the
  * core's `record::delivery`, so every host delivers alike.
@@ -157,12 +157,6 @@ export declare function delivery(len: number, status?: number | undefined | null
  * variables of `envJson` (`{"NAME": "value"}`); unknown variables are left as written.
  */
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
-
-/**
- * Whether observe routes the service `slug`/`serviceId` under `PROWL_GATEWAY_SERVICES`
- * (`filter`, the raw value or `null`): unset or blank routes every catalog service.
- */
-export declare function gatewayServiceSelected(filter: string | undefined | null, slug: string, serviceId: string): boolean
 
 /** A new node identity's `node.json` text, from 6 random bytes (12 hex digits) and the clock. */
 export declare function newNodeIdentity(randomHex: string, nowIso: string): string

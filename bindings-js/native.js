@@ -835,21 +835,19 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.GatewayRules = nativeBinding.GatewayRules
-module.exports.JsGatewayRules = nativeBinding.JsGatewayRules
 module.exports.HostPolicy = nativeBinding.HostPolicy
 module.exports.JsHostPolicy = nativeBinding.JsHostPolicy
 module.exports.LogDiff = nativeBinding.LogDiff
 module.exports.JsLogDiff = nativeBinding.JsLogDiff
 module.exports.Recorder = nativeBinding.Recorder
 module.exports.JsRecorder = nativeBinding.JsRecorder
+module.exports.Router = nativeBinding.Router
+module.exports.JsRouter = nativeBinding.JsRouter
 module.exports.TelemetryBudget = nativeBinding.TelemetryBudget
 module.exports.JsTelemetryBudget = nativeBinding.JsTelemetryBudget
 module.exports.appendTextItem = nativeBinding.appendTextItem
-module.exports.decide = nativeBinding.decide
 module.exports.delivery = nativeBinding.delivery
 module.exports.expandPath = nativeBinding.expandPath
-module.exports.gatewayServiceSelected = nativeBinding.gatewayServiceSelected
 module.exports.newNodeIdentity = nativeBinding.newNodeIdentity
 module.exports.parseNodeIdentity = nativeBinding.parseNodeIdentity
 module.exports.prepareObservation = nativeBinding.prepareObservation

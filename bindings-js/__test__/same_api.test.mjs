@@ -16,7 +16,7 @@ const methods = (cls) =>
 
 it('both builds export the same names', () => {
   assert.deepEqual(names(wasm), names(native));
-  assert.deepEqual(names(native), ['GatewayRules', 'HostPolicy', 'LogDiff', 'Recorder', 'TelemetryBudget', 'appendTextItem', 'decide', 'delivery', 'expandPath', 'gatewayServiceSelected', 'newNodeIdentity',
+  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'Recorder', 'Router', 'TelemetryBudget', 'appendTextItem', 'delivery', 'expandPath', 'newNodeIdentity',
     'parseNodeIdentity', 'prepareObservation', 'settingsFromEnv', 'spoolClaimName', 'spoolDecode', 'spoolDropped', 'spoolEncode', 'spoolEntry',
     'spoolFileName', 'spoolLimits', 'spoolOverBound', 'targetLabel']);
 });

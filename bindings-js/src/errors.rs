@@ -4,7 +4,7 @@
 //! an `Error` whose `code` is that kind and whose message is the core error's `Display`, which
 //! never quotes the caller's arguments. Callers branch on `err.code`, never on the text.
 
-#[cfg(any(feature = "proxy", feature = "observe"))]
+#[cfg(feature = "proxy")]
 use serde::Serialize;
 use std::fmt::Display;
 
@@ -23,7 +23,7 @@ pub type Error = napi::Error<String>;
 pub type Error = wasm_bindgen::JsValue;
 
 /// A core error as a thrown `Error` with `code` = its serde `type`.
-#[cfg(any(feature = "proxy", feature = "observe"))]
+#[cfg(feature = "proxy")]
 pub fn core_error<E: Serialize + Display>(err: E) -> Error {
     let kind = serde_json::to_value(&err)
         .ok()

@@ -141,19 +141,3 @@ impl JsTelemetryBudget {
         self.inner.wait_ms(now_ms)
     }
 }
-
-/// The sampling decision for gateway routing (SPEC §4, §10) as JSON text
-/// `{"roll", "bucket", "sampled"}`: `roll` is the `X-Prowl-Sample-Decision` header value for
-/// a sampled call. One decision covers the agent, service and salt day.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "decide"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "decide"))]
-pub fn js_decide(
-    service_id: String,
-    agent_id: String,
-    salt_id: String,
-    salt: String,
-    sampling_rate: f64,
-) -> Result<String> {
-    let d = lowdown_core::sample::decide(&service_id, &agent_id, &salt_id, &salt, sampling_rate);
-    serde_json::to_string(&d).map_err(invalid_argument)
-}

@@ -1,62 +1,89 @@
-//! What the gateway router routes (SPEC §10): a catalog service's `allow` rules and
-//! credential mode, as the gateway itself applies them.
+//! What prowl routes through the sampling gateway (SPEC §10): the core's `Router`, with the
+//! host doing the fetching and the requests. Times are Unix milliseconds.
 
 use crate::convert::to_py;
-use crate::errors::to_py_err;
-use lowdown_core::gateway::allow::GatewayRules;
+use lowdown_core::gateway::router::Router;
 use pyo3::prelude::*;
 
-/// One catalog service's rules: which calls the gateway carries and which request headers
-/// it forwards.
-#[pyclass(name = "GatewayRules", module = "prowl._native", frozen)]
-pub struct PyGatewayRules {
-    inner: GatewayRules,
+/// The catalog, salt and decisions of one set of settings.
+#[pyclass(name = "Router", module = "prowl._native")]
+pub struct PyRouter {
+    inner: Router,
 }
 
 #[pymethods]
-impl PyGatewayRules {
-    /// The rules of a ``GET /v1/services`` entry: ``allow`` (``"GET /v1/search"`` each),
-    /// ``mode`` (``inject``, the default, or ``passthrough``) and ``credential_header``.
-    /// Raises ``LowdownError`` (``bad_allow_rule``, ``bad_mode``, ``missing_header``).
+impl PyRouter {
+    /// The router for ``PROWL_AGENT_KEY``, ``PROWL_GATEWAY_URL`` and
+    /// ``PROWL_GATEWAY_SERVICES`` (``None`` when unset); without a key and a gateway it never
+    /// fetches or routes.
     #[new]
-    #[pyo3(signature = (allow, mode=None, credential_header=None))]
-    fn new(
-        allow: Vec<String>,
-        mode: Option<&str>,
-        credential_header: Option<&str>,
-    ) -> PyResult<Self> {
-        GatewayRules::new(&allow, mode, credential_header)
-            .map(|inner| PyGatewayRules { inner })
-            .map_err(to_py_err)
+    #[pyo3(signature = (agent_key, gateway_url, services=None))]
+    fn new(agent_key: Option<&str>, gateway_url: Option<&str>, services: Option<&str>) -> Self {
+        PyRouter {
+            inner: Router::new(agent_key, gateway_url, services),
+        }
     }
 
-    /// The verdict on ``method`` to ``target`` (a path under the upstream's base, with its
-    /// query): ``{"verdict": "allowed" | "not_allowed" | "bad_path", "why"?}``.
-    fn check<'py>(
-        &self,
+    /// Whether to fetch the catalog and the salt now; ``True`` counts the fetch as started.
+    fn wants_fetch(&mut self, now_ms: i64) -> bool {
+        self.inner.wants_fetch(now_ms)
+    }
+
+    /// The fetch's answers (JSON text); whether they are usable.
+    fn loaded(&mut self, now_ms: i64, catalog: &str, salt: &str) -> bool {
+        self.inner.loaded(now_ms, catalog, salt)
+    }
+
+    /// The fetch failed: it is tried again in a minute.
+    fn fetch_failed(&mut self, now_ms: i64) {
+        self.inner.fetch_failed(now_ms);
+    }
+
+    /// A new ``PROWL_GATEWAY_SERVICES`` value (``None``: unset).
+    #[pyo3(signature = (services))]
+    fn select(&mut self, services: Option<&str>) {
+        self.inner.select(services);
+    }
+
+    /// Where a ``method`` call to ``url`` with these request header names goes:
+    /// ``{url, slug, service_id, headers: [(name, value)], keep: [names], vendor}``, or
+    /// ``None`` (straight to the vendor).
+    fn route<'py>(
+        &mut self,
         py: Python<'py>,
+        now_ms: i64,
         method: &str,
-        target: &str,
+        url: &str,
+        header_names: Vec<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.check(method, target))
+        to_py(py, &self.inner.route(now_ms, method, url, &header_names))
     }
 
-    /// Of the request header ``names``, those to send the gateway (as given).
-    fn keep_request_headers(&self, names: Vec<String>) -> Vec<String> {
-        self.inner.keep_request_headers(&names)
+    /// A routed call answered ``status`` with this body ``reason``: ``{gateway, fetch_at}``.
+    #[pyo3(signature = (now_ms, status, reason))]
+    fn refused<'py>(
+        &mut self,
+        py: Python<'py>,
+        now_ms: i64,
+        status: u16,
+        reason: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.refused(now_ms, status, reason))
+    }
+
+    /// A gateway redirect's ``location`` as the vendor URL it stands for (``vendor`` and
+    /// ``slug`` from the route); any other location unchanged.
+    fn vendor_location(&self, vendor: &str, slug: &str, location: &str) -> String {
+        self.inner.vendor_location(vendor, slug, location)
+    }
+
+    /// ``{ready, agent_id, salt_id, services, counts}``.
+    fn status<'py>(&self, py: Python<'py>, now_ms: i64) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.status(now_ms))
     }
 }
 
-/// Whether prowl routes the service ``slug``/``service_id`` under ``PROWL_GATEWAY_SERVICES``
-/// (``filter``, the raw value or ``None``): unset or blank routes every catalog service.
-#[pyfunction]
-#[pyo3(signature = (filter, slug, service_id))]
-pub fn gateway_service_selected(filter: Option<&str>, slug: &str, service_id: &str) -> bool {
-    lowdown_core::gateway::allow::service_selected(filter, slug, service_id)
-}
-
-/// Adds the gateway rules to the module.
+/// Adds the router to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyGatewayRules>()?;
-    m.add_function(wrap_pyfunction!(gateway_service_selected, m)?)
+    m.add_class::<PyRouter>()
 }

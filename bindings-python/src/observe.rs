@@ -1,8 +1,7 @@
-//! What `prowl.observe`, the Claude Code hook and the gateway router use (SPEC §4): the
-//! reporting policy, one observation per request, the hourly budget and the sampling decision.
+//! What `prowl.observe` and the Claude Code hook use (SPEC §4): the reporting policy, one
+//! observation per request and the hourly budget.
 
 use crate::convert::{parse_enum, to_py};
-use lowdown_core::sample;
 use lowdown_core::telemetry::{self, HostPolicy};
 use pyo3::prelude::*;
 
@@ -112,28 +111,10 @@ impl PyTelemetryBudget {
     }
 }
 
-/// The sampling decision for one (service, agent) pair under one salt (SPEC §4):
-/// ``{"roll", "bucket", "sampled"}``.
-#[pyfunction]
-pub fn decide<'py>(
-    py: Python<'py>,
-    service_id: &str,
-    agent_id: &str,
-    salt_id: &str,
-    salt: &str,
-    sampling_rate: f64,
-) -> PyResult<Bound<'py, PyAny>> {
-    to_py(
-        py,
-        &sample::decide(service_id, agent_id, salt_id, salt, sampling_rate),
-    )
-}
-
-/// Adds the policy, observation, budget and decision to the module.
+/// Adds the policy, observation and budget to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyHostPolicy>()?;
     m.add_class::<PyTelemetryBudget>()?;
     m.add_function(wrap_pyfunction!(prepare_observation, m)?)?;
-    m.add_function(wrap_pyfunction!(decide, m)?)?;
     Ok(())
 }

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterator
 import pytest
 
 import prowl
-from prowl.gateway import ROUTER
+from prowl.gateway import ROUTER, _get
 from prowl.sender import SENDER
 
 from conftest import LowdownServer
@@ -194,8 +194,11 @@ def test_a_refused_decision_falls_back_to_the_vendor_and_the_router_starts_over(
 ) -> None:
     client = prowl.observe(lib.Client())
     ready()
-    # A roll this agent could not honestly hold (as after a catalog or salt change).
-    ROUTER._state = ROUTER._state._replace(decisions={"svc_sampled": "0" * 64})  # type: ignore[union-attr]
+    # A roll this agent could not honestly hold (as after a catalog or salt change): the salt's
+    # id with another value, handed to the core's router as if fetched.
+    catalog = _get(prowl_server.url, "/v1/services", None)
+    salt = {**json.loads(_get(prowl_server.url, "/v1/sampling/salt", agent["agent_key"])), "salt": "0" * 64}
+    assert ROUTER._core.loaded(int(time.time() * 1000), catalog, json.dumps(salt))  # type: ignore[union-attr]
     mark = f"{lib.__name__}-refused"
     r = client.post(f"{vendor.url}/on/v1/charges?mark={mark}", content=b"again", headers={"Authorization": USER_SECRET})
     assert r.status_code == 200, "the caller gets the vendor's answer, not the gateway's 403"

@@ -66,6 +66,34 @@ def number(v: Any) -> float:
     return float(v) if isinstance(v, str) else v
 
 
+def gateway_router(n: Any, i: Dict[str, Any]) -> Any:
+    """Scripted steps against one Router, one result each."""
+    st = i["settings"]
+    r = n.Router(st.get("agent_key"), st.get("gateway_url"), st.get("services"))
+    text = lambda v: v if isinstance(v, str) else json.dumps(v)  # noqa: E731
+    out: List[Any] = []
+    for s in i["steps"]:
+        [(op, a)] = s.items()
+        if op == "wants_fetch":
+            out.append(r.wants_fetch(a))
+        elif op == "loaded":
+            out.append(r.loaded(a[0], text(a[1]), text(a[2])))
+        elif op == "fetch_failed":
+            out.append(r.fetch_failed(a))
+        elif op == "select":
+            out.append(r.select(a))
+        elif op == "route":
+            got = r.route(*a)
+            out.append(None if got is None else {**got, "headers": [list(h) for h in got["headers"]]})
+        elif op == "refused":
+            out.append(r.refused(*a))
+        elif op == "status":
+            out.append(r.status(a))
+        else:
+            raise ValueError(op)
+    return out
+
+
 def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
     """Scripted steps against one TelemetryBudget; the results of ``take`` and ``wait``."""
     b = n.TelemetryBudget(i["with_agent_key"])
@@ -149,16 +177,14 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "benchmark_directive": lambda n, i: n.check_directive(i["body"]),
     "conformance": conformance,
     "delivery": delivery,
-    "gateway_request_headers": lambda n, i: n.GatewayRules(i.get("allow", []), i.get("mode"), i.get("credential_header")).keep_request_headers(i["names"]),
-    "gateway_service_selected": lambda n, i: n.gateway_service_selected(i["filter"], i["slug"], i["service_id"]),
-    "gateway_route": lambda n, i: n.GatewayRules(i.get("allow", []), i.get("mode"), i.get("credential_header")).check(i["method"], as_str(i["target"])),
     "node_identity": node_identity,
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
         i.get("response_bytes"), i["source"], n.HostPolicy(i.get("allowlist"), i.get("allow_private"))),
-    "sample_decide": lambda n, i: n.decide(i["service_id"], i["agent_id"], i["salt_id"], i["salt"], number(i["sampling_rate"])),
     "settings": lambda n, i: n.settings_from_env(i["env"], i["user_home"], i["client"]),
     "spool": spool,
+    "gateway_router": gateway_router,
+    "gateway_vendor_location": lambda n, i: n.Router("ak", i["gateway_url"]).vendor_location(i["vendor"], i["slug"], i["location"]),
     "telemetry_budget": telemetry_budget,
     "validate_node_id": lambda n, i: n.validate_node_id(as_str(i["node_id"])),
     "validate_records": lambda n, i: n.validate_records(i["body"]),
@@ -197,10 +223,15 @@ NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "validate_observations": ("validate_observations", "prepare_observation builds only valid observations; the server validates"),
     "weight": ("weight", "the server weighs"),
     "key_weight": ("key_tier", "the server weighs"),
-    # The sampling gateway's rules run in the server; clients compute `decide` and use GatewayRules.
+    # The sampling gateway's rules run in the server; clients route with Router, which applies
+    # the decision, the allow rules, the header allowlist and PROWL_GATEWAY_SERVICES itself.
+    "sample_decide": ("decide", "Router decides"),
+    "gateway_route": ("GatewayRules", "Router applies the allow rules"),
+    "gateway_request_headers": ("GatewayRules", "Router says which request headers go to the gateway"),
+    "gateway_service_selected": ("gateway_service_selected", "Router applies PROWL_GATEWAY_SERVICES"),
     "salt_days": ("salt_state", "the gateway checks salt days; clients follow valid_until"),
     "decision_check": ("check_decision", "the gateway checks decisions"),
-    "gateway_forward_headers": ("forward_request_header", "the gateway filters what crosses it; prowl sends what GatewayRules.keep_request_headers keeps"),
+    "gateway_forward_headers": ("forward_request_header", "the gateway filters what crosses it; prowl sends what Router.route keeps"),
     "audit": ("audit", "the server audits services"),
     "probe_health": ("probe_health", "the server computes probe health"),
     "live_score": ("live_score", "the server computes the live score"),

@@ -72,6 +72,60 @@ pub fn iso(ms: i64) -> String {
     )
 }
 
+/// Unix milliseconds of an RFC 3339 timestamp (`2026-11-30T06:34:56.123Z`, or with an offset
+/// `+01:00`; fractions past milliseconds are cut), or `None` when it is not one.
+pub fn parse_iso(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    if b.len() < 20 || !matches!(b[10], b'T' | b't') || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let day = day_number(text.get(..10)?)?;
+    let (h, m, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if h > 23 || m > 59 || s > 59 {
+        return None;
+    }
+    let mut rest = &text[19..];
+    let mut ms = 0;
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let padded = format!("{:0<3}", &frac[..digits.min(3)]);
+        ms = padded.parse::<i64>().ok()?;
+        rest = &frac[digits..];
+    }
+    let offset_min = match rest {
+        "Z" | "z" => 0,
+        _ => {
+            let o = rest.as_bytes();
+            if o.len() != 6 || !matches!(o[0], b'+' | b'-') || o[3] != b':' {
+                return None;
+            }
+            let oh: i64 = rest[1..3]
+                .parse()
+                .ok()
+                .filter(|_| rest[1..3].bytes().all(|c| c.is_ascii_digit()))?;
+            let om: i64 = rest[4..6]
+                .parse()
+                .ok()
+                .filter(|_| rest[4..6].bytes().all(|c| c.is_ascii_digit()))?;
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let sign = if o[0] == b'-' { -1 } else { 1 };
+            sign * (oh * 60 + om)
+        }
+    };
+    Some(((day * 86_400 + h * 3600 + m * 60 + s) - offset_min * 60) * 1000 + ms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +151,22 @@ mod tests {
         assert_eq!(day_of(951_782_400_000), "2000-02-29");
         assert_eq!(day_of(-1), "1969-12-31");
         assert_eq!(iso(1_796_020_496_123), "2026-11-30T06:34:56.123Z");
+        assert_eq!(
+            parse_iso("2026-11-30T06:34:56.123Z"),
+            Some(1_796_020_496_123)
+        );
+        assert_eq!(
+            parse_iso("2026-11-30T07:34:56.1234+01:00"),
+            Some(1_796_020_496_123)
+        );
+        assert_eq!(parse_iso("2026-11-30T06:34:56Z"), Some(1_796_020_496_000));
+        for bad in [
+            "2026-11-30",
+            "2026-11-30T06:34:56",
+            "2026-11-30T24:00:00Z",
+            "x",
+        ] {
+            assert_eq!(parse_iso(bad), None, "{bad}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The sampling gateway's rules (SPEC §10), free of IO: which calls and headers cross the gateway,
-//! the live score, the audit and probe-health cap, receipts and agent reputation.
+//! the live score, the audit and probe-health cap, receipts and agent reputation, and what a
+//! client routes through it ([`router`]).
 //!
 //! The sampling decision itself (the roll, salt days, the gateway's check) lives in
 //! [`crate::sample`], shared with the clients that compute decisions.
@@ -8,6 +9,7 @@ pub mod allow;
 pub mod headers;
 pub mod receipt;
 pub mod reputation;
+pub mod router;
 pub mod score;
 pub mod share;
 

@@ -21,6 +21,11 @@ NODE_FILE = "node.json"
 SPOOL_DIR = "spool"
 DROPPED_FILE = "dropped.json"
 
+# GATEWAY: What a client routing through the sampling gateway shares (SPEC §10): the gateway's own refusals (a status and a reason of these), and how long a catalog or salt fetch may take.
+REFUSAL_STATUSES = (400, 403, 404, 429, 503,)
+REFUSAL_REASONS = ("unknown_service", "missing_agent_key", "unknown_agent_key", "missing_salt_id", "missing_decision", "malformed_decision", "unknown_salt", "expired_salt", "wrong_decision", "not_sampled", "below_min_reputation", "no_credential", "not_allowed", "bad_path", "gateway_rate_limited",)
+FETCH_TIMEOUT_MS = 5000
+
 RECORD_RECORD_ID_MAX = 64
 RECORD_ACTOR_MAX = 128
 RECORD_TARGET_MAX = 256

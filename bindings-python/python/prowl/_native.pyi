@@ -14,8 +14,7 @@ from typing_extensions import Self, final
 
 __all__ = [
     "LowdownError", "API_URL", "API_URL_ENV", "PROWL_API_URL_ENV", "HOME_ENV", "AGENT_KEY_HEADER",
-    "HostPolicy", "TelemetryBudget", "prepare_observation", "decide", "GatewayRules",
-    "gateway_service_selected", "validate_records", "validate_node_id", "SPOOL_MAX_RECORDS_PER_FILE",
+    "HostPolicy", "TelemetryBudget", "prepare_observation", "Router", "validate_records", "validate_node_id", "SPOOL_MAX_RECORDS_PER_FILE",
     "SPOOL_STALE_CLAIM_MS", "spool_file_name", "spool_claim_name", "spool_entry", "spool_encode",
     "spool_decode", "spool_over_bound", "spool_dropped", "delivery", "settings_from_env",
     "parse_node_identity", "new_node_identity", "Probe", "AnswerReader", "probe_url_host",
@@ -64,22 +63,28 @@ class HostPolicy:
         lifts the private-host block."""
 
 @final
-class GatewayRules:
-    """One catalog service's rules (SPEC §10): which calls the gateway carries and which
-    request headers it forwards."""
+class Router:
+    """What prowl routes through the sampling gateway (SPEC §10): the catalog, salt and
+    decisions of one set of settings. The host fetches; times are Unix milliseconds."""
 
-    def __new__(cls, allow: List[str], mode: Optional[str] = None, credential_header: Optional[str] = None) -> Self:
-        """The rules of a ``GET /v1/services`` entry. Raises ``LowdownError``
-        (``bad_allow_rule``, ``bad_mode``, ``missing_header``)."""
-    def check(self, method: str, target: str) -> _Json:
-        """``{"verdict": "allowed" | "not_allowed" | "bad_path", "why"?}`` for ``method`` to
-        ``target`` (a path under the upstream's base, with its query)."""
-    def keep_request_headers(self, names: List[str]) -> List[str]:
-        """Of the request header ``names``, those to send the gateway (as given)."""
-
-def gateway_service_selected(filter: Optional[str], slug: str, service_id: str) -> bool:
-    """Whether prowl routes this service under ``PROWL_GATEWAY_SERVICES`` (``filter``, the
-    raw value or ``None``): unset or blank routes every catalog service."""
+    def __new__(cls, agent_key: Optional[str], gateway_url: Optional[str], services: Optional[str] = None) -> Self:
+        """``PROWL_AGENT_KEY``, ``PROWL_GATEWAY_URL``, ``PROWL_GATEWAY_SERVICES`` (``None``: unset)."""
+    def wants_fetch(self, now_ms: int) -> bool:
+        """Whether to fetch the catalog and the salt now; ``True`` counts the fetch as started."""
+    def loaded(self, now_ms: int, catalog: str, salt: str) -> bool:
+        """The fetch's answers (JSON text); whether they are usable."""
+    def fetch_failed(self, now_ms: int) -> None:
+        """The fetch failed: it is tried again in a minute."""
+    def select(self, services: Optional[str]) -> None:
+        """A new ``PROWL_GATEWAY_SERVICES`` value."""
+    def route(self, now_ms: int, method: str, url: str, header_names: List[str]) -> Optional[_Json]:
+        """``{url, slug, service_id, headers, keep, vendor}`` through the gateway, or ``None``."""
+    def refused(self, now_ms: int, status: int, reason: Optional[str]) -> _Json:
+        """``{gateway, fetch_at}``: whether the gateway itself refused, and when to fetch again."""
+    def vendor_location(self, vendor: str, slug: str, location: str) -> str:
+        """A gateway redirect's location as the vendor URL it stands for."""
+    def status(self, now_ms: int) -> _Json:
+        """``{ready, agent_id, salt_id, services, counts}``."""
 
 @final
 class TelemetryBudget:
@@ -101,8 +106,6 @@ def prepare_observation(url: str, method: str, status: Optional[int], latency_ms
                         response_bytes: Optional[int], source: _Source, policy: HostPolicy) -> Optional[_Json]:
     """The observation to send for one request (only the host of ``url``), or ``None``.
     Raises ``LowdownError`` (``invalid_argument``) on an unknown ``source``."""
-def decide(service_id: str, agent_id: str, salt_id: str, salt: str, sampling_rate: float) -> _Json:
-    """The sampling decision ``{"roll", "bucket", "sampled"}`` (SPEC §4)."""
 def validate_records(body: Any) -> List[_Json]:
     """One API record or a list of 1..=1000, validated all-or-nothing; the typed records.
     Raises ``LowdownError`` naming the field in ``details["path"]``."""

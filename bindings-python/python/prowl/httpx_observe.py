@@ -26,15 +26,15 @@ import time
 from types import ModuleType, SimpleNamespace
 from typing import Any, AsyncIterator, Dict, Iterator, Optional, Tuple, TypeVar
 
-from . import config
-from .gateway import GATEWAY_REASONS, ROUTER, Route
+from . import _contract, config
+from .gateway import ROUTER, Route
 from .sender import SENDER
 
 _perf = time.perf_counter
 
 #: The libraries whose clients ``observe`` accepts, by module name.
 LIBRARIES = ("httpx", "httpx2")
-_REFUSAL_STATUSES = frozenset({400, 403, 404, 429, 503})
+_REFUSAL_STATUSES = frozenset(_contract.REFUSAL_STATUSES)
 
 
 def _report(request: Any, status: Optional[int], t0: float, t1: float, nbytes: Optional[int]) -> None:
@@ -53,23 +53,20 @@ def _route(request: Any) -> Tuple[Optional[Route], Any]:
     if not settings.gateway_url:
         return None, settings
     try:
-        url = request.url
-        raw = url.raw_path.decode("ascii")
-        return ROUTER.route(request.method, url.scheme, url.host, url.port, raw, settings), settings
+        names = [k for k, _ in request.headers.multi_items()]
+        return ROUTER.route(request.method, str(request.url), names, settings), settings
     except Exception:  # routing must never break the caller's request: send it direct
         return None, settings
 
 
-def _gateway_refusal(response: Any) -> Optional[str]:
-    """The gateway's ``reason`` when ``response`` (its body already read) is the gateway
-    refusing the call rather than the vendor answering it."""
-    if response.status_code not in _REFUSAL_STATUSES:
-        return None
+def _gateway_refused(response: Any, settings: Any) -> bool:
+    """Whether ``response`` (its body already read) is the gateway refusing the call rather
+    than the vendor answering it; the core's router then starts over."""
     try:
         reason = json.loads(response.content).get("reason")
     except Exception:
-        return None
-    return reason if reason in GATEWAY_REASONS else None
+        reason = None
+    return ROUTER.refused(response.status_code, reason if isinstance(reason, str) else None, settings)
 
 
 def _flavour(lib: ModuleType) -> SimpleNamespace:
@@ -80,9 +77,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
         # The same method and body stream, to the gateway, with only the headers it forwards
         # (the core decides: never the user's Authorization or Cookie for an inject service).
         url = lib.URL(route.url)
-        items = request.headers.multi_items()
-        kept = {k.lower() for k in route.service.rules.keep_request_headers([k for k, _ in items])}
-        headers = [(k, v) for k, v in items if k.lower() in kept]
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() in route.keep]
         headers = [("Host", url.netloc.decode("ascii"))] + headers + list(route.headers)
         return lib.Request(request.method, url, headers=headers, stream=request.stream, extensions=request.extensions)
 
@@ -91,7 +86,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
         # so the client follows it there and the next call is routed afresh.
         location = response.headers.get("location")
         if 300 <= response.status_code < 400 and location:
-            response.headers["location"] = ROUTER.vendor_location(route, location, settings.gateway_url)
+            response.headers["location"] = ROUTER.vendor_location(route, location)
         return response
 
     class ObservedStream(lib.SyncByteStream):  # type: ignore[misc, name-defined]  # lib is httpx or httpx2, a module chosen at run time
@@ -200,9 +195,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
             response = self.inner.handle_request(routed_request(request, route))
             if response.status_code in _REFUSAL_STATUSES:
                 response.read()
-                reason = _gateway_refusal(response)
-                if reason:
-                    ROUTER.refused(reason, settings)
+                if _gateway_refused(response, settings):
                     if hasattr(request, "_content"):  # a body that can be sent again: go direct
                         response.close()
                         return self.inner.handle_request(request)
@@ -241,9 +234,7 @@ def _flavour(lib: ModuleType) -> SimpleNamespace:
             response = await self.inner.handle_async_request(routed_request(request, route))
             if response.status_code in _REFUSAL_STATUSES:
                 await response.aread()
-                reason = _gateway_refusal(response)
-                if reason:
-                    ROUTER.refused(reason, settings)
+                if _gateway_refused(response, settings):
                     if hasattr(request, "_content"):
                         await response.aclose()
                         return await self.inner.handle_async_request(request)

@@ -87,7 +87,7 @@ pub fn python_module() -> String {
     for (group, doc, members) in shared().into_iter().skip(1) {
         let _ = writeln!(out, "\n# {group}: {doc}");
         for (k, v) in members {
-            let _ = writeln!(out, "{k} = {}", v.literal());
+            let _ = writeln!(out, "{k} = {}", v.py_literal());
         }
     }
     out.push('\n');
@@ -148,6 +148,8 @@ pub fn python_module() -> String {
 enum Shared {
     Text(&'static str),
     Int(u64),
+    Texts(&'static [&'static str]),
+    Ints(&'static [u16]),
 }
 
 impl Shared {
@@ -156,6 +158,18 @@ impl Shared {
         match self {
             Shared::Text(t) => serde_json::to_string(t).unwrap_or_default(),
             Shared::Int(n) => n.to_string(),
+            Shared::Texts(t) => serde_json::to_string(t).unwrap_or_default(),
+            Shared::Ints(n) => serde_json::to_string(n).unwrap_or_default(),
+        }
+    }
+
+    /// As Python writes it: lists become tuples.
+    fn py_literal(&self) -> String {
+        let items = |v: Vec<String>| format!("({},)", v.join(", "));
+        match self {
+            Shared::Texts(t) => items(t.iter().map(|x| Shared::Text(x).literal()).collect()),
+            Shared::Ints(n) => items(n.iter().map(u16::to_string).collect()),
+            other => other.literal(),
         }
     }
 }
@@ -164,11 +178,13 @@ impl Shared {
 type Group = (&'static str, &'static str, Vec<(&'static str, Shared)>);
 
 /// The constants hosts take from the core rather than retype: the shared defaults (SPEC §2),
-/// how deliveries go (`record::delivery`), and the files under `LOWDOWN_HOME` (SPEC §3.5).
-fn shared() -> [Group; 3] {
+/// how deliveries go (`record::delivery`), the files under `LOWDOWN_HOME` (SPEC §3.5), and
+/// how a client tells the gateway's own refusal (`gateway::router`).
+fn shared() -> [Group; 4] {
+    use crate::gateway::router as gw;
     use crate::record::{delivery as dv, spool};
     use crate::{defaults as d, identity};
-    use Shared::{Int, Text};
+    use Shared::{Int, Ints, Text, Texts};
     [
         (
             "DEFAULTS",
@@ -201,6 +217,15 @@ fn shared() -> [Group; 3] {
                 ("NODE_FILE", Text(identity::FILE_NAME)),
                 ("SPOOL_DIR", Text(spool::DIR_NAME)),
                 ("DROPPED_FILE", Text(spool::DROPPED_FILE)),
+            ],
+        ),
+        (
+            "GATEWAY",
+            "What a client routing through the sampling gateway shares (SPEC §10): the gateway's own refusals (a status and a reason of these), and how long a catalog or salt fetch may take.",
+            vec![
+                ("REFUSAL_STATUSES", Ints(gw::REFUSAL_STATUSES)),
+                ("REFUSAL_REASONS", Texts(gw::REFUSAL_REASONS)),
+                ("FETCH_TIMEOUT_MS", Int(gw::FETCH_TIMEOUT_MS)),
             ],
         ),
     ]

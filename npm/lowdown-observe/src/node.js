@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { makeObserve } from './observe.js';
 
 const wasm = createRequire(import.meta.url)('../wasm/nodejs/lowdown.js');
-const core = { ready: () => true, prepareObservation: wasm.prepareObservation, HostPolicy: wasm.HostPolicy, TelemetryBudget: wasm.TelemetryBudget, decide: wasm.decide, GatewayRules: wasm.GatewayRules, gatewayServiceSelected: wasm.gatewayServiceSelected };
+const core = { ready: () => true, prepareObservation: wasm.prepareObservation, HostPolicy: wasm.HostPolicy, TelemetryBudget: wasm.TelemetryBudget, Router: wasm.Router };
 
 /** process.env as the core reads it (SPEC §2: PROWL_API_URL, then LOWDOWN_API_URL; PROWL_TELEMETRY). */
 const coreSettings = () => {

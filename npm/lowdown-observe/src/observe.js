@@ -3,9 +3,9 @@
 // delivers observations without ever making the caller wait. With an agent key and a
 // gateway URL, calls the core samples go through the sampling gateway (route.js).
 
-import { Router, GATEWAY_REASONS, REFUSAL_STATUSES } from './route.js';
+import { Router } from './route.js';
 
-import { DEFAULTS, DELIVERY, InteractionRecord } from './contract.js';
+import { DEFAULTS, DELIVERY, GATEWAY, InteractionRecord } from './contract.js';
 
 /** Default Lowdown API base URL (SPEC §2; the core's, from the generated contract module). */
 export const DEFAULT_API_URL = DEFAULTS.API_URL;
@@ -26,7 +26,7 @@ const SOURCES = new Set(InteractionRecord.source.values);
 
 /**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget`, `decide`, `GatewayRules` and `gatewayServiceSelected`
+ * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `Router`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
  * @param {() => any} [coreSettings] the core's settings from the environment (Node)
  */
@@ -57,7 +57,7 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
       const { url, method } = describe(input, init);
       let pending;
       try {
-        const route = router && routeOf(router, url, method);
+        const route = router && routeOf(router, input, init, url, method);
         pending = route ? viaGateway(fetchFn, input, init, route, router) : fetchFn(input, init);
       } catch (err) {
         report(url, method, null, performance.now() - started, null);
@@ -84,34 +84,36 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
 }
 
 /** The gateway route of a call, or null; a routing failure sends the call direct. */
-function routeOf(router, url, method) {
+function routeOf(router, input, init, url, method) {
   try {
-    return router.route(url, method);
+    return router.route(url, method, [...givenHeaders(input, init).keys()]);
   } catch {
     return null;
   }
 }
 
+const isRequest = (input) => typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
+const givenHeaders = (input, init) => new Headers(init?.headers ?? (isRequest(input) ? input.headers : undefined));
+
 /**
  * Sends a sampled call to the gateway: the same method and body, only the request headers
- * the gateway forwards (the core's `keepRequestHeaders`: for an inject service never the
- * user's Authorization or Cookie), plus the agent key and the decision. A refusal by the gateway itself (a rotated salt, a changed catalog)
- * makes the router start over, and the call goes to the vendor instead when its body can be
- * sent again.
+ * the core's route keeps (for an inject service never the user's Authorization or Cookie),
+ * plus the agent key and the decision. A refusal by the gateway itself (a rotated salt, a
+ * changed catalog) makes the router start over, and the call goes to the vendor instead when
+ * its body can be sent again.
  */
 async function viaGateway(fetchFn, input, init, route, router) {
-  const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
-  const replayable = !(isRequest && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
-  const given = new Headers(init?.headers ?? (isRequest ? input.headers : undefined));
+  const request = isRequest(input);
+  const replayable = !(request && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
+  const given = givenHeaders(input, init);
   const headers = new Headers();
-  for (const name of route.service.rules.keepRequestHeaders([...given.keys()])) headers.set(name, /** @type {string} */ (given.get(name))); // one of given's own names
+  for (const name of route.keep) headers.set(name, /** @type {string} */ (given.get(name))); // one of given's own names
   for (const [k, v] of route.headers) headers.set(k, v);
   // A Request's credentials mode would add the browser's cookies for the gateway's origin.
-  const res = await fetchFn(isRequest ? new Request(route.url, input) : route.url, { ...init, headers, credentials: 'omit' });
-  if (!REFUSAL_STATUSES.has(res.status)) return res;
+  const res = await fetchFn(request ? new Request(route.url, input) : route.url, { ...init, headers, credentials: 'omit' });
+  if (!GATEWAY.REFUSAL_STATUSES.includes(res.status)) return res;
   const reason = await res.clone().json().then((b) => b?.reason, () => null);
-  if (!GATEWAY_REASONS.has(reason)) return res;
-  router.refused(reason);
+  if (!router.refused(res.status, reason)) return res;
   if (!replayable) return res;
   await res.body?.cancel();
   return fetchFn(input, init);
@@ -119,9 +121,9 @@ async function viaGateway(fetchFn, input, init, route, router) {
 
 /** The URL and method of a fetch call, without reading its body. */
 function describe(input, init) {
-  const isRequest = typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
-  const url = isRequest ? input.url : absolute(String(input));
-  const method = (init && init.method) || (isRequest ? input.method : 'GET');
+  const request = isRequest(input);
+  const url = request ? input.url : absolute(String(input));
+  const method = (init && init.method) || (request ? input.method : 'GET');
   return { url, method: String(method).toUpperCase() };
 }
 

@@ -1,11 +1,11 @@
 // Browser and edge entry: the `web` wasm-bindgen build. Browsers call `await init()`
 // (the .wasm is fetched beside this file); runtimes that forbid compiling from bytes
 // (Cloudflare Workers) import the module and call `initSync({ module })`.
-import wasmInit, { initSync as wasmInitSync, prepareObservation, HostPolicy, TelemetryBudget, decide, GatewayRules, gatewayServiceSelected } from '../wasm/web/lowdown.js';
+import wasmInit, { initSync as wasmInitSync, prepareObservation, HostPolicy, TelemetryBudget, Router } from '../wasm/web/lowdown.js';
 import { makeObserve } from './observe.js';
 
 let ready = false;
-const core = { ready: () => ready, prepareObservation, HostPolicy, TelemetryBudget, decide, GatewayRules, gatewayServiceSelected };
+const core = { ready: () => ready, prepareObservation, HostPolicy, TelemetryBudget, Router };
 
 /** Loads the WebAssembly core (fetching the .wasm next to this module unless given). */
 export async function init(input) {

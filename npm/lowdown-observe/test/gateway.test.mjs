@@ -159,8 +159,11 @@ test('sampled calls go through the gateway, unsampled ones straight to the vendo
 test('a refused decision falls back to the vendor, and the router starts over', async () => {
   const agent = await register();
   const f = await routedFetch(agent);
-  // A roll this agent could not honestly hold (as after a catalog or salt change).
-  f.lowdown.gateway.state.decisions.set('svc_sampled', '0'.repeat(64));
+  // A roll this agent could not honestly hold (as after a catalog or salt change): the salt's
+  // id with another value, handed to the core's router as if fetched.
+  const catalog = await (await fetch(`${server.url}/v1/services`)).text();
+  const salt = await (await fetch(`${server.url}/v1/sampling/salt`, { headers: { 'x-agent-key': agent.agent_key } })).json();
+  assert.equal(f.lowdown.gateway.router.loaded(Date.now(), catalog, JSON.stringify({ ...salt, salt: '0'.repeat(64) })), true);
   const res = await f(`${vendor.url}/on/v1/charges?mark=refused`, { method: 'POST', body: 'again', headers: { authorization: USER_SECRET } });
   assert.equal(res.status, 200, 'the caller gets the vendor\'s answer, not the gateway\'s 403');
   const [direct] = got('/on/v1/charges?mark=refused');

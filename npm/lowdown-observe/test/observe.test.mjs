@@ -107,7 +107,8 @@ test('an allowlist restricts reports to its hosts', async () => {
 // turns an unbounded flush into a failure instead of a hung suite.
 test('a telemetry endpoint that never answers costs the caller nothing', { timeout: 15000 }, async () => {
   const sink = await collector('hang');
-  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+  // With a key: a batch (100) and ten more are past the anonymous budget of 60 an hour.
+  const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true, agentKey: 'ak_budget_600' });
   // A full batch starts a delivery, which the endpoint leaves hanging.
   for (let i = 0; i < BATCH_MAX; i++) await (await f(`${api.url}/ok`)).arrayBuffer();
   let delivered = false;

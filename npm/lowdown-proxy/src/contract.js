@@ -27,6 +27,13 @@ export const FILES = Object.freeze({
   DROPPED_FILE: "dropped.json",
 });
 
+/** What a client routing through the sampling gateway shares (SPEC §10): the gateway's own refusals (a status and a reason of these), and how long a catalog or salt fetch may take. */
+export const GATEWAY = Object.freeze({
+  REFUSAL_STATUSES: [400,403,404,429,503],
+  REFUSAL_REASONS: ["unknown_service","missing_agent_key","unknown_agent_key","missing_salt_id","missing_decision","malformed_decision","unknown_salt","expired_salt","wrong_decision","not_sampled","below_min_reputation","no_credential","not_allowed","bad_path","gateway_rate_limited"],
+  FETCH_TIMEOUT_MS: 5000,
+});
+
 /** One interaction: what was used, what it came to, how long it took. Never arguments, results, error text or log lines. */
 export const InteractionRecord = Object.freeze({
   record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key: a repeated id is acknowledged, stored once." },

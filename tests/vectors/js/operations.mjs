@@ -42,6 +42,25 @@ function telemetryBudget(api, { with_agent_key, steps }) {
   return out;
 }
 
+/** gateway_router.json: scripted steps against one Router, one result each. */
+function gatewayRouter(api, { settings, steps }) {
+  const r = new api.Router(settings.agent_key ?? null, settings.gateway_url ?? null, settings.services ?? null);
+  const text = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+  return steps.map((s) => {
+    const [op, a] = Object.entries(s)[0];
+    switch (op) {
+      case 'wants_fetch': return r.wantsFetch(a);
+      case 'loaded': return r.loaded(a[0], text(a[1]), text(a[2]));
+      case 'fetch_failed': return r.fetchFailed(a) ?? null;
+      case 'select': return r.select(a) ?? null;
+      case 'route': { const got = r.route(...a); return got === null ? null : JSON.parse(got); }
+      case 'refused': return JSON.parse(r.refused(...a));
+      case 'status': return JSON.parse(r.status(a));
+      default: throw new Error(`unknown step ${op}`);
+    }
+  });
+}
+
 /** spool.json: one call of the spool format's functions, named by `input.op`. */
 function spool(api, i) {
   switch (i.op) {
@@ -72,18 +91,15 @@ export const operations = {
     return out == null ? null : utf8.decode(out);
   },
   delivery: (api, i) => JSON.parse(api.delivery(i.len, i.status ?? null, i.retry_after ?? null, i.body ?? null)),
-  gateway_request_headers: (api, i) => new api.GatewayRules(i.allow ?? [], i.mode ?? null, i.credential_header ?? null).keepRequestHeaders(i.names),
-  gateway_service_selected: (api, i) => api.gatewayServiceSelected(i.filter ?? null, i.slug, i.service_id),
-  gateway_route: (api, i) => JSON.parse(new api.GatewayRules(i.allow ?? [], i.mode ?? null, i.credential_header ?? null).check(i.method, string(i.target))),
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
   node_identity: nodeIdentity,
   settings: (api, i) => JSON.parse(api.settingsFromEnv(JSON.stringify(i.env), i.user_home, i.client)),
-  sample_decide: (api, i) => JSON.parse(api.decide(i.service_id, i.agent_id, i.salt_id, i.salt, number(i.sampling_rate))),
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
   spool,
+  gateway_router: gatewayRouter,
   telemetry_budget: telemetryBudget,
   target_label: (api, i) => api.targetLabel(i.argv.map(string), i.facts == null ? null : JSON.stringify(i.facts)),
 };
@@ -118,10 +134,16 @@ export const NOT_EXPOSED = {
   validate_records: ['validateRecords', 'the server validates'],
   weight: ['weight', 'the server weighs'],
   key_weight: ['keyTier', 'the server weighs'],
-  // The sampling gateway's rules run in the server; clients compute `decide` and use GatewayRules.
+  // The sampling gateway's rules run in the server; clients route with Router, which applies
+  // the decision, the allow rules, the header allowlist and PROWL_GATEWAY_SERVICES itself.
+  sample_decide: ['decide', 'Router decides'],
+  gateway_route: ['GatewayRules', 'Router applies the allow rules'],
+  gateway_request_headers: ['GatewayRules', 'Router says which request headers go to the gateway'],
+  gateway_service_selected: ['gatewayServiceSelected', 'Router applies PROWL_GATEWAY_SERVICES'],
+  gateway_vendor_location: ['vendorLocation', 'fetch follows redirects itself'],
   salt_days: ['saltState', 'the gateway checks salt days; clients follow valid_until'],
   decision_check: ['checkDecision', 'the gateway checks decisions'],
-  gateway_forward_headers: ['forwardRequestHeader', 'the gateway filters what crosses it; observe sends what GatewayRules.keepRequestHeaders keeps'],
+  gateway_forward_headers: ['forwardRequestHeader', 'the gateway filters what crosses it; observe sends what Router.route keeps'],
   audit: ['audit', 'the server audits services'],
   probe_health: ['probeHealth', 'the server computes probe health'],
   live_score: ['liveScore', 'the server computes the live score'],
