@@ -10,7 +10,7 @@ import { GATEWAY } from './contract.js';
 export class Router {
   /**
    * @param {{apiUrl: string, agentKey: string, gatewayUrl: string, gatewayServices?: string}} settings
-   * @param {{ready: Function, Router: Function}} core the WebAssembly core
+   * @param {{ready: () => boolean, Router: new (agentKey: string | null, gatewayUrl: string | null, services: string | null) => any}} core the WebAssembly core
    * @param {Function} transport the caller's own fetch, never observed or routed itself
    */
   constructor(settings, core, transport) {
