@@ -17,7 +17,7 @@ use sqlx::{AnyConnection, Row};
 use super::batch::{Cell, Col, Rows};
 use super::quota::{Draws, Quota};
 use super::rollup::{Added, Fact, Rollup};
-use super::upsert::{is_sqlite, placeholders, Binds, MAX_PARAMS};
+use super::upsert::{is_sqlite, where_in};
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::db::{DbError, DbResult};
@@ -417,6 +417,7 @@ async fn write_batch(
                 latency_ms: r.latency_ms,
                 node: r.node_id.as_deref(),
                 day: &day,
+                at: now,
                 network: sender.network.as_deref(),
                 agent: sender.agent_id.as_deref(),
             },
@@ -495,17 +496,7 @@ async fn limit(
 
 /// Deletes raw rows by record id (the refused ones this transaction inserted).
 async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
-    for chunk in ids.chunks(MAX_PARAMS) {
-        let sql = format!(
-            "DELETE FROM interactions WHERE record_id IN {}",
-            placeholders(is_sqlite(conn), 1, chunk.len())
-        );
-        let mut b = Binds::with_capacity(chunk.len());
-        for id in chunk {
-            b.add(*id)?;
-        }
-        b.query(sql).execute(&mut *conn).await?;
-    }
+    where_in(conn, "DELETE FROM interactions WHERE record_id IN {}", ids).await?;
     Ok(())
 }
 
@@ -591,17 +582,8 @@ async fn cap(
         return Ok(());
     }
     let ids: Vec<&str> = capped.iter().map(|i| all[*i].1.id.as_str()).collect();
-    for chunk in ids.chunks(MAX_PARAMS) {
-        let sql = format!(
-            "UPDATE interactions SET outcome_class = 'capped' WHERE record_id IN {}",
-            placeholders(is_sqlite(conn), 1, chunk.len())
-        );
-        let mut b = Binds::with_capacity(chunk.len());
-        for id in chunk {
-            b.add(*id)?;
-        }
-        b.query(sql).execute(&mut *conn).await?;
-    }
+    let capping = "UPDATE interactions SET outcome_class = 'capped' WHERE record_id IN {}";
+    where_in(conn, capping, &ids).await?;
     for i in capped {
         all[i].1.class = OutcomeClass::Capped;
     }

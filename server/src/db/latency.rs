@@ -1,56 +1,14 @@
 //! Latency of rated organic tool calls (`rollup_latency`, migration 0003): a histogram per
 //! target and task over the core's latency buckets plus the exact sum, written with the
-//! other rollups (see [`super::rollup`]); the answer's `latency_ms{avg,p50,p95}` comes
+//! other rollups (see [`super::rollup::RULES`]); the answer's `latency_ms{avg,p50,p95}` comes
 //! from it.
-
-use std::collections::BTreeMap;
 
 use lowdown_core::aggregate::{latency_summary, LatencySummary};
 use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
-use sqlx::{AnyConnection, Row};
+use sqlx::Row;
 
-use super::batch::{Cell, Rows};
 use super::{get_u64, Db};
 use crate::db::DbResult;
-
-/// Rows to add: (target, task, bucket index) → (count, sum of latencies in ms). The map's
-/// order is every writer's lock order (see `upsert::add_counts`).
-pub(crate) type LatencyRows<K> = BTreeMap<(K, K, i64), (i64, f64)>;
-
-/// Adds `rows` into `rollup_latency`.
-pub(crate) async fn add<K: AsRef<str>>(
-    conn: &mut AnyConnection,
-    rows: &LatencyRows<K>,
-) -> Result<(), sqlx::Error> {
-    let cols = [
-        ("target", "text"),
-        ("task_type", "text"),
-        ("bucket", "bigint"),
-        ("n", "bigint"),
-        ("sum_ms", "double precision"),
-    ];
-    let mut batch = Rows::new(&cols, rows.len());
-    for ((target, task, bucket), (n, sum)) in rows {
-        for cell in [
-            Cell::Text(target.as_ref()),
-            Cell::Text(task.as_ref()),
-            Cell::Int(*bucket),
-            Cell::Int(*n),
-            Cell::OptFloat(Some(*sum)),
-        ] {
-            batch.push(cell);
-        }
-    }
-    batch
-        .insert(
-            conn,
-            "rollup_latency",
-            "ON CONFLICT (target, task_type, bucket) DO UPDATE SET \
-             n = rollup_latency.n + excluded.n, sum_ms = rollup_latency.sum_ms + excluded.sum_ms",
-        )
-        .await?;
-    Ok(())
-}
 
 /// `latency_ms{avg,p50,p95}` of `target` (optionally one task); `None` when no rated
 /// organic call carried a latency.

@@ -1,15 +1,12 @@
 //! Deployment facts kept in the database (`server_meta`, migration 0003): the secret that
 //! keys rate-limit callers, created by the first server to start and shared by every server
 //! on the database; and the one-time fill of what migration 0003 added to earlier rows,
-//! which needs the core's rules (lookup forms, latency buckets) rather than SQL.
-
-use std::collections::BTreeMap;
+//! which needs the core's lookup forms and the rollup rule of `rollup_latency`.
 
 use lowdown_core::target_label::lookup_form;
-use lowdown_core::telemetry::latency_bucket;
-use sqlx::{AnyConnection, AnyPool, Row};
+use sqlx::{AnyConnection, AnyPool, AssertSqlSafe, Row};
 
-use super::latency::{self, LatencyRows};
+use super::rollup::RULES;
 use super::Db;
 use crate::db::{DbError, DbResult};
 
@@ -73,20 +70,10 @@ async fn backfill_in(conn: &mut AnyConnection, now: i64) -> DbResult<()> {
             .execute(&mut *conn)
             .await?;
     }
-    let rated = sqlx::query(
-        "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
-         AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut rows: LatencyRows<String> = BTreeMap::new();
-    for row in rated {
-        let ms: f64 = row.try_get(2)?;
-        let key = (row.try_get(0)?, row.try_get(1)?, latency_bucket(ms) as i64);
-        let e = rows.entry(key).or_insert((0, 0.0));
-        e.0 += 1;
-        e.1 += ms;
+    let latency = RULES.iter().filter(|r| r.table == "rollup_latency");
+    for rule in latency {
+        let sql = rule.roll_sql("FROM interactions WHERE true");
+        sqlx::query(AssertSqlSafe(sql)).execute(&mut *conn).await?;
     }
-    latency::add(conn, &rows).await?;
     Ok(())
 }

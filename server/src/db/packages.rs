@@ -82,7 +82,7 @@ pub async fn rebuild_declarations(db: &Db) -> DbResult<usize> {
                     "registry_packages",
                     &cols,
                     "package_target, name",
-                    chunk.to_vec(),
+                    chunk,
                 )
                 .await?;
             }

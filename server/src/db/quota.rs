@@ -20,7 +20,7 @@ use lowdown_core::telemetry::{
 };
 use sqlx::{AnyConnection, Row};
 
-use super::upsert::{bind_all, is_sqlite, placeholders, Val, MAX_PARAMS};
+use super::upsert::{is_sqlite, where_in, write, Val};
 use crate::caller::{network, subject};
 use crate::db::Db;
 use crate::db::{DbError, DbResult};
@@ -355,39 +355,35 @@ async fn lock<'a>(
     let minute = now.div_euclid(SLOT_MS);
     let subjects: Vec<&str> = subjects.collect();
     let mut out = BTreeMap::new();
-    let per = if sqlite { MAX_PARAMS } else { MAX_PARAMS / 3 };
-    for chunk in subjects.chunks(per) {
-        let q = if sqlite {
-            let sql = format!(
-                "SELECT subject, newest, counts FROM quotas WHERE subject IN {}",
-                placeholders(true, 1, chunk.len())
-            );
-            bind_all(
-                sqlx::query(sqlx::AssertSqlSafe(sql)),
-                chunk.iter().map(|s| Val::Text((*s).to_owned())),
-            )
-        } else {
-            let sql = format!(
-                "INSERT INTO quotas (subject, newest, counts) VALUES {} ON CONFLICT (subject) \
-                 DO UPDATE SET newest = quotas.newest RETURNING subject, newest, counts",
-                placeholders(is_sqlite(conn), chunk.len(), 3)
-            );
-            bind_all(
-                sqlx::query(sqlx::AssertSqlSafe(sql)),
-                chunk.iter().flat_map(|s| {
-                    [
-                        Val::Text((*s).to_owned()),
-                        Val::Int(minute),
-                        Val::Text(String::new()),
-                    ]
-                }),
-            )
-        };
-        for row in q.fetch_all(&mut *conn).await? {
-            let (s, newest, counts): (String, i64, String) =
-                (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
-            out.insert(s, Window::decode(newest, &counts));
-        }
+    let rows = if sqlite {
+        let sql = "SELECT subject, newest, counts FROM quotas WHERE subject IN {}";
+        where_in(conn, sql, &subjects).await?
+    } else {
+        let rows: Vec<Vec<Val>> = subjects
+            .iter()
+            .map(|s| {
+                vec![
+                    Val::Text((*s).to_owned()),
+                    Val::Int(minute),
+                    Val::Text(String::new()),
+                ]
+            })
+            .collect();
+        let tail = "ON CONFLICT (subject) DO UPDATE SET newest = quotas.newest \
+                    RETURNING subject, newest, counts";
+        write(
+            conn,
+            "quotas",
+            &["subject", "newest", "counts"],
+            &rows,
+            tail,
+        )
+        .await?
+    };
+    for row in rows {
+        let (s, newest, counts): (String, i64, String) =
+            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+        out.insert(s, Window::decode(newest, &counts));
     }
     Ok(out)
 }
@@ -404,19 +400,10 @@ async fn store(conn: &mut AnyConnection, windows: &[(&str, &Window)]) -> Result<
             ]
         })
         .collect();
-    for chunk in rows.chunks(MAX_PARAMS / 3) {
-        let sql = format!(
-            "INSERT INTO quotas (subject, newest, counts) VALUES {} ON CONFLICT (subject) \
-             DO UPDATE SET newest = excluded.newest, counts = excluded.counts",
-            placeholders(is_sqlite(conn), chunk.len(), 3)
-        );
-        bind_all(
-            sqlx::query(sqlx::AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        )
-        .execute(&mut *conn)
-        .await?;
-    }
+    let cols = ["subject", "newest", "counts"];
+    let tail =
+        "ON CONFLICT (subject) DO UPDATE SET newest = excluded.newest, counts = excluded.counts";
+    write(conn, "quotas", &cols, &rows, tail).await?;
     Ok(())
 }
 

@@ -13,8 +13,8 @@
 //! per-network cap to them (rated organic rows past a network's daily 20 for a target
 //! become `capped`, in rowid order, counting the day's count in `rollup_networks`; the rule
 //! [`lowdown_core::aggregate::under_cap`] that PostgreSQL applies at ingest), then adds them to every rollup with
-//! SQLite's own `GROUP BY` (no row leaves the database; the same keys as
-//! [`super::rollup::Rollup`]) and moves the watermark in the same transaction: every row
+//! SQLite's own `GROUP BY` (no row leaves the database; SQL generated from
+//! [`super::rollup::RULES`], which PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row
 //! is counted exactly once, whichever process rolls it and whenever it crashes.
 //!
 //! When rolls run:
@@ -32,10 +32,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use lowdown_core::aggregate::{OutcomeClass, NETWORK_DAILY_CAP};
-use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use super::rollup::{add_targets, latency_rule};
+use super::rollup::{add_targets, latency_rule, RULES};
 use super::Db;
 use crate::db::DbResult;
 
@@ -175,89 +174,10 @@ pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> DbR
 const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
 
 /// The statements that add the rows in [`RANGE`] to each rollup, aggregated by SQLite
-/// itself (no row leaves the database); the same keys as [`super::rollup::Rollup`],
-/// which the server's tests check both against a recomputation from the raw rows.
-static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
-    // Adds the count of the rows in RANGE matching `filter` per key, and with `sum` the
-    // sum of their latencies.
-    let add = |table: &str, keys: &str, select: &str, filter: &str, sum: bool| {
-        let (col, val, set) = match sum {
-            true => (
-                ", sum_ms",
-                ", SUM(latency_ms)",
-                format!(", sum_ms = {table}.sum_ms + excluded.sum_ms"),
-            ),
-            false => ("", "", String::new()),
-        };
-        let group: Vec<String> = (1..=keys.split(',').count())
-            .map(|i| i.to_string())
-            .collect();
-        format!(
-            "INSERT INTO {table} ({keys}, n{col}) SELECT {select}, COUNT(*){val} {RANGE}{filter} \
-             GROUP BY {} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n{set}",
-            group.join(", ")
-        )
-    };
-    // Rated organic calls (with a latency); the labels are the core's enum names.
-    let (organic, rated) = latency_rule();
-    let rated_only = format!(
-        " AND source = '{organic}' AND outcome_class IN ('{}')",
-        rated.join("', '")
-    );
-    let rated_organic = format!(" AND latency_ms IS NOT NULL{rated_only}");
-    // The core's latency bucket, stored with each row at ingest (rows stored before
-    // migration 0011 have none: then the first bound a latency does not exceed).
-    let mut bucket = String::from("COALESCE(latency_bucket, CASE");
-    for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
-        bucket.push_str(&format!(" WHEN latency_ms <= {bound:?} THEN {i}"));
-    }
-    bucket.push_str(&format!(" ELSE {} END)", LATENCY_BUCKETS_MS.len() - 1));
-    vec![
-        add("rollup_targets", "target, source, outcome_class", "target, source, outcome_class", "", false),
-        add(
-            "rollup_releases",
-            "target, task_type, server_version, schema_hash, source, outcome_class, failure_type",
-            "target, task_type, COALESCE(server_version, ''), COALESCE(schema_hash, ''), source, \
-             outcome_class, COALESCE(failure_type, '')",
-            "",
-            false,
-        ),
-        add(
-            "rollup_days",
-            "target, day, task_type, source, outcome_class",
-            "target, day, task_type, source, outcome_class",
-            "",
-            false,
-        ),
-        add(
-            "rollup_latency",
-            "target, task_type, bucket",
-            &format!("target, task_type, {bucket}"),
-            &rated_organic,
-            true,
-        ),
-        format!(
-            "INSERT INTO nodes (node_id, interactions, first_seen, last_seen) \
-             SELECT node_id, COUNT(*), MIN(created_at), MAX(created_at) {RANGE} AND node_id IS NOT NULL \
-             GROUP BY node_id ON CONFLICT (node_id) DO UPDATE SET \
-             interactions = nodes.interactions + excluded.interactions, last_seen = excluded.last_seen"
-        ),
-        format!(
-            "INSERT INTO node_days (node_id, day) SELECT DISTINCT node_id, day {RANGE} \
-             AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
-        ),
-        format!(
-            "INSERT INTO node_targets (node_id, target) SELECT DISTINCT node_id, target {RANGE} \
-             AND node_id IS NOT NULL ON CONFLICT DO NOTHING"
-        ),
-        // `contributor` of db/rollup.rs: the agent key, else the node id.
-        format!(
-            "INSERT INTO rollup_contributors (target, contributor) SELECT DISTINCT \
-             target, COALESCE(agent_id, node_id) {RANGE}{rated_only} \
-             AND (agent_id IS NOT NULL OR node_id IS NOT NULL) ON CONFLICT DO NOTHING"
-        ),
-    ]
-});
+/// itself (no row leaves the database), generated from [`RULES`], the definition
+/// PostgreSQL's ingest adds in Rust.
+static ROLL_SQL: LazyLock<Vec<String>> =
+    LazyLock::new(|| RULES.iter().map(|r| r.roll_sql(RANGE)).collect());
 
 /// The per-network cap and `rollup_networks`, for the rows in [`RANGE`] (SPEC §5; the
 /// rule of [`lowdown_core::aggregate::under_cap`], which PostgreSQL applies at ingest).

@@ -1,7 +1,8 @@
 //! What interaction records add to the rollups (`rollup_*`, `targets`, `nodes`,
-//! `node_days`, `node_targets`), and writing it, in PostgreSQL's ingest transaction.
-//! SQLite adds committed raw rows many at a time with the same keys, in SQL (see
-//! [`super::roller`]); both take the latency rule from here.
+//! `node_days`, `node_targets`): one definition, [`RULES`], that both engines run.
+//! PostgreSQL adds a batch in Rust in its ingest transaction ([`Rollup`]); SQLite adds
+//! committed raw rows many at a time in SQL generated from the same rules (see
+//! [`super::roller`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,13 +11,12 @@ use std::sync::LazyLock;
 use lowdown_core::aggregate::OutcomeClass;
 use lowdown_core::record::Source;
 use lowdown_core::target_label::lookup_form;
-use lowdown_core::telemetry::latency_bucket;
+use lowdown_core::telemetry::{latency_bucket, LATENCY_BUCKETS_MS};
 use sqlx::AnyConnection;
 
-use super::batch::{Cell, Rows};
-use super::known::Known;
-use super::latency::LatencyRows;
-use super::upsert::{add_text_counts, insert_ignore, insert_text_keys, Val};
+use super::batch::{Cell, Col, Rows};
+use super::known::{Known, KnownKeys};
+use super::upsert::{insert_ignore, Val};
 use crate::db::DbResult;
 use crate::names::{enum_label, name_key};
 
@@ -33,6 +33,8 @@ pub(super) struct Fact<'a> {
     pub latency_ms: Option<f64>,
     pub node: Option<&'a str>,
     pub day: &'a str,
+    /// When it was stored (unix ms).
+    pub at: i64,
     /// The keyed id of the sender's network.
     pub network: Option<&'a str>,
     /// The agent behind the sender's key.
@@ -75,47 +77,353 @@ pub(super) fn latency_rule() -> (&'static str, [&'static str; 3]) {
     (&r.organic, [&r.rated[0], &r.rated[1], &r.rated[2]])
 }
 
+/// A key column's value: text, or an integer (a latency bucket).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum K<'a> {
+    T(&'a str),
+    I(i64),
+}
+
+/// One key column of a rollup table: its name and PostgreSQL type, the expression over
+/// an `interactions` row that gives it (SQLite rolls up in SQL, [`super::roller`]), and
+/// the value a [`Fact`] gives it (PostgreSQL rolls up in Rust, [`Rollup`]). A record
+/// whose key is NULL (`None`) adds nothing to the table.
+struct Key {
+    col: &'static str,
+    ty: &'static str,
+    sql: String,
+    of: for<'a> fn(&Fact<'a>) -> Option<K<'a>>,
+}
+
+/// A value column of a rollup table, aggregated over the records of a key.
+#[derive(Clone, Copy)]
+enum Agg {
+    /// How many records (added on conflict), in the named column.
+    Count(&'static str),
+    /// `sum_ms`: the sum of their latencies (added on conflict).
+    SumMs,
+    /// `first_seen`: their earliest `created_at` (kept on conflict).
+    First,
+    /// `last_seen`: their latest `created_at` (replaces on conflict).
+    Last,
+}
+
+impl Agg {
+    fn col(self) -> &'static str {
+        match self {
+            Agg::Count(c) => c,
+            Agg::SumMs => "sum_ms",
+            Agg::First => "first_seen",
+            Agg::Last => "last_seen",
+        }
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            Agg::Count(_) => "COUNT(*)",
+            Agg::SumMs => "SUM(latency_ms)",
+            Agg::First => "MIN(created_at)",
+            Agg::Last => "MAX(created_at)",
+        }
+    }
+
+    fn cell(self, a: &Acc) -> Cell<'static> {
+        match self {
+            Agg::Count(_) => Cell::Int(a.n),
+            Agg::SumMs => Cell::OptFloat(Some(a.sum_ms)),
+            Agg::First => Cell::Int(a.first),
+            Agg::Last => Cell::Int(a.last),
+        }
+    }
+}
+
+/// Which records a rollup table counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum When {
+    Every,
+    /// Rated organic records (what latency and independence count).
+    Rated,
+    /// Rated organic records with a latency.
+    Timed,
+}
+
+/// Which of [`Known`]'s sets holds a table's stored keys.
+type KnownOf = fn(&Known) -> &KnownKeys;
+
+/// What a record adds to one rollup table: the one definition both engines use.
+pub(super) struct Rule {
+    pub(super) table: &'static str,
+    keys: Vec<Key>,
+    when: When,
+    /// Empty: the table only records that a key exists (`ON CONFLICT DO NOTHING`).
+    aggs: &'static [Agg],
+    /// The keys ingest remembers as stored, to skip writing them again (PostgreSQL).
+    known: Option<KnownOf>,
+}
+
+impl Rule {
+    /// The columns, keys first.
+    fn cols(&self) -> Vec<Col<'static>> {
+        let aggs = self.aggs.iter().map(|a| {
+            let ty = if matches!(a, Agg::SumMs) {
+                "double precision"
+            } else {
+                "bigint"
+            };
+            (a.col(), ty)
+        });
+        self.keys
+            .iter()
+            .map(|k| (k.col, k.ty))
+            .chain(aggs)
+            .collect()
+    }
+
+    /// `ON CONFLICT (keys) DO ...`: counts and sums add up, `last_seen` moves on.
+    fn on_conflict(&self) -> String {
+        let t = self.table;
+        let keys: Vec<&str> = self.keys.iter().map(|k| k.col).collect();
+        let sets: Vec<String> = self
+            .aggs
+            .iter()
+            .filter_map(|a| match *a {
+                Agg::Count(c) => Some(format!("{c} = {t}.{c} + excluded.{c}")),
+                Agg::SumMs => Some(format!("sum_ms = {t}.sum_ms + excluded.sum_ms")),
+                Agg::First => None,
+                Agg::Last => Some("last_seen = excluded.last_seen".to_owned()),
+            })
+            .collect();
+        match sets.is_empty() {
+            true => format!("ON CONFLICT ({}) DO NOTHING", keys.join(", ")),
+            false => format!(
+                "ON CONFLICT ({}) DO UPDATE SET {}",
+                keys.join(", "),
+                sets.join(", ")
+            ),
+        }
+    }
+
+    /// The statement that adds the `interactions` rows of `from` (`FROM interactions
+    /// WHERE ...`) to this table, aggregated by the database itself.
+    pub(super) fn roll_sql(&self, from: &str) -> String {
+        let (organic, rated) = latency_rule();
+        let rated = format!(
+            " AND source = '{organic}' AND outcome_class IN ('{}')",
+            rated.join("', '")
+        );
+        let mut filter = match self.when {
+            When::Every => String::new(),
+            When::Rated => rated,
+            When::Timed => format!(" AND latency_ms IS NOT NULL{rated}"),
+        };
+        let (mut cols, mut select, mut group) = (vec![], vec![], vec![]);
+        for (i, k) in self.keys.iter().enumerate() {
+            filter.push_str(&format!(" AND {} IS NOT NULL", k.sql));
+            cols.push(k.col);
+            select.push(k.sql.as_str());
+            group.push((i + 1).to_string());
+        }
+        for a in self.aggs {
+            cols.push(a.col());
+            select.push(a.sql());
+        }
+        format!(
+            "INSERT INTO {} ({}) SELECT {} {from}{filter} GROUP BY {} {}",
+            self.table,
+            cols.join(", "),
+            select.join(", "),
+            group.join(", "),
+            self.on_conflict()
+        )
+    }
+}
+
+/// The most key columns of any rule.
+const MAX_KEYS: usize = 7;
+
+fn text(col: &'static str, sql: &str, of: for<'a> fn(&Fact<'a>) -> Option<K<'a>>) -> Key {
+    Key {
+        col,
+        ty: "text",
+        sql: sql.to_owned(),
+        of,
+    }
+}
+
+/// What each record adds to each rollup table (besides `targets`, registered with the
+/// core's lookup keys, and `rollup_networks`, which holds the per-network cap).
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let target = || text("target", "target", |f| Some(K::T(f.target)));
+    let task = || text("task_type", "task_type", |f| Some(K::T(f.task)));
+    let source = || text("source", "source", |f| Some(K::T(f.source)));
+    let class = || text("outcome_class", "outcome_class", |f| Some(K::T(f.class)));
+    let node = || text("node_id", "node_id", |f| f.node.map(K::T));
+    // The core's latency bucket, stored with each row at ingest (rows stored before
+    // migration 0011 have none: then the first bound a latency does not exceed).
+    let mut bucket = String::from("COALESCE(latency_bucket, CASE");
+    for (i, bound) in LATENCY_BUCKETS_MS.iter().enumerate() {
+        bucket.push_str(&format!(" WHEN latency_ms <= {bound:?} THEN {i}"));
+    }
+    bucket.push_str(&format!(" ELSE {} END)", LATENCY_BUCKETS_MS.len() - 1));
+    let rule = |table, keys, when, aggs| Rule {
+        table,
+        keys,
+        when,
+        aggs,
+        known: None,
+    };
+    const N: &[Agg] = &[Agg::Count("n")];
+    vec![
+        rule(
+            "rollup_targets",
+            vec![target(), source(), class()],
+            When::Every,
+            N,
+        ),
+        rule(
+            "rollup_releases",
+            vec![
+                target(),
+                task(),
+                text("server_version", "COALESCE(server_version, '')", |f| {
+                    Some(K::T(f.version))
+                }),
+                text("schema_hash", "COALESCE(schema_hash, '')", |f| {
+                    Some(K::T(f.hash))
+                }),
+                source(),
+                class(),
+                text("failure_type", "COALESCE(failure_type, '')", |f| {
+                    Some(K::T(f.failure))
+                }),
+            ],
+            When::Every,
+            N,
+        ),
+        rule(
+            "rollup_days",
+            vec![
+                target(),
+                text("day", "day", |f| Some(K::T(f.day))),
+                task(),
+                source(),
+                class(),
+            ],
+            When::Every,
+            N,
+        ),
+        rule(
+            "rollup_latency",
+            vec![
+                target(),
+                task(),
+                Key {
+                    col: "bucket",
+                    ty: "bigint",
+                    sql: bucket,
+                    of: |f| f.latency_ms.map(|ms| K::I(latency_bucket(ms) as i64)),
+                },
+            ],
+            When::Timed,
+            &[Agg::Count("n"), Agg::SumMs],
+        ),
+        rule(
+            "nodes",
+            vec![node()],
+            When::Every,
+            &[Agg::Count("interactions"), Agg::First, Agg::Last],
+        ),
+        Rule {
+            known: Some(|k| &k.node_days),
+            ..rule(
+                "node_days",
+                vec![node(), text("day", "day", |f| Some(K::T(f.day)))],
+                When::Every,
+                &[],
+            )
+        },
+        Rule {
+            known: Some(|k| &k.node_targets),
+            ..rule("node_targets", vec![node(), target()], When::Every, &[])
+        },
+        rule(
+            "rollup_contributors",
+            vec![
+                target(),
+                text("contributor", "COALESCE(agent_id, node_id)", |f| {
+                    contributor(f.agent, f.node).map(K::T)
+                }),
+            ],
+            When::Rated,
+            &[],
+        ),
+    ]
+});
+
+/// What the records of one key add up to.
+#[derive(Default)]
+struct Acc {
+    n: i64,
+    sum_ms: f64,
+    first: i64,
+    last: i64,
+}
+
 /// What a set of records registered, for [`Known`] once committed.
 #[derive(Default)]
 pub(super) struct Added {
     targets: Vec<String>,
-    node_days: Vec<String>,
-    node_targets: Vec<String>,
+    /// Per rule with `known`, the keys written.
+    keys: Vec<(KnownOf, Vec<String>)>,
 }
 
 impl Added {
     /// Tells `known` (call only after the transaction committed).
     pub(super) fn commit_to(self, known: &Known) {
         known.targets.extend(self.targets);
-        known.node_days.extend(self.node_days);
-        known.node_targets.extend(self.node_targets);
+        for (of, keys) in self.keys {
+            of(known).extend(keys);
+        }
     }
 }
 
-/// The [`super::known::KnownKeys`] key of a pair.
-fn pair_key(pair: &[&str; 2]) -> String {
-    format!("{}\0{}", pair[0], pair[1])
+/// The [`KnownKeys`] key of a key: its texts joined by `\0`.
+fn known_key(key: &[K<'_>]) -> String {
+    let texts: Vec<&str> = key
+        .iter()
+        .map(|k| match k {
+            K::T(s) => *s,
+            K::I(_) => "",
+        })
+        .collect();
+    texts.join("\0")
 }
+
+type KeyOf<'a> = [K<'a>; MAX_KEYS];
 
 /// The rollup rows a set of records adds, keyed by borrowed strings. Every map is in the
 /// one order all writers take row locks in, so servers sharing a PostgreSQL database
 /// wait on each other and never deadlock.
-#[derive(Default)]
 pub(super) struct Rollup<'a> {
     /// Targets not known to be registered.
     targets: BTreeSet<&'a str>,
-    by_target: BTreeMap<[&'a str; 3], i64>,
-    by_release: BTreeMap<[&'a str; 7], i64>,
-    by_day: BTreeMap<[&'a str; 5], i64>,
-    nodes: BTreeMap<&'a str, i64>,
-    node_days: BTreeSet<[&'a str; 2]>,
-    node_targets: BTreeSet<[&'a str; 2]>,
-    latency: LatencyRows<&'a str>,
+    /// Per rule of [`RULES`], what each key adds.
+    tables: Vec<BTreeMap<KeyOf<'a>, Acc>>,
     /// Rated organic records per (target, network): `rollup_networks.n`.
     networks: BTreeMap<[&'a str; 2], i64>,
-    contributors: BTreeSet<[&'a str; 2]>,
     /// The day these records were stored on (a new `rollup_networks` row starts at it).
     day: &'a str,
+}
+
+impl Default for Rollup<'_> {
+    fn default() -> Self {
+        Rollup {
+            targets: BTreeSet::new(),
+            tables: RULES.iter().map(|_| BTreeMap::new()).collect(),
+            networks: BTreeMap::new(),
+            day: "",
+        }
+    }
 }
 
 impl<'a> Rollup<'a> {
@@ -124,49 +432,41 @@ impl<'a> Rollup<'a> {
         if !known.targets.contains(f.target) {
             self.targets.insert(f.target);
         }
-        *self
-            .by_target
-            .entry([f.target, f.source, f.class])
-            .or_insert(0) += 1;
-        *self
-            .by_release
-            .entry([
-                f.target, f.task, f.version, f.hash, f.source, f.class, f.failure,
-            ])
-            .or_insert(0) += 1;
-        *self
-            .by_day
-            .entry([f.target, f.day, f.task, f.source, f.class])
-            .or_insert(0) += 1;
-        let rated_organic = LATENCY_RULE.counts(f);
-        if let (true, Some(ms)) = (rated_organic, f.latency_ms) {
-            let e = self
-                .latency
-                .entry((f.target, f.task, latency_bucket(ms) as i64))
-                .or_insert((0, 0.0));
-            e.0 += 1;
-            e.1 += ms;
+        let rated = LATENCY_RULE.counts(f);
+        'rules: for (rule, rows) in RULES.iter().zip(&mut self.tables) {
+            let counts = match rule.when {
+                When::Every => true,
+                When::Rated => rated,
+                When::Timed => rated && f.latency_ms.is_some(),
+            };
+            if !counts {
+                continue;
+            }
+            let mut key = [K::I(0); MAX_KEYS];
+            for (slot, k) in key.iter_mut().zip(&rule.keys) {
+                match (k.of)(f) {
+                    Some(v) => *slot = v,
+                    None => continue 'rules,
+                }
+            }
+            if let Some(of) = rule.known {
+                if of(known).contains(&known_key(&key[..rule.keys.len()])) {
+                    continue;
+                }
+            }
+            let acc = rows.entry(key).or_insert(Acc {
+                first: f.at,
+                ..Acc::default()
+            });
+            acc.n += 1;
+            acc.sum_ms += f.latency_ms.unwrap_or(0.0);
+            acc.first = acc.first.min(f.at);
+            acc.last = acc.last.max(f.at);
         }
-        if rated_organic {
-            if let Some(n) = f.network {
-                *self.networks.entry([f.target, n]).or_insert(0) += 1;
-            }
-            if let Some(c) = contributor(f.agent, f.node) {
-                self.contributors.insert([f.target, c]);
-            }
+        if let (true, Some(n)) = (rated, f.network) {
+            *self.networks.entry([f.target, n]).or_insert(0) += 1;
         }
         self.day = f.day;
-        if let Some(node) = f.node {
-            *self.nodes.entry(node).or_insert(0) += 1;
-            let day = [node, f.day];
-            if !known.node_days.contains(&pair_key(&day)) {
-                self.node_days.insert(day);
-            }
-            let target = [node, f.target];
-            if !known.node_targets.contains(&pair_key(&target)) {
-                self.node_targets.insert(target);
-            }
-        }
     }
 
     /// Writes every row, as stored at `now`; returns what was registered (for
@@ -175,47 +475,36 @@ impl<'a> Rollup<'a> {
         if !self.targets.is_empty() {
             add_targets(conn, self.targets.iter().map(|t| (*t, now))).await?;
         }
-        let target_keys = ["target", "source", "outcome_class"];
-        add_text_counts(conn, "rollup_targets", &target_keys, &self.by_target).await?;
-        let release_keys = [
-            "target",
-            "task_type",
-            "server_version",
-            "schema_hash",
-            "source",
-            "outcome_class",
-            "failure_type",
-        ];
-        add_text_counts(conn, "rollup_releases", &release_keys, &self.by_release).await?;
-        let day_keys = ["target", "day", "task_type", "source", "outcome_class"];
-        add_text_counts(conn, "rollup_days", &day_keys, &self.by_day).await?;
-        if !self.latency.is_empty() {
-            super::latency::add(conn, &self.latency).await?;
-        }
-        if !self.nodes.is_empty() {
-            upsert_nodes(conn, &self.nodes, now).await?;
-        }
-        insert_text_keys(conn, "node_days", &["node_id", "day"], &self.node_days).await?;
-        insert_text_keys(
-            conn,
-            "node_targets",
-            &["node_id", "target"],
-            &self.node_targets,
-        )
-        .await?;
-        add_networks(conn, &self.networks, self.day).await?;
-        insert_text_keys(
-            conn,
-            "rollup_contributors",
-            &["target", "contributor"],
-            &self.contributors,
-        )
-        .await?;
-        Ok(Added {
+        let mut added = Added {
             targets: self.targets.iter().map(|t| (*t).to_owned()).collect(),
-            node_days: self.node_days.iter().map(pair_key).collect(),
-            node_targets: self.node_targets.iter().map(pair_key).collect(),
-        })
+            keys: Vec::new(),
+        };
+        for (rule, rows) in RULES.iter().zip(&self.tables) {
+            if rows.is_empty() {
+                continue;
+            }
+            let cols = rule.cols();
+            let width = rule.keys.len();
+            let mut batch = Rows::new(&cols, rows.len());
+            for (key, acc) in rows {
+                for k in &key[..width] {
+                    batch.push(match *k {
+                        K::T(s) => Cell::Text(s),
+                        K::I(i) => Cell::Int(i),
+                    });
+                }
+                for a in rule.aggs {
+                    batch.push(a.cell(acc));
+                }
+            }
+            batch.insert(conn, rule.table, &rule.on_conflict()).await?;
+            if let Some(of) = rule.known {
+                let keys = rows.keys().map(|k| known_key(&k[..width])).collect();
+                added.keys.push((of, keys));
+            }
+        }
+        add_networks(conn, &self.networks, self.day).await?;
+        Ok(added)
     }
 }
 
@@ -265,7 +554,7 @@ pub(super) async fn add_targets<'a>(
     conn: &mut AnyConnection,
     targets: impl IntoIterator<Item = (&'a str, i64)>,
 ) -> Result<(), sqlx::Error> {
-    let rows = targets
+    let rows: Vec<Vec<Val>> = targets
         .into_iter()
         .map(|(t, first_seen)| {
             vec![
@@ -281,39 +570,7 @@ pub(super) async fn add_targets<'a>(
         "targets",
         &["target", "name_key", "lookup_key", "first_seen"],
         "target",
-        rows,
+        &rows,
     )
     .await
-}
-
-async fn upsert_nodes(
-    conn: &mut AnyConnection,
-    nodes: &BTreeMap<&str, i64>,
-    now: i64,
-) -> DbResult<()> {
-    let cols = [
-        ("node_id", "text"),
-        ("interactions", "bigint"),
-        ("first_seen", "bigint"),
-        ("last_seen", "bigint"),
-    ];
-    let mut rows = Rows::new(&cols, nodes.len());
-    for (node, n) in nodes {
-        for cell in [
-            Cell::Text(node),
-            Cell::Int(*n),
-            Cell::Int(now),
-            Cell::Int(now),
-        ] {
-            rows.push(cell);
-        }
-    }
-    rows.insert(
-        conn,
-        "nodes",
-        "ON CONFLICT (node_id) DO UPDATE SET interactions = nodes.interactions + excluded.interactions, \
-         last_seen = excluded.last_seen",
-    )
-    .await?;
-    Ok(())
 }

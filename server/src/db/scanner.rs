@@ -10,11 +10,9 @@ use lowdown_core::scanner::cohort::{self, Plan};
 use lowdown_core::scanner::registry::{changes, Declaration, Entry};
 use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
 use lowdown_core::target_label::lookup_form;
-use sqlx::{AnyConnection, AssertSqlSafe, Row};
+use sqlx::{AnyConnection, Row};
 
-use crate::db::upsert::{
-    bind_all, insert_ignore, insert_ignore_in, is_sqlite, placeholders, Val, MAX_PARAMS,
-};
+use crate::db::upsert::{insert_ignore, where_in, write, Val};
 use crate::db::Db;
 use crate::db::{DbError, DbResult};
 use crate::names::{enum_str, name_key};
@@ -22,10 +20,6 @@ use crate::names::{enum_str, name_key};
 /// Most rows per statement: a day's Registry holds tens of thousands of entries, and one
 /// statement per 30,000 parameters would make the Registry phase the run's memory peak.
 const WRITE_ROWS: usize = 500;
-
-fn rows_per_statement(cols: usize) -> usize {
-    (MAX_PARAMS / cols).clamp(1, WRITE_ROWS)
-}
 
 /// [`insert_ignore`] in statements of at most [`WRITE_ROWS`] rows.
 async fn insert_rows(
@@ -35,8 +29,10 @@ async fn insert_rows(
     conflict: &str,
     rows: Vec<Vec<Val>>,
 ) -> Result<(), sqlx::Error> {
-    let per_statement = rows_per_statement(cols.len());
-    insert_ignore_in(conn, table, cols, conflict, &rows, per_statement, true).await
+    for chunk in rows.chunks(WRITE_ROWS) {
+        insert_ignore(conn, table, cols, conflict, chunk).await?;
+    }
+    Ok(())
 }
 
 fn json_text<T: serde::Serialize>(v: &T) -> DbResult<String> {
@@ -57,18 +53,9 @@ async fn upsert(
         .map(|c| format!("{c} = excluded.{c}"))
         .collect::<Vec<_>>()
         .join(", ");
-    for chunk in rows.chunks(rows_per_statement(cols.len())) {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({key}) DO UPDATE SET {set}",
-            cols.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
-        );
-        bind_all(
-            sqlx::query(AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        )
-        .execute(&mut *conn)
-        .await?;
+    let tail = format!("ON CONFLICT ({key}) DO UPDATE SET {set}");
+    for chunk in rows.chunks(WRITE_ROWS) {
+        write(conn, table, cols, chunk, &tail).await?;
     }
     Ok(())
 }
@@ -93,7 +80,7 @@ pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str)
                 "registry_ok",
                 "registry_url",
             ];
-            insert_ignore(conn, "scan_runs", &cols, "scan_run_id", vec![row]).await?;
+            insert_ignore(conn, "scan_runs", &cols, "scan_run_id", &[row]).await?;
             Ok(())
         })
     })
@@ -225,7 +212,7 @@ pub async fn save_registry(
             ..o.clone()
         };
         change(name, o, &left)?;
-        gone.push(Val::Text(name.clone()));
+        gone.push(name.clone());
     }
     let n_changes = change_rows.len();
     let run_id = run_id.to_owned();
@@ -247,18 +234,9 @@ pub async fn save_registry(
             // Everything but the name and the day it was first seen.
             let update = [&cols[1..9], &cols[10..]].concat();
             upsert(conn, "registry_entries", &cols, "name", &update, rows).await?;
-            for chunk in gone.chunks(MAX_PARAMS) {
-                let list = (1..=chunk.len())
-                    .map(|i| format!("${i}"))
-                    .collect::<Vec<_>>();
-                let sql = format!(
-                    "UPDATE registry_entries SET listed = 0 WHERE name IN ({})",
-                    list.join(", ")
-                );
-                bind_all(sqlx::query(AssertSqlSafe(sql)), chunk.iter().cloned())
-                    .execute(&mut *conn)
-                    .await?;
-            }
+            let gone: Vec<&str> = gone.iter().map(String::as_str).collect();
+            let unlist = "UPDATE registry_entries SET listed = 0 WHERE name IN {}";
+            where_in(conn, unlist, &gone).await?;
             let cols = [
                 "name",
                 "scan_run_id",
@@ -357,7 +335,7 @@ pub async fn save_cohort(
                 "scanner_cohort_versions",
                 &cols,
                 "cohort_version",
-                vec![head],
+                &[head],
             )
             .await?;
             let cols = ["target_id", "sort_key", "cohort_version", "joined_day"];
@@ -471,21 +449,7 @@ pub async fn write_observations(
                 "www_authenticate",
                 "definition_hashes",
             ];
-            // Not cached: sqlx 0.9's `Any` driver declares a NULL `DOUBLE PRECISION` to
-            // PostgreSQL as `real`, and a statement prepared with a NULL latency would then
-            // refuse a later batch's value in that place ("incorrect binary data format").
-            // Unnamed statements are typed per execution.
-            let per_statement = rows_per_statement(cols.len());
-            insert_ignore_in(
-                conn,
-                "scanner_observations",
-                &cols,
-                "id",
-                &rows,
-                per_statement,
-                false,
-            )
-            .await?;
+            insert_rows(conn, "scanner_observations", &cols, "id", rows).await?;
             let cols = ["definition_hash", "definition", "first_seen_at"];
             insert_rows(
                 conn,

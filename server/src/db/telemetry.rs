@@ -11,7 +11,7 @@ use lowdown_core::telemetry::{
 use serde_json::{json, Value};
 use sqlx::{AnyConnection, Row};
 
-use super::upsert::{add_counts, insert_new, is_sqlite, placeholders, Binds, Val, MAX_PARAMS};
+use super::upsert::{add_counts, insert_new, where_in, Val};
 use super::{get_u64, random_id, Db};
 use crate::clock;
 use crate::db::quota::Draws;
@@ -151,16 +151,9 @@ async fn duplicates(
         .map(|(_, id)| id.as_str())
         .collect();
     let mut known: HashSet<String> = HashSet::new();
-    for chunk in given.chunks(MAX_PARAMS) {
-        let list = placeholders(is_sqlite(conn), 1, chunk.len());
-        let sql = format!("SELECT record_id FROM observations WHERE record_id IN {list}");
-        let mut b = Binds::with_capacity(chunk.len());
-        for id in chunk {
-            b.add(*id)?;
-        }
-        for row in b.query(sql).fetch_all(&mut *conn).await? {
-            known.insert(row.try_get(0)?);
-        }
+    let sql = "SELECT record_id FROM observations WHERE record_id IN {}";
+    for row in where_in(conn, sql, &given).await? {
+        known.insert(row.try_get(0)?);
     }
     Ok(ids
         .iter()
@@ -260,7 +253,7 @@ async fn write(
         "telemetry_contributors",
         &["subject_kind", "subject", "contributor"],
         "subject_kind, subject, contributor",
-        contributors.into_iter().collect(),
+        &contributors.into_iter().collect::<Vec<_>>(),
     )
     .await?;
     for (agent, n) in accepted {

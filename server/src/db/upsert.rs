@@ -1,7 +1,9 @@
-//! Multi-row statements built at run time: the SQL text holds only placeholders, every
-//! value is bound.
+//! Owned rows of bound values ([`Val`]) written through the one multi-row writer,
+//! [`super::batch::Rows`] ([`write`] and its conflict forms), and `IN (...)` lists
+//! ([`where_in`]): the SQL text holds only placeholders, every value is bound.
 
 use sqlx::any::AnyArguments;
+use sqlx::any::AnyRow;
 use sqlx::query::Query;
 use sqlx::Arguments;
 use sqlx::{Any, AnyConnection, AssertSqlSafe};
@@ -61,61 +63,9 @@ pub fn placeholders(sqlite: bool, rows: usize, cols: usize) -> String {
     s
 }
 
-/// Binds `vals` in order.
-pub fn bind_all<'q>(
-    mut q: Query<'q, Any, AnyArguments>,
-    vals: impl IntoIterator<Item = Val>,
-) -> Query<'q, Any, AnyArguments> {
-    for v in vals {
-        q = match v {
-            Val::Text(s) => q.bind(s),
-            Val::OptText(s) => q.bind(s),
-            Val::Int(i) => q.bind(i),
-            Val::OptInt(i) => q.bind(i),
-            Val::OptFloat(f) => q.bind(f.map(f64::from_bits)),
-        };
-    }
-    q
-}
-
 /// Largest number of rows per statement: keeps every statement under SQLite's 32766 and
 /// PostgreSQL's 65535 bound parameters.
 pub const MAX_PARAMS: usize = 30_000;
-
-/// `INSERT ... ON CONFLICT DO UPDATE SET n = n + excluded.n` for `rows` rows of `keys`
-/// plus `n`: the statement of [`add_counts`] ([`add_text_counts`] writes through
-/// [`super::batch`]).
-fn add_counts_sql(sqlite: bool, table: &str, keys: &[&str], rows: usize) -> String {
-    let values = placeholders(sqlite, rows, keys.len() + 1);
-    let keys = keys.join(", ");
-    format!(
-        "INSERT INTO {table} ({keys}, n) VALUES {values} ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n"
-    )
-}
-
-/// Adds counts into a rollup table: `INSERT ... ON CONFLICT (keys) DO UPDATE SET n = n + excluded.n`.
-///
-/// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
-/// transaction the same lock order on PostgreSQL, so concurrent writers never deadlock).
-pub async fn add_counts(
-    conn: &mut AnyConnection,
-    table: &str,
-    keys: &[&str],
-    rows: impl IntoIterator<Item = (Vec<Val>, i64)>,
-) -> Result<(), sqlx::Error> {
-    let rows: Vec<(Vec<Val>, i64)> = rows.into_iter().collect();
-    let cols = keys.len() + 1;
-    for chunk in rows.chunks((MAX_PARAMS / cols).max(1)) {
-        let sql = add_counts_sql(is_sqlite(conn), table, keys, chunk.len());
-        let vals = chunk
-            .iter()
-            .flat_map(|(k, n)| k.iter().cloned().chain(std::iter::once(Val::Int(*n))));
-        bind_all(sqlx::query(AssertSqlSafe(sql)), vals)
-            .execute(&mut *conn)
-            .await?;
-    }
-    Ok(())
-}
 
 /// Bound values for one multi-row statement, sized up front: a batch binds thousands of
 /// values, and growing the buffer by doubling copies it a dozen times into fresh pages.
@@ -143,36 +93,81 @@ impl Binds {
     }
 }
 
-/// [`add_counts`] for keys of `N` text columns, borrowed (a [`super::batch`] write).
+/// Runs `sql`, where `{}` stands for the list of `ids` (`... WHERE id IN {}`), in
+/// statements of at most [`MAX_PARAMS`] ids; returns every row they gave.
+pub async fn where_in(
+    conn: &mut AnyConnection,
+    sql: &str,
+    ids: &[&str],
+) -> Result<Vec<AnyRow>, sqlx::Error> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(MAX_PARAMS) {
+        let list = placeholders(is_sqlite(conn), 1, chunk.len());
+        let mut b = Binds::with_capacity(chunk.len());
+        for id in chunk {
+            b.add(*id)?;
+        }
+        out.extend(
+            b.query(sql.replace("{}", &list))
+                .fetch_all(&mut *conn)
+                .await?,
+        );
+    }
+    Ok(out)
+}
+
+/// `INSERT INTO table (cols) <rows> tail` through [`Rows`], the one multi-row writer (each
+/// column's type is its values' variant); returns the rows a `RETURNING` in `tail` gave.
+pub async fn write(
+    conn: &mut AnyConnection,
+    table: &str,
+    cols: &[&str],
+    rows: &[Vec<Val>],
+    tail: &str,
+) -> Result<Vec<AnyRow>, sqlx::Error> {
+    let Some(first) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let types = first.iter().map(|v| match v {
+        Val::Text(_) | Val::OptText(_) => "text",
+        Val::Int(_) | Val::OptInt(_) => "bigint",
+        Val::OptFloat(_) => "double precision",
+    });
+    let cols: Vec<Col<'_>> = cols.iter().copied().zip(types).collect();
+    let mut batch = Rows::new(&cols, rows.len());
+    for v in rows.iter().flatten() {
+        batch.push(match v {
+            Val::Text(s) => Cell::Text(s),
+            Val::OptText(s) => Cell::OptText(s.as_deref()),
+            Val::Int(i) => Cell::Int(*i),
+            Val::OptInt(i) => Cell::OptInt(*i),
+            Val::OptFloat(f) => Cell::OptFloat(f.map(f64::from_bits)),
+        });
+    }
+    batch.insert(conn, table, tail).await
+}
+
+/// Adds counts into a rollup table: `INSERT ... ON CONFLICT (keys) DO UPDATE SET n = n + excluded.n`.
 ///
 /// `rows` must have unique keys (a `BTreeMap` guarantees it, and its order gives every
 /// transaction the same lock order on PostgreSQL, so concurrent writers never deadlock).
-pub async fn add_text_counts<const N: usize>(
+pub async fn add_counts(
     conn: &mut AnyConnection,
     table: &str,
-    keys: &[&str; N],
-    rows: &std::collections::BTreeMap<[&str; N], i64>,
+    keys: &[&str],
+    rows: impl IntoIterator<Item = (Vec<Val>, i64)>,
 ) -> Result<(), sqlx::Error> {
-    let cols: Vec<Col<'_>> = keys
-        .iter()
-        .map(|k| (*k, "text"))
-        .chain([("n", "bigint")])
+    let rows: Vec<Vec<Val>> = rows
+        .into_iter()
+        .map(|(mut k, n)| {
+            k.push(Val::Int(n));
+            k
+        })
         .collect();
-    let mut batch = Rows::new(&cols, rows.len());
-    for (key, n) in rows {
-        for k in key {
-            batch.push(Cell::Text(k));
-        }
-        batch.push(Cell::Int(*n));
-    }
+    let cols = [keys, &["n"]].concat();
     let keys = keys.join(", ");
-    batch
-        .insert(
-            conn,
-            table,
-            &format!("ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n"),
-        )
-        .await?;
+    let tail = format!("ON CONFLICT ({keys}) DO UPDATE SET n = {table}.n + excluded.n");
+    write(conn, table, &cols, &rows, &tail).await?;
     Ok(())
 }
 
@@ -187,22 +182,9 @@ pub async fn insert_new(
     rows: Vec<Vec<Val>>,
 ) -> Result<Vec<String>, sqlx::Error> {
     use sqlx::Row;
-    let mut inserted = Vec::with_capacity(rows.len());
-    for chunk in rows.chunks((MAX_PARAMS / cols.len()).max(1)) {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING RETURNING {returning}",
-            cols.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
-        );
-        let q = bind_all(
-            sqlx::query(AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        );
-        for row in q.fetch_all(&mut *conn).await? {
-            inserted.push(row.try_get::<String, _>(0)?);
-        }
-    }
-    Ok(inserted)
+    let tail = format!("ON CONFLICT ({conflict}) DO NOTHING RETURNING {returning}");
+    let returned = write(conn, table, cols, &rows, &tail).await?;
+    returned.iter().map(|r| r.try_get::<String, _>(0)).collect()
 }
 
 /// Inserts rows, ignoring those that already exist.
@@ -211,56 +193,9 @@ pub async fn insert_ignore(
     table: &str,
     cols: &[&str],
     conflict: &str,
-    rows: Vec<Vec<Val>>,
-) -> Result<(), sqlx::Error> {
-    let per_statement = (MAX_PARAMS / cols.len()).max(1);
-    insert_ignore_in(conn, table, cols, conflict, &rows, per_statement, true).await
-}
-
-/// [`insert_ignore`] in statements of at most `per_statement` rows; `cached: false` keeps
-/// the statements out of sqlx's prepared-statement cache.
-pub async fn insert_ignore_in(
-    conn: &mut AnyConnection,
-    table: &str,
-    cols: &[&str],
-    conflict: &str,
     rows: &[Vec<Val>],
-    per_statement: usize,
-    cached: bool,
 ) -> Result<(), sqlx::Error> {
-    for chunk in rows.chunks(per_statement) {
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES {} ON CONFLICT ({conflict}) DO NOTHING",
-            cols.join(", "),
-            placeholders(is_sqlite(conn), chunk.len(), cols.len()),
-        );
-        bind_all(
-            sqlx::query(AssertSqlSafe(sql)),
-            chunk.iter().flatten().cloned(),
-        )
-        .persistent(cached)
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
-}
-
-/// Inserts keys of `N` text columns, borrowed, skipping those already stored (`ON
-/// CONFLICT DO NOTHING`): for tables that only record that a key exists.
-pub async fn insert_text_keys<const N: usize>(
-    conn: &mut AnyConnection,
-    table: &str,
-    keys: &[&str; N],
-    rows: &std::collections::BTreeSet<[&str; N]>,
-) -> Result<(), sqlx::Error> {
-    let cols: Vec<Col<'_>> = keys.iter().map(|k| (*k, "text")).collect();
-    let mut batch = Rows::new(&cols, rows.len());
-    for key in rows {
-        for k in key {
-            batch.push(Cell::Text(k));
-        }
-    }
-    let tail = format!("ON CONFLICT ({}) DO NOTHING", keys.join(", "));
-    batch.insert(conn, table, &tail).await?;
+    let tail = format!("ON CONFLICT ({conflict}) DO NOTHING");
+    write(conn, table, cols, rows, &tail).await?;
     Ok(())
 }

@@ -16,7 +16,7 @@ const NODES: [&str; 2] = ["ld_0123456789ab", "ld_aaaaaaaaaaaa"];
 
 /// 120 records over 3 targets, 2 tasks, 3 server versions (one missing), 2 schema hashes
 /// (one missing), 3 sources, every outcome class, 2 nodes and none.
-fn records() -> Vec<Value> {
+pub(crate) fn records() -> Vec<Value> {
     (0..120usize)
         .map(|i| {
             let outcome = ["success", "success", "failure", "partial"][i % 4];
