@@ -129,12 +129,14 @@ async fn dump(t: &TestDb, table: &str, cols: &str) -> Vec<String> {
 
 /// The same records through both engines (PostgreSQL adds them to the rollups in Rust at
 /// ingest, SQLite in SQL behind the watermark, both from `db::rollup::RULES`) give the same
-/// rollups, row for row. Needs PostgreSQL: without `LOWDOWN_TEST_DATABASE_URL` it fails.
+/// rollups, row for row. Needs PostgreSQL (`LOWDOWN_TEST_DATABASE_URL`, set by make test-server).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
-    let pg = TestDb::new(Kind::Postgres).await.expect(
-        "this test compares SQLite with PostgreSQL: set LOWDOWN_TEST_DATABASE_URL (make test-server)",
-    );
+    // Without a PostgreSQL URL this says so and stops, as every PostgreSQL variant does;
+    // under CI=true it fails instead (common::pg_url).
+    let Some(pg) = TestDb::new(Kind::Postgres).await else {
+        return;
+    };
     let lite = TestDb::new(Kind::Sqlite).await.unwrap();
     let mut records = crate::migrate_rollups::records();
     // A node and a target seen only in records the rated rules leave out.
