@@ -56,8 +56,8 @@ pub fn spool_dropped(previous: Option<&str>, records: u64, now_iso: &str) -> Str
 }
 
 /// What the answer to a batch of ``len`` records means (``status`` ``None`` when none
-/// came): ``(delivered, duplicates, rejected, keep, pause_ms, reason)``, ``keep`` the
-/// indices to spool and send again (the core's ``record::delivery``, as every host has it).
+/// came): ``(delivered, duplicates, rejected, keep, limited, pause_ms, reason)``, ``keep``
+/// the indices to spool and send again (``limited`` of them over a quota) (the core's ``record::delivery``, as every host has it).
 #[pyfunction]
 #[pyo3(signature = (len, status, retry_after, body))]
 pub fn delivery(
@@ -65,13 +65,14 @@ pub fn delivery(
     status: Option<u16>,
     retry_after: Option<&str>,
     body: Option<&str>,
-) -> (u32, u32, u32, Vec<u32>, u64, Option<String>) {
+) -> (u32, u32, u32, Vec<u32>, u32, u64, Option<String>) {
     let d = lowdown_core::record::delivery::delivery(len, status, retry_after, body);
     (
         d.delivered,
         d.duplicates,
         d.rejected,
         d.keep,
+        d.limited,
         d.pause_ms,
         d.reason,
     )

@@ -135,8 +135,8 @@ def spool(n: Any, i: Dict[str, Any]) -> Any:
 
 def delivery(n: Any, i: Dict[str, Any]) -> Any:
     """What an ingest answer means for a batch, as the core's serde output shapes it."""
-    delivered, duplicates, rejected, keep, pause_ms, reason = n.delivery(i["len"], i.get("status"), i.get("retry_after"), i.get("body"))
-    return {"delivered": delivered, "duplicates": duplicates, "rejected": rejected, "keep": keep, "pause_ms": pause_ms, "reason": reason}
+    delivered, duplicates, rejected, keep, limited, pause_ms, reason = n.delivery(i["len"], i.get("status"), i.get("retry_after"), i.get("body"))
+    return {"delivered": delivered, "duplicates": duplicates, "rejected": rejected, "keep": keep, "limited": limited, "pause_ms": pause_ms, "reason": reason}
 
 
 def node_identity(n: Any, i: Dict[str, Any]) -> Any:

@@ -125,8 +125,8 @@ def spool_over_bound(names: Sequence[str]) -> List[str]:
     """Which spool files go to keep the bound (the oldest)."""
 def spool_dropped(previous: Optional[str], records: int, now_iso: str) -> str:
     """The new text of ``dropped.json`` once ``records`` more were dropped at ``now_iso``."""
-def delivery(len: int, status: Optional[int], retry_after: Optional[str], body: Optional[str]) -> Tuple[int, int, int, List[int], int, Optional[str]]:
-    """What the answer to a batch of ``len`` records means: ``(delivered, duplicates, rejected, keep, pause_ms, reason)``."""
+def delivery(len: int, status: Optional[int], retry_after: Optional[str], body: Optional[str]) -> Tuple[int, int, int, List[int], int, int, Optional[str]]:
+    """What the answer to a batch of ``len`` records means: ``(delivered, duplicates, rejected, keep, limited, pause_ms, reason)``."""
 def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> _Json:
     """A host's settings from its environment: ``{api_url, home, record, telemetry, debug}``."""
 def parse_node_identity(text: str) -> Optional[_Json]:

@@ -255,7 +255,7 @@ class Sender:
             decided = _native.delivery(len(batch), None, None, None)
         else:
             decided = _native.delivery(len(batch), answer.status, answer.retry_after_text, answer.text())
-        delivered, _duplicates, rejected, keep, pause_ms, _reason = decided
+        delivered, _duplicates, rejected, keep, _limited, pause_ms, _reason = decided
         self.counts["sent"] += delivered
         self.counts["refused"] += rejected
         kept = [batch[i] for i in keep]

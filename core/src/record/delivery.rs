@@ -42,6 +42,8 @@ pub struct Delivery {
     pub rejected: u32,
     /// Indices (into the batch) of the records to keep and send again later.
     pub keep: Vec<u32>,
+    /// Of those, the ones kept because the API said the caller is over a quota.
+    pub limited: u32,
     /// Milliseconds to leave the API alone (0: go on).
     pub pause_ms: u64,
     /// Why the records were kept, for a host's diagnostics (`None` when none were).
@@ -124,6 +126,7 @@ pub fn delivery(
                     0
                 },
                 reason: limited.then(|| format!("{} over a quota", keep.len())),
+                limited: keep.len() as u32,
                 keep,
             }
         }
@@ -147,6 +150,7 @@ pub fn delivery(
                 rejected,
                 pause_ms: retry_after_ms(retry_after),
                 reason: Some("status 429".to_owned()),
+                limited: keep.len() as u32,
                 keep,
                 ..Delivery::default()
             }

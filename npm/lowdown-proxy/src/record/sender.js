@@ -139,7 +139,7 @@ export class Sender {
     }
     const kept = d.keep.map((i) => records[i]);
     if (kept.length) {
-      if (answer.status === 429 || (answer.status !== null && answer.status >= 200 && answer.status < 300)) this.stats.limited += kept.length;
+      this.stats.limited += d.limited;
       this.debug(`API ${answer.why ?? d.reason}: ${fromSpool ? 'left in' : 'moved to'} the spool, ${kept.length} record(s), next try in ${Math.round(d.pause_ms / 1000)} s`);
       this.downUntil = Date.now() + d.pause_ms;
       if (!fromSpool) this.#spool(kept);
