@@ -281,7 +281,7 @@ class Reporter {
     // In a page, text/plain keeps the cross-origin request simple: no preflight, which
     // Chromium does not allow for keepalive requests (the API reads JSON either way).
     const headers = { 'content-type': typeof document === 'undefined' ? 'application/json' : 'text/plain;charset=UTF-8' };
-    if (this.settings.agentKey) headers['x-agent-key'] = this.settings.agentKey;
+    if (this.settings.agentKey) headers[DEFAULTS.AGENT_KEY_HEADER] = this.settings.agentKey;
     let p;
     try {
       // Called as a plain function: a browser's fetch refuses any `this` but the global.

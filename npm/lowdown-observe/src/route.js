@@ -4,7 +4,7 @@
 // them, in the background so a call never waits: until the first fetch answers, calls go
 // straight to the vendor.
 
-import { GATEWAY } from './contract.js';
+import { DEFAULTS, GATEWAY } from './contract.js';
 
 /** The IO side of the core's Router for one observed fetch. */
 export class Router {
@@ -82,7 +82,7 @@ export class Router {
 
   async fetch() {
     try {
-      const [catalog, salt] = await Promise.all([this.get('/v1/services'), this.get('/v1/sampling/salt', { 'x-agent-key': this.settings.agentKey })]);
+      const [catalog, salt] = await Promise.all([this.get('/v1/services'), this.get('/v1/sampling/salt', { [DEFAULTS.AGENT_KEY_HEADER]: this.settings.agentKey })]);
       this.router.loaded(Date.now(), catalog, salt);
     } catch {
       // never into the caller: calls simply go direct meanwhile
