@@ -4,6 +4,7 @@
 // gateway URL, calls the core samples go through the sampling gateway (route.js).
 
 import { Router } from './route.js';
+import { ANSWER_MAX_BYTES, readBounded } from './read.js';
 
 import { DEFAULTS, DELIVERY, GATEWAY, InteractionRecord } from './contract.js';
 
@@ -295,8 +296,10 @@ class Reporter {
         }),
       ).then(
         async (res) => {
-          const body = await res.text().catch(() => null);
-          this.answered(batch.length, res.status, res.headers.get('retry-after'), body);
+          const body = await readBounded(res, ANSWER_MAX_BYTES).catch(() => undefined);
+          // Longer than any answer of the API's: read no further, and count it as no answer.
+          if (body === null) return void this.answered(batch.length, null, null, null);
+          this.answered(batch.length, res.status, res.headers.get('retry-after'), body ?? null);
         },
         () => void this.answered(batch.length, null, null, null),
       );

@@ -52,9 +52,12 @@ export function targetApi() {
 /**
  * A telemetry collector recording raw request bytes; `mode` 'ok' answers as the API does,
  * 'hang' never answers, '404' answers as a mistyped API URL does, 'page' with a 200 page that
- * is not the API's answer.
+ * is not the API's answer. With `answerBytes`, the API's answer is padded with spaces to
+ * that many bytes and streamed without a Content-Length, 64 KiB a write.
+ * @param {string} [mode]
+ * @param {{answerBytes?: number}} [opts]
  */
-export async function collector(mode = 'ok') {
+export async function collector(mode = 'ok', { answerBytes } = {}) {
   const received = [];
   const server = await serve((req, res) => {
     const chunks = [];
@@ -72,7 +75,14 @@ export async function collector(mode = 'ok') {
       } catch {
         n = 0;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, accepted: n, rate_limited: 0, items: [] }));
+      const answer = JSON.stringify({ ok: true, accepted: n, rate_limited: 0, items: [] });
+      if (answerBytes === undefined) return res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('error', () => undefined); // the client may stop reading
+      const padded = Buffer.alloc(answerBytes, ' ');
+      padded.write(answer);
+      for (let at = 0; at < padded.length && !res.destroyed; at += 64 * 1024) res.write(padded.subarray(at, at + 64 * 1024));
+      return res.end();
     });
   });
   return {

@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { observe } from '../src/node.js';
 import { BATCH_MAX } from '../src/observe.js';
+import { ANSWER_MAX_BYTES } from '../src/read.js';
 import { targetApi, collector, closeAll } from './helpers.mjs';
 
 const CANARY = 'CANARY_c4a7f1_do_not_leak';
@@ -132,6 +133,25 @@ for (const mode of ['404', 'page']) {
     assert.equal(sink.observations().length, 3, 'they were posted');
     const { sent, failed, throttled } = f.lowdown.stats;
     assert.deepEqual({ sent, failed, throttled }, { sent: 0, failed: 3, throttled: 0 });
+    await sink.close();
+  });
+}
+
+// A hostile or misconfigured API URL cannot make the client buffer what it likes: the answer
+// is read up to ANSWER_MAX_BYTES, and a longer one (here the API's own answer padded) is no answer.
+for (const [what, answerBytes, delivered] of [
+  ['exactly the bound', ANSWER_MAX_BYTES, true],
+  ['one byte over the bound', ANSWER_MAX_BYTES + 1, false],
+  ['a huge body (8 MiB)', 8 * 1024 * 1024, false],
+]) {
+  test(`an answer of ${what} is ${delivered ? 'read' : 'not read, and counts every observation failed'}`, async () => {
+    const sink = await collector('ok', { answerBytes });
+    const f = observe(fetch, { apiUrl: sink.url, allowPrivate: true });
+    for (let i = 0; i < 3; i++) await (await f(`${api.url}/ok`)).arrayBuffer();
+    await f.lowdown.flush();
+    assert.equal(sink.observations().length, 3, 'they were posted');
+    const { sent, failed } = f.lowdown.stats;
+    assert.deepEqual({ sent, failed }, delivered ? { sent: 3, failed: 0 } : { sent: 0, failed: 3 });
     await sink.close();
   });
 }
