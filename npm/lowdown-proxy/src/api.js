@@ -4,11 +4,17 @@
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
 import { settings } from './core.js';
 import { DEFAULTS } from './contract.js';
+import { readBounded } from './read.js';
 
 /** Header carrying the node id on queries (SPEC §3.5). */
 export const NODE_ID_HEADER = DEFAULTS.NODE_ID_HEADER;
 /** How long one API request may take before it is given up, in milliseconds (`LOWDOWN_API_TIMEOUT_MS` overrides). */
 export const DEFAULT_TIMEOUT_MS = 5000;
+/**
+ * Bytes of one API answer read at most. The largest is a reputation answer with its scanner,
+ * registry and package blocks, tens of kilobytes; a longer one is not the API's answer.
+ */
+export const ANSWER_MAX_BYTES = 1024 * 1024;
 
 /** An API request that did not produce an answer; `type` is `unreachable`, `timeout`, `http` or `bad_response`. */
 export class ApiError extends Error {
@@ -16,7 +22,7 @@ export class ApiError extends Error {
    * @param {'unreachable'|'timeout'|'http'|'bad_response'} type
    * @param {string} message
    * @param {number} [status] HTTP status for `http`
-   * @param {object} [body] the API's JSON error body for `http`
+   * @param {unknown} [body] the API's JSON error body for `http`
    */
   constructor(type, message, status, body) {
     super(message);
@@ -37,11 +43,18 @@ export function apiBase(env = process.env) {
 }
 
 /**
+ * A client of the API; `request` resolves to the API's JSON answer (null for an empty body).
+ * @typedef {{base: string, nodeId: string|null, request: (method: string, path: string, body?: unknown) => Promise<any>}} ApiClient
+ */
+
+/** @typedef {{base?: string, nodeId?: string|null, timeoutMs?: number, env?: Record<string, string|undefined>}} ApiOptions */
+
+/**
  * A client bound to one API base and node id.
- * @param {{base?: string, nodeId?: string|null, timeoutMs?: number, env?: object}} [opts]
+ * @param {ApiOptions} [opts]
  *   node id defaults to the one in `$LOWDOWN_HOME/node.json` (created if missing); the
  *   timeout to `$LOWDOWN_API_TIMEOUT_MS`, else 5 s
- * @returns {{base: string, nodeId: string|null, request: (method: string, path: string, body?: unknown) => Promise<any>}}
+ * @returns {ApiClient}
  */
 export function apiClient(opts = {}) {
   const env = opts.env ?? process.env;
@@ -56,7 +69,13 @@ export function apiClient(opts = {}) {
   }
   const fromEnv = Number(env.LOWDOWN_API_TIMEOUT_MS);
   const timeoutMs = opts.timeoutMs ?? (fromEnv > 0 ? fromEnv : DEFAULT_TIMEOUT_MS);
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {unknown} [body]
+   */
   async function request(method, path, body) {
+    /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (nodeId) headers[NODE_ID_HEADER] = nodeId;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -69,12 +88,18 @@ export function apiClient(opts = {}) {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await res.text();
-    } catch (e) {
+      text = await readBounded(res, ANSWER_MAX_BYTES);
+    } catch (caught) {
+      // What fetch rejects with: an AbortSignal's DOMException, or a TypeError whose cause is
+      // the socket's error (an AggregateError of them when every address failed).
+      const e = /** @type {Error & {cause?: {code?: string, message?: string, errors?: {code?: string}[]}}} */ (caught);
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
         throw new ApiError('timeout', `The Lowdown API at ${base} did not answer within ${timeoutMs / 1000} s.`);
       }
       throw new ApiError('unreachable', `The Lowdown API at ${base} is unreachable (${e.cause?.code || e.cause?.errors?.[0]?.code || e.cause?.message || e.message}). Is lowdown-server running, and is LOWDOWN_API_URL right?`);
+    }
+    if (text === null) {
+      throw new ApiError('bad_response', `The Lowdown API at ${base} answered ${res.status} with more than ${ANSWER_MAX_BYTES / 1024 / 1024} MiB, which is not an answer of the API.`, res.status);
     }
     let json;
     try {

@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -276,6 +277,32 @@ test('API slow: a hung API gives isError after the timeout, not a hang', async (
   } finally {
     await c.close();
     await silent.close();
+  }
+});
+
+// An API URL that answers without end (hostile, or not the API) is read up to the bound and
+// no further: the tool says so instead of buffering the lot.
+test('API answering a huge body: isError saying so, and the server keeps serving', async () => {
+  const huge = http.createServer((req, res) => {
+    res.on('error', () => {}); // lowdown-mcp stops reading
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const body = Buffer.alloc(8 * 1024 * 1024, ' ');
+    body.write('{"target":"npm:alpha-search","interactions":0}');
+    for (let at = 0; at < body.length && !res.destroyed; at += 64 * 1024) res.write(body.subarray(at, at + 64 * 1024));
+    res.end();
+  });
+  await new Promise((r) => huge.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${huge.address().port}`;
+  const c = await connect({ LOWDOWN_API_URL: url, LOWDOWN_HOME: home });
+  try {
+    const r = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:alpha-search' } });
+    assert.equal(r.isError, true);
+    assert.equal(text(r), `The Lowdown API at ${url} answered 200 with more than 1 MiB, which is not an answer of the API.`);
+    await c.ping();
+  } finally {
+    await c.close();
+    huge.closeAllConnections();
+    await new Promise((r) => huge.close(r));
   }
 });
 

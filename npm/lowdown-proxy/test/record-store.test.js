@@ -7,7 +7,7 @@ import http from 'node:http';
 import { tempDir } from './helpers/run.js';
 import { loadNodeIdentity, lowdownHome } from '../src/record/home.js';
 import { spoolRecords, claimNext, MAX_FILES, MAX_RECORDS_PER_FILE, spoolDir } from '../src/record/spool.js';
-import { Sender } from '../src/record/sender.js';
+import { Sender, ANSWER_MAX_BYTES } from '../src/record/sender.js';
 import { startLowdownServer } from './helpers/lowdown-server.js';
 import { deliverSpool, eventually, spooledRecords } from './helpers/api.js';
 
@@ -186,3 +186,34 @@ test('Sender: a 404 (a mistyped API URL) keeps the records in the spool', async 
   assert.deepEqual(spooledRecords(home).map((r) => r.record_id), ['kept-1']);
   assert.equal(s.stats.rejected, 0, 'nothing dropped');
 });
+
+// A hostile or misconfigured API URL cannot make the proxy buffer what it likes: the answer is
+// read up to ANSWER_MAX_BYTES, and a longer one (here the API's own answer, padded with spaces
+// and streamed without a Content-Length) is taken as no answer: the records stay in the spool.
+for (const [what, bytes, delivered] of [
+  ['exactly the bound', ANSWER_MAX_BYTES, true],
+  ['8 MiB', 8 * 1024 * 1024, false],
+]) {
+  test(`Sender: an answer of ${what} ${delivered ? 'is read' : 'is not read, and the records are kept'}`, async (t) => {
+    const home = tempDir(t);
+    const srv = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.on('error', () => {}); // the proxy stops reading
+        res.writeHead(201, { 'content-type': 'application/json' });
+        const body = Buffer.alloc(bytes, ' ');
+        body.write('{"ok":true,"accepted":1,"duplicates":0,"rejected":[],"rate_limited":[]}');
+        for (let at = 0; at < body.length && !res.destroyed; at += 64 * 1024) res.write(body.subarray(at, at + 64 * 1024));
+        res.end();
+      });
+    });
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    t.after(() => srv.closeAllConnections() || srv.close());
+    const s = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: 'ld_000000000004', version: 't', debug: () => {} });
+    s.addLines(rec('big-1'));
+    await eventually(() => s.stats.sent + s.stats.spooled + s.toSpool.length >= 1, 'the answer read');
+    await s.shutdown(100);
+    assert.equal(s.stats.sent, delivered ? 1 : 0);
+    assert.deepEqual(spooledRecords(home).map((r) => r.record_id), delivered ? [] : ['big-1']);
+  });
+}

@@ -8,10 +8,10 @@ export const COMPARE_PATH = '/api/compare';
 
 /**
  * Ranks 2–5 targets through the API.
- * @param {{request: Function}} api an apiClient
+ * @param {Pick<import('../api.js').ApiClient, 'request'>} api an apiClient
  * @param {string[]} candidates target names
  * @param {string} [taskType] narrows every candidate to one task
- * @returns {Promise<{ranked: object[], recommendation: {target: string|null, reason: string}, task_type: string|null, source?: object}>}
+ * @returns {Promise<import('./format.js').Comparison>}
  */
 export async function compareTargets(api, candidates, taskType) {
   // The API takes the names comma-separated, so a name may not contain a comma.
@@ -21,7 +21,7 @@ export async function compareTargets(api, candidates, taskType) {
   try {
     res = await api.request('GET', `${COMPARE_PATH}?${q}`);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404 && !(e.body && e.body.error)) {
+    if (e instanceof ApiError && e.status === 404 && !(e.body && /** @type {{error?: unknown}} */ (e.body).error)) {
       throw new ApiError('http', `This Lowdown API has no ${COMPARE_PATH} endpoint; upgrade lowdown-server to compare tools.`, 404);
     }
     throw e;

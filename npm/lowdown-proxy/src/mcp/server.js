@@ -11,7 +11,7 @@ export const VERSION = JSON.parse(readFileSync(new URL('../../package.json', imp
 
 /**
  * Builds the MCP server with its four tools.
- * @param {{base?: string, nodeId?: string|null, timeoutMs?: number, env?: object}} [opts] see apiClient
+ * @param {import('../api.js').ApiOptions} [opts] see apiClient
  * @returns {McpServer}
  */
 export function createServer(opts = {}) {

@@ -80,25 +80,32 @@ const RECORD = z.looseObject({
 });
 
 /**
+ * What a tool handler returns (the SDK's CallToolResult).
+ * @typedef {import('@modelcontextprotocol/sdk/types.js').CallToolResult} ToolResult
+ */
+
+/**
  * Runs a handler, turning any failure into an `isError` tool result with a clear message.
- * @param {() => Promise<{content: object[], structuredContent?: object}>} fn
- * @returns {Promise<object>}
+ * @param {() => Promise<ToolResult>} fn
+ * @returns {Promise<ToolResult>}
  */
 export async function guarded(fn) {
   try {
     return await fn();
   } catch (e) {
-    const text = e instanceof ApiError ? e.message : `lowdown-mcp could not answer: ${e && e.message ? e.message : String(e)}`;
+    const message = e && typeof e === 'object' && 'message' in e ? e.message : undefined;
+    const text = e instanceof ApiError ? e.message : `lowdown-mcp could not answer: ${message ? message : String(e)}`;
     return { isError: true, content: [{ type: 'text', text }] };
   }
 }
 
+/** @param {string} s */
 const enc = (s) => encodeURIComponent(s);
 
 /**
  * Registers get_lowdown, compare_tools, record_interaction and get_node_stats.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
- * @param {{request: Function, nodeId: string|null}} api an apiClient
+ * @param {Pick<import('../api.js').ApiClient, 'request' | 'nodeId'>} api an apiClient
  * @param {{recorderVersion: string}} meta
  */
 export function registerTools(server, api, meta) {

@@ -14,6 +14,7 @@
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 import { DEFAULTS, DELIVERY } from '../contract.js';
 import { delivery } from '../core.js';
+import { readBounded } from '../read.js';
 
 /** Records per request. */
 export const BATCH_MAX = DELIVERY.BATCH_MAX;
@@ -24,6 +25,12 @@ export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
 export const REQUEST_TIMEOUT_MS = DELIVERY.SEND_TIMEOUT_MS;
 /**
+ * Bytes of the API's answer to one batch read at most: `{ok, accepted, duplicates, rejected,
+ * rate_limited}` with at most BATCH_MAX indices is well under a kilobyte; anything longer is
+ * not the API's answer, and is taken as no answer (the batch is kept).
+ */
+export const ANSWER_MAX_BYTES = 64 * 1024;
+/**
  * Records bound for the spool are gathered in memory for up to this long (or until a file's
  * worth), so a long session with the API down fills few, full spool files rather than
  * many small ones. A proxy killed with SIGKILL loses at most this window.
@@ -33,19 +40,23 @@ export const SPOOL_GATHER_MS = 5000;
 /** Sends records in the background; spools what cannot be sent. */
 export class Sender {
   /**
-   * @param {{apiUrl: string, home: string, nodeId: string, version: string, debug: (m: string) => void}} opts
+   * @param {{apiUrl: string, home: string, nodeId: string|null, version: string, debug: (m: string) => void}} opts
    */
   constructor({ apiUrl, home, nodeId, version, debug }) {
     this.url = new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
     this.home = home;
-    this.headers = { 'content-type': 'application/json', [DEFAULTS.NODE_ID_HEADER]: nodeId, 'user-agent': `lowdown-proxy/${version}` };
+    // Without a node id (node.json unwritable) fetch sends the header as "null", as it always
+    // has: String() only says so. (The server reads it as no valid node id.)
+    this.headers = { 'content-type': 'application/json', [DEFAULTS.NODE_ID_HEADER]: String(nodeId), 'user-agent': `lowdown-proxy/${version}` };
     this.debug = debug;
+    /** @type {string[]} records waiting to be sent, as JSON texts */
     this.queue = [];
     this.timer = null;
     this.inflight = null; // {promise, controller, records}
     this.downUntil = 0;
     this.closed = false;
     this.stats = { sent: 0, spooled: 0, rejected: 0, duplicates: 0, limited: 0 };
+    /** @type {string[]} records gathered for the spool */
     this.toSpool = [];
     this.spoolTimer = null;
   }
@@ -71,6 +82,10 @@ export class Sender {
     this.#schedule(0, true);
   }
 
+  /**
+   * @param {number} delay
+   * @param {boolean} [spoolToo]
+   */
   #schedule(delay, spoolToo = false) {
     if (spoolToo) this.wantSpool = true;
     if (this.timer || this.closed) return;
@@ -118,9 +133,11 @@ export class Sender {
     const promise = (async () => {
       try {
         const res = await fetch(this.url, { method: 'POST', headers: this.headers, body: `[${records.join(',')}]`, signal: controller.signal });
-        const body = await res.text().catch(() => null);
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), body };
-      } catch (err) {
+        const body = await readBounded(res, ANSWER_MAX_BYTES).catch(() => undefined);
+        if (body === null) return { status: null, retryAfter: null, body: null, why: `answered more than ${ANSWER_MAX_BYTES} bytes` };
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), body: body ?? null };
+      } catch (caught) {
+        const err = /** @type {Error & {cause?: {code?: string}}} */ (caught); // fetch's rejection
         const why = err.name === 'AbortError' ? 'timeout' : `unreachable (${err.cause?.code ?? err.message})`;
         return { status: null, retryAfter: null, body: null, why };
       } finally {
@@ -137,7 +154,7 @@ export class Sender {
     if (d.delivered || d.rejected) {
       this.debug(`sent ${d.delivered} record(s)${d.rejected ? `, ${d.rejected} refused by the API as invalid and dropped` : ''}`);
     }
-    const kept = d.keep.map((i) => records[i]);
+    const kept = d.keep.map((/** @type {number} */ i) => records[i]);
     if (kept.length) {
       this.stats.limited += d.limited;
       this.debug(`API ${answer.why ?? d.reason}: ${fromSpool ? 'left in' : 'moved to'} the spool, ${kept.length} record(s), next try in ${Math.round(d.pause_ms / 1000)} s`);
@@ -147,6 +164,7 @@ export class Sender {
     return kept;
   }
 
+  /** @param {string[]} records */
   #spool(records) {
     this.toSpool.push(...records);
     if (this.toSpool.length >= MAX_RECORDS_PER_FILE || this.closed) this.#writeSpool();
@@ -165,7 +183,7 @@ export class Sender {
     try {
       this.stats.spooled += spoolRecords(this.home, records);
     } catch (err) {
-      this.debug(`cannot spool ${records.length} record(s): ${err.message}`);
+      this.debug(`cannot spool ${records.length} record(s): ${/** @type {Error} */ (err).message}`);
     }
   }
 
