@@ -51,7 +51,7 @@ test('mypy --strict refuses a wrong type and a function without annotations', ()
   assert.match(r.out, /scratch\.py:4: error: Function is missing a type annotation\s+\[no-untyped-def\]/);
 });
 
-test('tsc --checkJs refuses a JSDoc type the value breaks, and a possibly-null read', () => {
+test('tsc --checkJs refuses a JSDoc type the value breaks, a possibly-null read, an untyped parameter and an unnarrowed caught value', () => {
   const r = run('tsc', {
     'tsconfig.json': JSON.stringify({ extends: path.join(ROOT, 'tsconfig.base.json'), include: ['*.js'] }),
     'scratch.js': [
@@ -59,10 +59,16 @@ test('tsc --checkJs refuses a JSDoc type the value breaks, and a possibly-null r
       "export const n = 'one';",
       '/** @param {string | null} s */',
       'export const len = (s) => s.length;',
+      'export const id = (x) => x;',
+      '/** @param {() => void} f */',
+      'export function tryIt(f) { try { f(); } catch (e) { return e.message; } }',
       '',
     ].join('\n'),
   }, path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', '.']);
   assert.equal(r.status, 2, r.out);
   assert.match(r.out, /scratch\.js\(2,14\): error TS2322: Type 'string' is not assignable to type 'number'/);
   assert.match(r.out, /scratch\.js\(4,27\): error TS18047: 's' is possibly 'null'/);
+  // noImplicitAny and useUnknownInCatchVariables (strict in full, tsconfig.base.json).
+  assert.match(r.out, /scratch\.js\(5,20\): error TS7006: Parameter 'x' implicitly has an 'any' type/);
+  assert.match(r.out, /scratch\.js\(7,60\): error TS18046: 'e' is of type 'unknown'/);
 });

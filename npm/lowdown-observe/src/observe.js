@@ -26,20 +26,39 @@ export const BEACON_MAX_BYTES = 64 * 1024;
 const SOURCES = new Set(InteractionRecord.source.values);
 
 /**
+ * The WebAssembly core as a runtime entry hands it over (web.js, node.js).
+ * @typedef {{ready: () => boolean} & Pick<typeof import('../wasm/web/lowdown.js'), 'prepareObservation' | 'HostPolicy' | 'TelemetryBudget' | 'Router'>} Core
+ */
+/** @typedef {import('../index.d.ts').ObserveOptions} ObserveOptions */
+/** @typedef {ReturnType<typeof resolve>} Settings */
+/** @typedef {(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>} FetchFn */
+/**
+ * The core's route of one call (route.js): the gateway URL, the headers to add, which of the
+ * call's own headers go along.
+ * @typedef {{url: string, headers: [string, string][], keep: string[]}} Route
+ */
+
+/**
  * Builds `observe` for one runtime.
- * @param {object} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `Router`
+ * @param {Core} core `ready()`, and the wasm-bindgen `prepareObservation`, `HostPolicy`, `TelemetryBudget` and `Router`
  * @param {(name: string) => string | undefined} env environment lookup (Node) or none
- * @param {() => any} [coreSettings] the core's settings from the environment (Node)
+ * @param {() => {api_url: string, telemetry: boolean}} [coreSettings] the core's settings from the environment (Node)
  */
 export function makeObserve(core, env = () => undefined, coreSettings = undefined) {
+  /**
+   * @param {FetchFn} fetchFn
+   * @param {ObserveOptions} [options]
+   */
   return function observe(fetchFn, options = {}) {
     if (typeof fetchFn !== 'function') throw new TypeError('observe(fetch): fetch must be a function');
     const settings = resolve(options, env, coreSettings);
     if (!settings.enabled) return fetchFn;
     const reporter = new Reporter(fetchFn, settings, core);
     const router = settings.gatewayUrl && settings.agentKey ? new Router(settings, core, fetchFn) : null;
+    /** @type {InstanceType<Core['HostPolicy']> | null} */
     let policy = null;
 
+    /** @type {(url: string, method: string, status: number | null, latencyMs: number, bytes: number | null) => void} */
     const report = (url, method, status, latencyMs, bytes) => {
       try {
         if (settings.sampleRate < 1 && Math.random() >= settings.sampleRate) return;
@@ -53,6 +72,7 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
       }
     };
 
+    /** @type {FetchFn} */
     const observed = function fetch(input, init) {
       const started = performance.now();
       const { url, method } = describe(input, init);
@@ -84,7 +104,15 @@ export function makeObserve(core, env = () => undefined, coreSettings = undefine
   };
 }
 
-/** The gateway route of a call, or null; a routing failure sends the call direct. */
+/**
+ * The gateway route of a call, or null; a routing failure sends the call direct.
+ * @param {Router} router
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit | undefined} init
+ * @param {string} url
+ * @param {string} method
+ * @returns {Route | null}
+ */
 function routeOf(router, input, init, url, method) {
   try {
     return router.route(url, method, [...givenHeaders(input, init).keys()]);
@@ -93,7 +121,9 @@ function routeOf(router, input, init, url, method) {
   }
 }
 
+/** @type {(input: unknown) => input is Request} */
 const isRequest = (input) => typeof input === 'object' && input !== null && 'url' in input && 'method' in input;
+/** @type {(input: RequestInfo | URL, init?: RequestInit) => Headers} */
 const givenHeaders = (input, init) => new Headers(init?.headers ?? (isRequest(input) ? input.headers : undefined));
 
 /**
@@ -102,25 +132,34 @@ const givenHeaders = (input, init) => new Headers(init?.headers ?? (isRequest(in
  * plus the agent key and the decision. A refusal by the gateway itself (a rotated salt, a
  * changed catalog) makes the router start over, and the call goes to the vendor instead when
  * its body can be sent again.
+ * @param {FetchFn} fetchFn
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit | undefined} init
+ * @param {Route} route
+ * @param {Router} router
  */
 async function viaGateway(fetchFn, input, init, route, router) {
   const request = isRequest(input);
-  const replayable = !(request && input.body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
+  const replayable = !(request && /** @type {Request} */ (input).body) && !(typeof ReadableStream !== 'undefined' && init?.body instanceof ReadableStream);
   const given = givenHeaders(input, init);
   const headers = new Headers();
   for (const name of route.keep) headers.set(name, /** @type {string} */ (given.get(name))); // one of given's own names
   for (const [k, v] of route.headers) headers.set(k, v);
   // A Request's credentials mode would add the browser's cookies for the gateway's origin.
-  const res = await fetchFn(request ? new Request(route.url, input) : route.url, { ...init, headers, credentials: 'omit' });
+  const res = await fetchFn(request ? new Request(route.url, /** @type {Request} */ (input)) : route.url, { ...init, headers, credentials: 'omit' });
   if (!GATEWAY.REFUSAL_STATUSES.includes(res.status)) return res;
-  const reason = await res.clone().json().then((b) => b?.reason, () => null);
+  const reason = await res.clone().json().then((/** @type {any} the refusal's JSON */ b) => b?.reason, () => null);
   if (!router.refused(res.status, reason)) return res;
   if (!replayable) return res;
   await res.body?.cancel();
   return fetchFn(input, init);
 }
 
-/** The URL and method of a fetch call, without reading its body. */
+/**
+ * The URL and method of a fetch call, without reading its body.
+ * @param {RequestInfo | URL} input
+ * @param {RequestInit} [init]
+ */
 function describe(input, init) {
   const request = isRequest(input);
   const url = request ? input.url : absolute(String(input));
@@ -128,7 +167,10 @@ function describe(input, init) {
   return { url, method: String(method).toUpperCase() };
 }
 
-/** Resolves a relative URL against the page, as fetch does; unchanged elsewhere. */
+/**
+ * Resolves a relative URL against the page, as fetch does; unchanged elsewhere.
+ * @param {string} url
+ */
 function absolute(url) {
   const base = globalThis.location?.href;
   if (!base) return url;
@@ -139,7 +181,10 @@ function absolute(url) {
   }
 }
 
-/** Bytes announced by `Content-Length`; null when absent (the body is never read). */
+/**
+ * Bytes announced by `Content-Length`; null when absent (the body is never read).
+ * @param {Response} response
+ */
 function contentLength(response) {
   const value = response.headers && response.headers.get('content-length');
   const n = value === null || value === undefined ? NaN : Number(value);
@@ -149,6 +194,9 @@ function contentLength(response) {
 /**
  * The settings of one observed fetch: its options first, then the environment (Node only;
  * `coreSettings` is the core's reading of it: API address and off switch), then the defaults.
+ * @param {ObserveOptions} options
+ * @param {(name: string) => string | undefined} env
+ * @param {(() => {api_url: string, telemetry: boolean}) | undefined} coreSettings
  */
 function resolve(options, env, coreSettings) {
   const fromEnv = coreSettings?.() ?? { api_url: DEFAULT_API_URL, telemetry: true };
@@ -182,15 +230,23 @@ function resolve(options, env, coreSettings) {
  * waits in the queue, and a refusal pauses sending for the server's Retry-After.
  */
 class Reporter {
+  /**
+   * @param {FetchFn} transport
+   * @param {Settings} settings
+   * @param {Core} core
+   */
   constructor(transport, settings, core) {
     this.transport = transport; // the caller's unobserved fetch: delivery is never observed itself
     this.settings = settings;
     this.core = core;
-    this.budget = null; // the core's TelemetryBudget, once the core is ready
+    /** @type {InstanceType<Core['TelemetryBudget']> | null} the core's TelemetryBudget, once the core is ready */
+    this.budget = null;
     /** @type {import('./route.js').Router | null | undefined} the gateway router, set by observe */
     this.gateway;
     this.url = `${settings.apiUrl}/v1/telemetry/observe`;
+    /** @type {string[]} observations' JSON texts */
     this.queue = [];
+    /** @type {ReturnType<typeof setTimeout> | null} */
     this.timer = null;
     this.inflight = new Set();
     this.stats = { queued: 0, sent: 0, dropped: 0, failed: 0, blocked: 0, errors: 0, unready: 0, throttled: 0 };
@@ -213,9 +269,10 @@ class Reporter {
   }
 
   schedule() {
-    if (this.settings.waitUntil) {
+    const { waitUntil } = this.settings;
+    if (waitUntil) {
       // Edge runtimes freeze timers after the response: send now, and keep the isolate alive for it.
-      queueMicrotask(() => this.queue.length && this.settings.waitUntil(this.flush()));
+      queueMicrotask(() => this.queue.length && waitUntil(this.flush()));
       return;
     }
     if (this.queue.length >= BATCH_MAX) return void this.flush();
@@ -227,7 +284,10 @@ class Reporter {
     if (this.settings.unrefTimers && typeof this.timer?.unref === 'function') this.timer.unref();
   }
 
-  /** How many queued observations the budget lets go now (they count as sent). */
+  /**
+   * How many queued observations the budget lets go now (they count as sent).
+   * @param {number} want
+   */
   allowed(want) {
     return this.ownBudget().take(Date.now(), want);
   }
@@ -242,6 +302,10 @@ class Reporter {
    * Counts the answer to `n` observations (`status` null when none came) as the core reads
    * it, as every host does; the budget pauses on a refusal. Telemetry is never resent, so
    * what the quota refused is dropped.
+   * @param {number} n
+   * @param {number | null} status
+   * @param {string | null} retryAfter
+   * @param {string | null} body
    */
   answered(n, status, retryAfter, body) {
     const a = JSON.parse(this.ownBudget().answered(Date.now(), n, status, retryAfter, body));
@@ -272,15 +336,17 @@ class Reporter {
       this.timer = setTimeout(() => {
         this.timer = null;
         this.flush();
-      }, Math.min(Math.max(this.budget.waitMs(Date.now()), FLUSH_DELAY_MS), 60_000));
+      }, Math.min(Math.max(this.ownBudget().waitMs(Date.now()), FLUSH_DELAY_MS), 60_000));
       if (this.settings.unrefTimers && typeof this.timer?.unref === 'function') this.timer.unref();
     }
     return Promise.all([...sends, ...this.inflight]).then(() => undefined);
   }
 
+  /** @param {string[]} batch observations' JSON texts */
   send(batch) {
     // In a page, text/plain keeps the cross-origin request simple: no preflight, which
     // Chromium does not allow for keepalive requests (the API reads JSON either way).
+    /** @type {Record<string, string>} */
     const headers = { 'content-type': typeof document === 'undefined' ? 'application/json' : 'text/plain;charset=UTF-8' };
     if (this.settings.agentKey) headers[DEFAULTS.AGENT_KEY_HEADER] = this.settings.agentKey;
     let p;

@@ -9,7 +9,7 @@ import { DEFAULTS, GATEWAY } from './contract.js';
 /** The IO side of the core's Router for one observed fetch. */
 export class Router {
   /**
-   * @param {{apiUrl: string, agentKey: string, gatewayUrl: string, gatewayServices?: string}} settings
+   * @param {{apiUrl: string, agentKey?: string, gatewayUrl?: string, gatewayServices?: string}} settings
    * @param {{ready: () => boolean, Router: new (agentKey: string | null, gatewayUrl: string | null, services: string | null) => any}} core the WebAssembly core
    * @param {Function} transport the caller's own fetch, never observed or routed itself
    */
@@ -34,6 +34,9 @@ export class Router {
    * Where a `method` call to `url` goes: the core's route (`{url, headers, keep, slug, ...}`:
    * the gateway URL, the headers to add, which of `headerNames` go along), or null (straight
    * to the vendor).
+   * @param {string} url
+   * @param {string} [method]
+   * @param {string[]} [headerNames]
    */
   route(url, method = 'GET', headerNames = []) {
     this.prefetch();
@@ -58,6 +61,10 @@ export class Router {
   }
 
   /** A routed call was answered `status` with body `reason`: whether the gateway refused it. */
+  /**
+   * @param {number} status
+   * @param {unknown} reason
+   */
   refused(status, reason) {
     const r = JSON.parse(this.router.refused(Date.now(), status, typeof reason === 'string' ? reason : null));
     if (r.gateway) this.prefetch();
@@ -70,6 +77,10 @@ export class Router {
     return { ready: s.ready, agentId: s.agent_id, saltId: s.salt_id, services: s.services, counts: s.counts };
   }
 
+  /**
+   * @param {string} path
+   * @param {Record<string, string>} [headers]
+   */
   async get(path, headers = {}) {
     // Called as a plain function: a browser's fetch refuses any `this` but the global.
     const res = await this.transport.call(globalThis, `${this.settings.apiUrl}${path}`, {
@@ -82,7 +93,7 @@ export class Router {
 
   async fetch() {
     try {
-      const [catalog, salt] = await Promise.all([this.get('/v1/services'), this.get('/v1/sampling/salt', { [DEFAULTS.AGENT_KEY_HEADER]: this.settings.agentKey })]);
+      const [catalog, salt] = await Promise.all([this.get('/v1/services'), this.get('/v1/sampling/salt', { [DEFAULTS.AGENT_KEY_HEADER]: /** @type {string} observe routes only with a key */ (this.settings.agentKey) })]);
       this.router.loaded(Date.now(), catalog, salt);
     } catch {
       // never into the caller: calls simply go direct meanwhile

@@ -8,12 +8,14 @@ let ready = false;
 const core = { ready: () => ready, prepareObservation, HostPolicy, TelemetryBudget, Router };
 
 /** Loads the WebAssembly core (fetching the .wasm next to this module unless given). */
+/** @param {import('../wasm/web/lowdown.js').InitInput} [input] */
 export async function init(input) {
   await wasmInit(input === undefined ? undefined : { module_or_path: input });
   ready = true;
 }
 
 /** Loads the WebAssembly core from an already compiled `WebAssembly.Module` (Workers). */
+/** @param {WebAssembly.Module | {module: import('../wasm/web/lowdown.js').SyncInitInput}} input */
 export function initSync(input) {
   wasmInitSync(input instanceof WebAssembly.Module ? { module: input } : input);
   ready = true;

@@ -20,7 +20,13 @@ export const LogDiff = core.LogDiff;
 /** Appends one text content item to a JSON-RPC result line, keeping every other byte; null when it has no `content` array. */
 export const appendTextItem = core.appendTextItem;
 
-/** Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a path (`env` as a plain object). */
+/**
+ * Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a path (`env` as a plain object).
+ * @param {string} path
+ * @param {Record<string, string|undefined>} env
+ * @param {string} [home]
+ * @returns {string}
+ */
 export const expandPath = (path, env, home) => core.expandPath(path, JSON.stringify(env), home);
 
 /** Bit of `Recorder.flags()`: the last feed finished a client `tools/call` whose result can carry the log block. */
@@ -28,15 +34,16 @@ export const CARRIES_LOG = 1;
 
 /** The spool's format, names and bounds (SPEC §3), shared with every other host. */
 export const spool = {
-  /** `{max_files, max_records_per_file, stale_claim_ms}`. */
+  /** @type {() => {max_files: number, max_records_per_file: number, stale_claim_ms: number}} */
   limits: () => JSON.parse(core.spoolLimits()),
   fileName: core.spoolFileName,
   claimName: core.spoolClaimName,
-  /** `{kind: 'waiting'} | {kind: 'claimed', pid, original} | {kind: 'other'}`. */
+  /** @type {(name: string) => {kind: 'waiting'} | {kind: 'claimed', pid: number, original: string} | {kind: 'other'}} */
   entry: (name) => JSON.parse(core.spoolEntry(name)),
   encode: core.spoolEncode,
-  /** `{records: string[], corrupt: number}`. */
+  /** @type {(text: string) => {records: string[], corrupt: number}} */
   decode: (text) => JSON.parse(core.spoolDecode(text)),
+  /** Which of the spool's files go to keep its bound. @type {(names: string[]) => string[]} */
   overBound: (names) => JSON.parse(core.spoolOverBound(JSON.stringify(names))),
   dropped: core.spoolDropped,
 };
@@ -65,7 +72,7 @@ export function settings(env, client = 'proxy') {
 
 /** node.json's format (SPEC §3.5): read one, or write a fresh one. */
 export const nodeIdentity = {
-  /** `{node_id, created_at}`, or null when `text` holds no identity. */
+  /** `{node_id, created_at}`, or null when `text` holds no identity. @type {(text: string) => {node_id: string, created_at: string} | null} */
   parse: (text) => JSON.parse(core.parseNodeIdentity(text) ?? 'null'),
   /** The text of a new node.json from 12 hex digits of randomness and the clock. */
   fresh: core.newNodeIdentity,

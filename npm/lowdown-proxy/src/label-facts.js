@@ -28,6 +28,7 @@ const SCRIPT = /\.(c|m)?[jt]s$|\.py$/;
  * @returns {{packages: {arg: string, registry: 'npm'|'pypi', name: string}[], cwd: string|null}}
  */
 export function labelFacts(argv, { cwd = process.cwd(), env = process.env } = {}) {
+  /** @type {{arg: string, registry: 'npm'|'pypi', name: string}[]} */
   const packages = [];
   argv.forEach((word, i) => {
     if (typeof word !== 'string' || word === '') return;
@@ -41,7 +42,11 @@ export function labelFacts(argv, { cwd = process.cwd(), env = process.env } = {}
   return { packages, cwd: cwd ?? null };
 }
 
-/** The executable `name` would run, from PATH (and PATHEXT on Windows), or null. */
+/**
+ * The executable `name` would run, from PATH (and PATHEXT on Windows), or null.
+ * @param {string} name
+ * @param {Record<string, string|undefined>} env
+ */
 function onPath(name, env) {
   const dirs = (env.PATH ?? env.Path ?? '').split(path.delimiter).filter(Boolean);
   const exts = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';').concat(['']) : [''];
@@ -54,7 +59,11 @@ function onPath(name, env) {
   return null;
 }
 
-/** `{registry: 'npm', name}` when `file` (after links) lies inside an installed package. */
+/**
+ * `{registry: 'npm', name}` when `file` (after links) lies inside an installed package.
+ * @param {string} file
+ * @returns {{registry: 'npm', name: string} | null}
+ */
 function npmPackage(file) {
   let real;
   try {
@@ -73,7 +82,11 @@ function npmPackage(file) {
   return typeof name === 'string' && name ? { registry: 'npm', name } : null;
 }
 
-/** `{registry: 'pypi', name}` when `file` is a console script of an installed distribution. */
+/**
+ * `{registry: 'pypi', name}` when `file` is a console script of an installed distribution.
+ * @param {string} file
+ * @returns {{registry: 'pypi', name: string} | null}
+ */
 function pypiDistribution(file) {
   const bin = path.dirname(file);
   if (!['bin', 'Scripts'].includes(path.basename(bin))) return null;
@@ -95,7 +108,10 @@ function pypiDistribution(file) {
   return null;
 }
 
-/** The `site-packages` folders of an environment root (POSIX `lib/pythonX.Y/`, Windows `Lib/`). */
+/**
+ * The `site-packages` folders of an environment root (POSIX `lib/pythonX.Y/`, Windows `Lib/`).
+ * @param {string} root
+ */
 function sitePackages(root) {
   const out = [path.join(root, 'Lib', 'site-packages')];
   try {
@@ -108,7 +124,11 @@ function sitePackages(root) {
   return out;
 }
 
-/** Whether an `entry_points.txt` names `script` among its console or GUI scripts. */
+/**
+ * Whether an `entry_points.txt` names `script` among its console or GUI scripts.
+ * @param {string} file
+ * @param {string} script
+ */
 function declaresScript(file, script) {
   const text = readText(file);
   if (!text) return false;
@@ -121,13 +141,19 @@ function declaresScript(file, script) {
   return false;
 }
 
-/** Whether a `RECORD` (paths relative to site-packages) lists `file` as installed. */
+/**
+ * Whether a `RECORD` (paths relative to site-packages) lists `file` as installed.
+ * @param {string} record
+ * @param {string} site
+ * @param {string} file
+ */
 function recordsFile(record, site, file) {
   const text = readText(record);
   if (!text) return false;
   return text.split(/\r?\n/).some((line) => line && path.resolve(site, line.slice(0, line.indexOf(','))) === file);
 }
 
+/** @param {string} p */
 function isFile(p) {
   try {
     return fs.statSync(p).isFile();
@@ -136,6 +162,7 @@ function isFile(p) {
   }
 }
 
+/** @param {string} p */
 function readText(p) {
   try {
     return fs.readFileSync(p, 'utf8');
@@ -144,6 +171,11 @@ function readText(p) {
   }
 }
 
+/**
+ * A JSON file's value (arbitrary JSON), or null when unreadable.
+ * @param {string} p
+ * @returns {any}
+ */
 function readJson(p) {
   try {
     return JSON.parse(fs.readFileSync(p, 'utf8'));

@@ -25,7 +25,7 @@ export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import
  */
 export async function main(argv, env = process.env) {
   const debugOn = env.LOWDOWN_DEBUG === '1';
-  const debug = debugOn ? (m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
+  const debug = debugOn ? (/** @type {string} */ m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
   let opts;
   try {
     opts = parseArgs(argv);
@@ -52,7 +52,7 @@ export async function main(argv, env = process.env) {
     try {
       core = await import('./core.js');
     } catch (err) {
-      noCore(err.message, recording);
+      noCore(/** @type {Error} */ (err).message, recording);
     }
   }
   let watch = null;
@@ -61,21 +61,22 @@ export async function main(argv, env = process.env) {
     try {
       watch = new LogWatcher({ files: opts.watchLogs, pattern: opts.logPattern, env, debug });
     } catch (err) {
-      process.stderr.write(`lowdown-proxy: --watch-log: ${err.message}\n`);
+      process.stderr.write(`lowdown-proxy: --watch-log: ${/** @type {Error} */ (err).message}\n`);
       return 2;
     }
   }
 
   /** @type {{actor: string, target: string|null, source: string, node_id: string|null, recorder_version: string}} */
   const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
-  if (watch && ctx.target === null) ctx.target = safeLabel(core, argvOfChild, debug);
+  // `watch` is set only once the core loaded.
+  if (watch && ctx.target === null) ctx.target = safeLabel(/** @type {typeof import('./core.js')} */ (core), argvOfChild, debug);
   if (watch && recording) {
     // --watch-log builds the records here, on the relay thread, so it needs the node id here.
     try {
       const { lowdownHome, loadNodeIdentity } = await import('./record/home.js');
       ctx.node_id = loadNodeIdentity(lowdownHome(env)).node_id;
     } catch (err) {
-      debug(`no node id (${err.message}): records carry none`);
+      debug(`no node id (${/** @type {Error} */ (err).message}): records carry none`);
     }
   }
   let recorder = null;
@@ -89,7 +90,7 @@ export async function main(argv, env = process.env) {
         unavailable: (why) => noCore(why, true) });
     } catch (err) {
       // Recording is never worth breaking the relay for.
-      debug(`recording off: ${err.message}`);
+      debug(`recording off: ${/** @type {Error} */ (err).message}`);
       recorder = null;
     }
   }
@@ -127,11 +128,16 @@ function noCore(why, recording) {
 /** The observer of a relay that neither records nor watches logs. */
 const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
 
+/**
+ * @param {typeof import('./core.js')} core
+ * @param {string[]} argv
+ * @param {(m: string) => void} debug
+ */
 function safeLabel(core, argv, debug) {
   try {
     return core.targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
   } catch (err) {
-    debug(`target label: ${err.message}`);
+    debug(`target label: ${/** @type {Error} */ (err).message}`);
     return 'unknown';
   }
 }

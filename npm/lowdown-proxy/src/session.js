@@ -18,7 +18,7 @@ export class Session {
    * @param {object} p
    * @param {{addRecords: (lines: string) => void} | null} p.recorder where finished records
    *   go (see record/recorder.js); null = recording off
-   * @param {object} p.ctx the records' context (actor, target, source, node_id, recorder_version)
+   * @param {import('./record/pipeline.js').RecordContext} p.ctx the records' context
    * @param {import('./watchlog/watcher.js').LogWatcher} p.watch (the proxy makes a Session only with --watch-log)
    * @param {(msg: string) => void} p.debug
    * @param {() => number} [p.now] clock in ms
@@ -31,6 +31,7 @@ export class Session {
     this.now = now;
     /** With watch-log on, server→client bytes are held until their newline. */
     this.holdsServerBytes = Boolean(watch);
+    /** @type {Buffer[]} */
     this.held = [];
     this.heldBytes = 0;
   }
@@ -69,7 +70,7 @@ export class Session {
     } catch (err) {
       // Never lose or hold bytes because of a recording bug: pass everything on unchanged
       // and stop holding (and observing) from here on.
-      this.debug(`session observer failed, relaying only: ${err.stack ?? err}`);
+      this.debug(`session observer failed, relaying only: ${/** @type {Error} */ (err).stack ?? err}`);
       const out = [data, ...this.held];
       this.held = [];
       this.heldBytes = 0;
@@ -79,7 +80,11 @@ export class Session {
     }
   }
 
-  /** Complete server→client lines in watch-log mode: classify each, rewrite at most the tools/call results. */
+  /**
+   * Complete server→client lines in watch-log mode: classify each, rewrite at most the tools/call results.
+   * @param {Buffer} data
+   * @returns {Buffer[]}
+   */
   #completeLines(data) {
     const out = [];
     let runStart = 0;
@@ -101,12 +106,15 @@ export class Session {
     return out;
   }
 
-  /** The rewritten `tools/call` result line (it has content) when the logs have news. */
+  /**
+   * The rewritten `tools/call` result line (it has content) when the logs have news.
+   * @param {Buffer} line
+   */
   #withLogBlock(line) {
     try {
       return this.watch.appendTo(line);
     } catch (err) {
-      this.debug(`watch-log: ${err.message}`);
+      this.debug(`watch-log: ${/** @type {Error} */ (err).message}`);
       return null;
     }
   }
@@ -119,7 +127,7 @@ export class Session {
     try {
       for (const b of out) this.#handle(this.core.feed('server_to_client', b, this.now()));
     } catch (err) {
-      this.debug(`session observer failed at EOF: ${err.message}`);
+      this.debug(`session observer failed at EOF: ${/** @type {Error} */ (err).message}`);
     }
     return out;
   }
@@ -134,7 +142,10 @@ export class Session {
     this.#handle(this.core.close(this.now(), reason));
   }
 
-  /** Passes the records of one feed (JSON lines, `""` when none) to the recorder. */
+  /**
+   * Passes the records of one feed (JSON lines, `""` when none) to the recorder.
+   * @param {string} lines
+   */
   #handle(lines) {
     if (lines !== '' && this.recorder) this.recorder.addRecords(lines);
   }

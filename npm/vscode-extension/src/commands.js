@@ -6,13 +6,19 @@
 const lib = require('lowdown-proxy/wrap');
 
 /**
+ * What the commands show and ask through (the editor's UI, or a test's).
+ * @typedef {{show: (text: string) => void, confirm: (message: string, action: string) => Promise<boolean>,
+ *   info: (message: string) => void, error: (message: string) => void}} Ui
+ */
+
+/**
  * The commands.
- * @param {{lib: object, ui: {show: (text: string) => void, confirm: (message: string, action: string) => Promise<boolean>,
- *   info: (message: string) => void, error: (message: string) => void}, where: {home?: string, cwd?: string, platform?: string, env?: object}}} deps
+ * @param {{lib: typeof import('lowdown-proxy/wrap'), ui: Ui, where: {home?: string, cwd?: string, platform?: string, env?: Record<string, string|undefined>}}} deps
  * @returns {{wrap: () => Promise<object>, unwrap: () => Promise<object>, status: () => Promise<object>}}
  */
 function createCommands({ lib, ui, where }) {
   // Shows what would change, asks, then applies it to exactly the files shown.
+  /** @param {'wrap'|'unwrap'} mode */
   async function change(mode) {
     const preview = await lib.run(mode, { ...where, dryRun: true });
     const pending = preview.filter((r) => r.status === 'would_change');
@@ -41,7 +47,7 @@ function createCommands({ lib, ui, where }) {
     unwrap: () => change('unwrap'),
     async status() {
       const reports = await lib.run('status', where);
-      const labels = reports.flatMap((r) => r.servers.map((s) => s.label).filter(Boolean));
+      const labels = reports.flatMap((r) => r.servers.flatMap((s) => (s.label ? [s.label] : [])));
       const { lines, note } = await lib.reputationLines(labels, where.env ?? process.env);
       ui.show(lib.formatReports('status', reports, { reputation: lines }) + (note ? `${note}\n` : ''));
       return { reports, note };

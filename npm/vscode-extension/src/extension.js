@@ -10,6 +10,7 @@ const { lib, createCommands } = require('./commands.js');
  */
 function activate(context) {
   const channel = vscode.window.createOutputChannel('Lowdown');
+  /** @type {import('./commands.js').Ui} */
   const ui = {
     show(text) {
       channel.clear();
@@ -22,14 +23,15 @@ function activate(context) {
     info: (m) => vscode.window.showInformationMessage(m),
     error: (m) => vscode.window.showErrorMessage(m),
   };
-  for (const name of ['wrap', 'unwrap', 'status']) {
+  for (const name of /** @type {const} */ (['wrap', 'unwrap', 'status'])) {
     context.subscriptions.push(
       vscode.commands.registerCommand(`lowdown.${name}`, async () => {
         try {
           const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
           await createCommands({ lib, ui, where: { cwd } })[name]();
         } catch (e) {
-          ui.error(`Lowdown: ${e && e.message ? e.message : e}`);
+          const message = e && typeof e === 'object' && 'message' in e ? e.message : undefined;
+          ui.error(`Lowdown: ${message ? message : e}`);
         }
       }),
     );

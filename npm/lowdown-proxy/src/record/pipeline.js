@@ -11,10 +11,15 @@ import { Sender } from './sender.js';
 import { labelFacts } from '../label-facts.js';
 import { loadNodeIdentity } from './home.js';
 
+/**
+ * What every record of a session carries (the core's Recorder context); `target` null until labelled.
+ * @typedef {{actor: string, target: string|null, source: string, node_id: string|null, recorder_version: string}} RecordContext
+ */
+
 /** One session's recording: the core's Recorder plus a sender. */
 export class RecordPipeline {
   /**
-   * @param {{ctx: object, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
+   * @param {{ctx: RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
    *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_*
    *   variables (the state dir and API address come from them, `apiUrl` overriding)
    */
@@ -26,7 +31,7 @@ export class RecordPipeline {
     try {
       nodeId ??= loadNodeIdentity(home).node_id;
     } catch (err) {
-      debug(`no node id (${err.message}): records carry none`);
+      debug(`no node id (${/** @type {Error} */ (err).message}): records carry none`);
     }
     const target = ctx.target ?? safeLabel(argv, debug);
     this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
@@ -51,7 +56,7 @@ export class RecordPipeline {
         else if (item[0] === 'end') lines = this.recorder.close(item[1], item[2]);
         if (lines !== '') this.sender.addLines(lines);
       } catch (err) {
-        this.debug(`recording: ${err.message}`);
+        this.debug(`recording: ${/** @type {Error} */ (err).message}`);
       }
     }
   }
@@ -62,11 +67,15 @@ export class RecordPipeline {
   }
 }
 
+/**
+ * @param {string[]} argv
+ * @param {(m: string) => void} debug
+ */
 function safeLabel(argv, debug) {
   try {
     return targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
   } catch (err) {
-    debug(`target label: ${err.message}`);
+    debug(`target label: ${/** @type {Error} */ (err).message}`);
     return 'unknown';
   }
 }

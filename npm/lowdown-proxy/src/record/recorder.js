@@ -21,7 +21,7 @@ export const HANDOFF_BYTES = 4 * 1024 * 1024;
 /** Queues a session's recording work and hands it to the recording thread. */
 export class Recorder {
   /**
-   * @param {{ctx: object, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string,
+   * @param {{ctx: import('./pipeline.js').RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string,
    *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void}} opts
    *   `env`: the LOWDOWN_* variables; `apiUrl`: --api-url, else null (the environment's)
    *   `unavailable` is called once if the core cannot load (recording is then off)
@@ -29,6 +29,7 @@ export class Recorder {
   constructor(opts) {
     this.opts = opts;
     this.debug = opts.debug;
+    /** @type {Array<['c', 'client_to_server'|'server_to_client', Buffer, number] | ['r', string] | ['end', number, 'client_ended'|'server_ended']>} */
     this.items = [];
     this.bytes = 0;
     this.timer = null;
@@ -57,10 +58,11 @@ export class Recorder {
       });
     } catch (err) {
       this.worker = null;
-      this.#fallback(`recording thread unavailable: ${err.message}`);
+      this.#fallback(`recording thread unavailable: ${/** @type {Error} */ (err).message}`);
     }
   }
 
+  /** @param {string} why */
   async #fallback(why) {
     if (this.inline || this.off) return;
     this.debug(`${why}; recording on the main thread`);
@@ -69,13 +71,14 @@ export class Recorder {
       const { RecordPipeline } = await import('./pipeline.js');
       this.inline = new RecordPipeline(this.opts);
     } catch (err) {
-      this.#unavailable(err.message.split('\n')[0]);
+      this.#unavailable(/** @type {Error} */ (err).message.split('\n')[0]);
       return;
     }
     this.#flush();
   }
 
   /** The core did not load: recording is off from here on (said once, by the caller's hook). */
+  /** @param {string} why */
   #unavailable(why) {
     if (this.off) return;
     this.off = true;
@@ -152,7 +155,7 @@ export class Recorder {
       if (item[0] !== 'c') continue;
       const chunk = item[2];
       chunk.copy(all, at);
-      item[2] = [at, at + chunk.length];
+      /** @type {unknown[]} */ (item)[2] = [at, at + chunk.length]; // as the thread reads it: a range of `all`
       at += chunk.length;
     }
     this.worker.postMessage({ type: 'items', items, bytes: all }, [all.buffer]);

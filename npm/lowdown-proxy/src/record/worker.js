@@ -10,13 +10,13 @@ import { parentPort as maybeParent, workerData } from 'node:worker_threads';
 const parentPort = /** @type {import('node:worker_threads').MessagePort} */ (maybeParent);
 
 const { debugOn, ...opts } = workerData;
-const debug = debugOn ? (m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
+const debug = debugOn ? (/** @type {string} */ m) => process.stderr.write(`[lowdown-proxy] ${m}\n`) : () => {};
 let pipeline = null;
 try {
   const { RecordPipeline } = await import('./pipeline.js');
   pipeline = new RecordPipeline({ ...opts, debug });
 } catch (err) {
-  parentPort.postMessage({ type: 'unavailable', message: err.message.split('\n')[0] });
+  parentPort.postMessage({ type: 'unavailable', message: /** @type {Error} */ (err).message.split('\n')[0] });
 }
 
 parentPort.on('message', async (msg) => {

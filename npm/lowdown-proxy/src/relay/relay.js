@@ -32,7 +32,10 @@ const OUTPUT_DRAIN_MS = 2000;
 /** Whether children get their own process group (POSIX only). */
 const GROUPS = process.platform !== 'win32';
 
-/** The exit status of a shell for a child that could not be started. */
+/**
+ * The exit status of a shell for a child that could not be started.
+ * @param {NodeJS.ErrnoException} err
+ */
 function spawnFailureCode(err) {
   if (err.code === 'ENOENT') return 127;
   if (err.code === 'EACCES' || err.code === 'EPERM') return 126;
@@ -52,11 +55,12 @@ export function runRelay({ command, args, observer: given, debug }) {
   // A failing observer (a recording bug) must never take the relay down: it is dropped
   // and the bytes keep flowing.
   let observer = given;
+  /** @type {<T>(fn: () => T) => T | undefined} */
   const observe = (fn) => {
     try {
       return fn();
     } catch (err) {
-      debug(`observer failed, relaying only from now on: ${err.stack ?? err}`);
+      debug(`observer failed, relaying only from now on: ${/** @type {Error} */ (err).stack ?? err}`);
       observer = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
       return undefined;
     }
@@ -76,7 +80,8 @@ export function runRelay({ command, args, observer: given, debug }) {
         detached: GROUPS,
         windowsVerbatimArguments: resolved.windowsVerbatimArguments,
       });
-    } catch (err) {
+    } catch (caught) {
+      const err = /** @type {NodeJS.ErrnoException} */ (caught); // spawn's own refusal
       resolve({ code: spawnFailureCode(err), spawned: false, error: `${err.code ?? 'error'}: ${err.message}` });
       return;
     }
@@ -86,10 +91,12 @@ export function runRelay({ command, args, observer: given, debug }) {
     /** @type {'client_ended'|'server_ended'} */
     let endedBy = 'server_ended';
     let watchdog = { stop() {} };
+    /** @type {NodeJS.Timeout[]} */
     const timers = [];
     const signalHandlers = new Map();
 
     // Sends `sig` to the child's whole process group (POSIX), or to the child alone.
+    /** @param {NodeJS.Signals} sig */
     const killTree = (sig) => {
       try {
         if (GROUPS && child.pid) process.kill(-child.pid, sig);
@@ -137,6 +144,7 @@ export function runRelay({ command, args, observer: given, debug }) {
 
     // client → server
     child.stdin.on('error', (/** @type {NodeJS.ErrnoException} */ err) => debug(`child stdin: ${err.code ?? err.message}`));
+    /** @param {Buffer} chunk */
     const onInput = (chunk) => {
       if (!child.stdin.writable) return;
       if (!child.stdin.write(chunk)) {
@@ -163,13 +171,14 @@ export function runRelay({ command, args, observer: given, debug }) {
 
     // server → client
     output.on('error', (err) => debug(`stdout: ${err.code ?? err.message}`));
+    /** @param {Buffer} buf */
     const write = (buf) => {
       if (!output.write(buf)) {
         child.stdout.pause();
         output.once('drain', () => child.stdout.resume());
       }
     };
-    child.stdout.on('data', (chunk) => {
+    child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
       if (observer.holdsServerBytes) {
         // Session.fromServer never throws in this mode (it hands back held bytes on failure).
         const out = observer.fromServer(chunk);
@@ -203,6 +212,7 @@ export function runRelay({ command, args, observer: given, debug }) {
 }
 
 /** True when `p` names an existing regular file (used for Windows PATH resolution). */
+/** @param {string} p */
 function isFile(p) {
   try {
     return fs.statSync(p).isFile();

@@ -71,7 +71,7 @@ export function findWindowsExecutable(command, { env, cwd, exists }) {
     .filter(Boolean)
     .map((e) => e.toLowerCase());
   const hasExt = exts.includes(win.extname(command).toLowerCase());
-  const candidates = (base) => (hasExt ? [base] : exts.map((e) => base + e));
+  const candidates = (/** @type {string} */ base) => (hasExt ? [base] : exts.map((e) => base + e));
   const hasDir = /[\\/]/.test(command) || win.isAbsolute(command);
   const dirs = hasDir ? [''] : [cwd, ...(env[pathKey] || '').split(';').filter(Boolean)];
   for (const dir of dirs) {

@@ -14,17 +14,24 @@ import { LogDiff, appendTextItem, expandPath } from '../core.js';
 /** Most bytes read from one file per result. */
 export const READ_CAP = 16 * 1024 * 1024;
 
-/** `HH:MM:SS` in local time. */
+/**
+ * `HH:MM:SS` in local time.
+ * @param {number} ms
+ */
 function hhmmss(ms) {
   const d = new Date(ms);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-/** The environment as the binding takes it: string values only. */
+/**
+ * The environment as the binding takes it: string values only.
+ * @param {Record<string, string|undefined>} env
+ */
 function stringEnv(env) {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
 }
 
+/** @param {string} p */
 function statOrNull(p) {
   try {
     const st = fs.statSync(p, { throwIfNoEntry: false });
@@ -78,11 +85,16 @@ export class LogWatcher {
     }
   }
 
+  /** @param {string} p */
   #restart(p) {
     this.diff.restart(p);
     this.offsets.delete(p);
   }
 
+  /**
+   * @param {string} p
+   * @param {number} size
+   */
   #read(p, size) {
     let offset = this.offsets.get(p);
     if (offset === undefined) offset = Number(this.diff.offset(p));

@@ -25,6 +25,7 @@ Remote (url) servers cannot be wrapped and are listed as such.
 
 const MODES = ['wrap', 'unwrap', 'status'];
 
+/** @param {string[]} args */
 function parse(args) {
   /** @type {{mode: 'wrap'|'unwrap'|'status', clients: string[], configs: string[], dryRun: boolean, help?: boolean, actor?: string}} */
   const opts = { mode: /** @type {'wrap'|'unwrap'|'status'} */ (args[0]) /* checked by the caller */, clients: [], configs: [], dryRun: false };
@@ -54,7 +55,7 @@ function parse(args) {
 /**
  * Looks up the reputation line of every label; an unreachable API gives one line saying so.
  * @param {string[]} labels
- * @param {object} env
+ * @param {Record<string, string|undefined>} env
  * @returns {Promise<{lines: Map<string, string>, note: string|null}>}
  */
 export async function reputationLines(labels, env = process.env) {
@@ -64,7 +65,8 @@ export async function reputationLines(labels, env = process.env) {
   for (const label of new Set(labels)) {
     try {
       lines.set(label, reputationLine(await api.request('GET', `/api/reputation/${encodeURIComponent(label)}`)));
-    } catch (e) {
+    } catch (caught) {
+      const e = /** @type {import('../api.js').ApiError} */ (caught); // the client throws only these
       if (e.type === 'unreachable' || e.type === 'timeout') return { lines, note: `Reputation not shown: ${e.message}` };
       lines.set(label, e.status === 404 ? 'no interactions recorded yet' : `reputation unavailable: ${e.message}`);
     }
@@ -77,7 +79,7 @@ export async function reputationLines(labels, env = process.env) {
  * with the API down), 1 a file could not be processed (it was left untouched), 2 bad usage.
  * @param {string[]} args the full argument list starting with the subcommand word,
  *   e.g. ['wrap', '--dry-run']
- * @param {{stdout?: {write: Function}, stderr?: {write: Function}, home?: string, platform?: string, env?: object, cwd?: string}} [io]
+ * @param {{stdout?: {write: Function}, stderr?: {write: Function}, home?: string, platform?: string, env?: Record<string, string|undefined>, cwd?: string}} [io]
  * @returns {Promise<number>}
  */
 export async function main(args, io = {}) {
@@ -92,7 +94,7 @@ export async function main(args, io = {}) {
     if (!MODES.includes(args[0])) throw new Error('expected wrap, unwrap or status');
     opts = parse(args);
   } catch (e) {
-    stderr.write(`lowdown-proxy: ${e.message}\n\n${HELP}`);
+    stderr.write(`lowdown-proxy: ${/** @type {Error} */ (e).message}\n\n${HELP}`);
     return (process.exitCode = 2);
   }
   if (opts.help) {
@@ -104,7 +106,7 @@ export async function main(args, io = {}) {
   let reputation;
   let note = null;
   if (opts.mode === 'status') {
-    const labels = reports.flatMap((r) => r.servers.map((s) => s.label).filter(Boolean));
+    const labels = reports.flatMap((r) => r.servers.flatMap((s) => (s.label ? [s.label] : [])));
     ({ lines: reputation, note } = await reputationLines(labels, io.env ?? process.env));
   }
   stdout.write(formatReports(opts.mode, reports, { dryRun: opts.dryRun, reputation }));

@@ -5,7 +5,7 @@ import path from 'node:path';
 /** Client ids accepted by `--client`. */
 export const CLIENT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'cline', 'vscode', 'windsurf', 'continue'];
 
-/** Display names of the clients, by id. */
+/** Display names of the clients, by id. @type {Record<string, string>} */
 export const CLIENT_NAMES = {
   'claude-desktop': 'Claude Desktop',
   'claude-code': 'Claude Code',
@@ -20,6 +20,7 @@ export const CLIENT_NAMES = {
 // Editors whose user-data folder can hold Cline's globalStorage (VS Code and its forks).
 const EDITORS = ['Code', 'Code - Insiders', 'Cursor', 'VSCodium', 'Windsurf'];
 
+/** @param {{home: string, platform: string, env: Record<string, string|undefined>}} where */
 function appData({ home, platform, env }) {
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support');
   if (platform === 'win32') return env.APPDATA || path.join(home, 'AppData', 'Roaming');
@@ -28,13 +29,14 @@ function appData({ home, platform, env }) {
 
 /**
  * Every config file each client may read, most specific first.
- * @param {{home: string, platform: string, env: object, cwd: string}} where the user's home
+ * @param {{home: string, platform: string, env?: Record<string, string|undefined>, cwd: string}} where the user's home
  *   directory, `process.platform`-style platform, environment and project directory
  * @returns {{client: string, path: string, scope: string, folder?: boolean}[]} `scope` is `user` or
  *   `project`; `folder` marks a folder whose files the caller lists
  */
 export function configLocations({ home, platform, env = {}, cwd }) {
   const data = appData({ home, platform, env });
+  /** @type {{client: string, path: string, scope: string, folder?: boolean}[]} */
   const out = [
     { client: 'claude-desktop', path: path.join(data, 'Claude', 'claude_desktop_config.json'), scope: 'user' },
     { client: 'claude-code', path: path.join(cwd, '.mcp.json'), scope: 'project' },
@@ -70,6 +72,10 @@ export const FOLDER_FILE = /\.(ya?ml|json)$/i;
 
 // The entries of an `mcpServers`/`servers` table: an object keyed by name (JSON clients), or
 // Continue's list of blocks named by their `name` (a Hub block by what it `uses`).
+/**
+ * @param {import('./jsonc.js').ObjectNode | import('./jsonc.js').ArrayNode} node
+ * @returns {{name: string, node: import('./jsonc.js').SrcNode}[]}
+ */
 function entries(node) {
   if (node.kind === 'object') return node.members.map((m) => ({ name: m.key, node: m.value }));
   return node.items.map((item, i) => {
@@ -79,20 +85,24 @@ function entries(node) {
   });
 }
 
+/** @typedef {{scope: string, entries: {name: string, node: import('./jsonc.js').SrcNode}[]}} ServerTable */
+
 /**
  * The server tables in a parsed config: `mcpServers` (Claude, Cursor, Cline, Windsurf; a
  * list in Continue's YAML), `servers` (VS Code) and Claude Code's per-project
  * `projects[dir].mcpServers`. A JSON file in a Continue mcpServers folder may also be one
  * server by itself, named after the file (as Continue reads it).
- * @param {object} root the parsed file's root node (jsonc.js or yamlsrc.js)
+ * @param {import('./jsonc.js').SrcNode} root the parsed file's root node (jsonc.js or yamlsrc.js)
  * @param {{client?: string, path?: string}} [loc] where the file is
- * @returns {{scope: string, entries: {name: string, node: object}[]}[]} each table's entries and a scope label
+ * @returns {ServerTable[]} each table's entries and a scope label
  */
 export function serverTables(root, loc = {}) {
+  /** @type {ServerTable[]} */
   const tables = [];
   if (root.kind !== 'object') return tables;
   // Lists of blocks are Continue's YAML shape; no JSON client keeps servers in an array.
   const lists = loc.client === 'continue' || /\.ya?ml$/i.test(loc.path ?? '');
+  /** @type {(v: import('./jsonc.js').SrcNode) => v is import('./jsonc.js').ObjectNode | import('./jsonc.js').ArrayNode} */
   const isTable = (v) => v.kind === 'object' || (v.kind === 'array' && lists);
   for (const m of root.members) {
     if ((m.key === 'mcpServers' || m.key === 'servers') && isTable(m.value)) tables.push({ scope: m.key, entries: entries(m.value) });

@@ -3,12 +3,17 @@
 
 const CONTEXT = 3;
 
+/** @param {string} text */
 function lineStarts(text) {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return starts;
 }
 
+/**
+ * @param {number[]} starts
+ * @param {number} pos
+ */
 function lineOf(starts, pos) {
   let lo = 0;
   let hi = starts.length - 1;
@@ -20,6 +25,7 @@ function lineOf(starts, pos) {
   return lo;
 }
 
+/** @param {string} text */
 function splitLines(text) {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -28,14 +34,21 @@ function splitLines(text) {
 
 // Line operations turning `a` into `b` by longest common subsequence (blocks are one
 // server entry or so; past a size bound, plain replacement keeps it linear).
+/** @typedef {[' ' | '-' | '+', string]} LineOp */
+/**
+ * @param {string[]} a
+ * @param {string[]} b
+ * @returns {LineOp[]}
+ */
 function lineOps(a, b) {
-  if (a.length * b.length > 4_000_000) return [...a.map((l) => ['-', l]), ...b.map((l) => ['+', l])];
+  if (a.length * b.length > 4_000_000) return [...a.map((l) => /** @type {LineOp} */ (['-', l])), ...b.map((l) => /** @type {LineOp} */ (['+', l]))];
   const n = a.length;
   const m = b.length;
   const len = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
   for (let x = n - 1; x >= 0; x--) {
     for (let y = m - 1; y >= 0; y--) len[x][y] = a[x] === b[y] ? len[x + 1][y + 1] + 1 : Math.max(len[x + 1][y], len[x][y + 1]);
   }
+  /** @type {LineOp[]} */
   const ops = [];
   let x = 0;
   let y = 0;
@@ -53,8 +66,8 @@ function lineOps(a, b) {
  * A unified diff (`---`/`+++`, `@@` hunks, 3 lines of context) between `before` and the
  * result of applying `edits` to it.
  * @param {string} before the old text
- * @param {{start: number, end: number, text: string}[]} edits the splices (non-overlapping)
- * @param {(text: string, edits: object[]) => string} apply applies splices (entry.js applyEdits)
+ * @param {{start: number, end: number, text: string, seq?: number}[]} edits the splices (non-overlapping)
+ * @param {(text: string, edits: {start: number, end: number, text: string, seq?: number}[]) => string} apply applies splices (entry.js applyEdits)
  * @param {string} label the file name shown in the header
  * @returns {string} the diff, empty when nothing changes
  */
@@ -64,6 +77,7 @@ export function unifiedDiff(before, edits, apply, label) {
   const oldLines = splitLines(before);
   // Each group of edits touching the same old lines becomes one changed block.
   const sorted = [...edits].sort((a, b) => a.start - b.start);
+  /** @type {{a: number, b: number, edits: typeof edits}[]} */
   const blocks = [];
   for (const e of sorted) {
     const a = lineOf(starts, e.start);
@@ -74,6 +88,7 @@ export function unifiedDiff(before, edits, apply, label) {
       last.edits.push(e);
     } else blocks.push({ a, b, edits: [e] });
   }
+  /** @type {LineOp[]} */
   const ops = [];
   let i = 0;
   for (const blk of blocks) {
@@ -89,7 +104,7 @@ export function unifiedDiff(before, edits, apply, label) {
   if (changed.length === 0) return '';
   // Rewrites never touch the end of the file, so both sides end alike.
   const noFinalNewline = before.length > 0 && !before.endsWith('\n');
-  const lastIndex = (kind) => ops.findLastIndex((op) => op[0] === ' ' || op[0] === kind);
+  const lastIndex = (/** @type {'-' | '+'} */ kind) => ops.findLastIndex((op) => op[0] === ' ' || op[0] === kind);
   const lastOld = lastIndex('-');
   const lastNew = lastIndex('+');
   const out = [`--- ${label}`, `+++ ${label} (after)`];
@@ -97,7 +112,7 @@ export function unifiedDiff(before, edits, apply, label) {
   let pos = 0;
   let oldLine = 1;
   let newLine = 1;
-  const advance = (to) => {
+  const advance = (/** @type {number} */ to) => {
     for (; pos < to; pos++) {
       if (ops[pos][0] !== '+') oldLine++;
       if (ops[pos][0] !== '-') newLine++;

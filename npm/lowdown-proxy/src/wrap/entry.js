@@ -8,7 +8,18 @@
 // Unwrap puts that text back and removes what wrap added, so an untouched wrapped file
 // unwraps to the original bytes. Nothing else in the file is touched.
 
-import { member } from './jsonc.js';
+import { member, present } from './jsonc.js';
+
+/** @typedef {import('./jsonc.js').SrcNode} SrcNode */
+/** @typedef {import('./jsonc.js').ObjectNode} ObjectNode */
+/** @typedef {import('./jsonc.js').SrcMember} SrcMember */
+/** One splice: replace `start`..`end` by `text`; `seq` orders splices at one offset. */
+/** @typedef {{start: number, end: number, text: string, seq: number}} Edit */
+/**
+ * What an entry is (inspectEntry).
+ * @typedef {{state: string, command?: string, args?: string[], reason?: string, original?: {command: string, args?: string[]}}} EntryInfo
+ */
+/** @typedef {{nl: string, multiline: boolean, memberIndent: string, unit: string, colon: string}} Layout */
 
 /** The key under which a wrapped entry keeps its original command and args. */
 export const MARKER_KEY = '_lowdown';
@@ -19,8 +30,8 @@ export const PROXY_PACKAGE = 'lowdown-proxy';
  * Says what an entry is: `unwrapped` (a stdio entry that can be wrapped), `wrapped` (by
  * this tool), `manual` (already runs through lowdown-proxy without a `_lowdown` record),
  * `remote` (a `url`/`serverUrl` entry: not wrappable) or `invalid` (with `reason`).
- * @param {object} node the entry's object node
- * @returns {{state: string, command?: string, args?: string[], reason?: string, original?: {command: string, args?: string[]}}}
+ * @param {SrcNode | null | undefined} node the entry's object node
+ * @returns {EntryInfo}
  */
 export function inspectEntry(node) {
   if (!node || node.kind !== 'object') return { state: 'invalid', reason: 'entry is not an object' };
@@ -44,7 +55,7 @@ export function inspectEntry(node) {
     }
     return { state: 'invalid', reason: 'no "command" string' };
   }
-  if (v.args !== undefined && (!args || args.some((a) => typeof a !== 'string'))) {
+  if (v.args !== undefined && (!args || args.some((/** @type {unknown} */ a) => typeof a !== 'string'))) {
     return { state: 'invalid', reason: '"args" is not an array of strings' };
   }
   const words = [v.command, ...(args || [])];
@@ -85,12 +96,21 @@ export function wrappedCommand(command, args, { label, actor } = {}) {
   return inner.prefix.length ? { command, args: [...inner.prefix, 'npx', ...out] } : { command: 'npx', args: out };
 }
 
+/**
+ * @param {string} text
+ * @param {number} pos
+ */
 function lineIndent(text, pos) {
   const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? ''; // always matches (possibly empty)
 }
 
-// How the entry is laid out, so added text looks as if the user had written it.
+/**
+ * How the entry is laid out, so added text looks as if the user had written it.
+ * @param {string} text
+ * @param {ObjectNode} node
+ * @returns {Layout}
+ */
 function layout(text, node) {
   // Line ending and layout are read from the entry itself, so a file's size does not matter.
   const firstNl = text.indexOf('\n', node.start);
@@ -105,6 +125,12 @@ function layout(text, node) {
   return { nl, multiline, memberIndent, unit, colon: /^\s*:\s*$/.test(colon) ? colon : ': ' };
 }
 
+/**
+ * @param {string} text
+ * @param {string[]} items
+ * @param {import('./jsonc.js').ArrayNode | undefined} like the entry's `args` list, whose style the new one takes
+ * @param {Layout} lay
+ */
 function formatArray(text, items, like, lay) {
   const strs = items.map((s) => JSON.stringify(s));
   if (like && like.items.length > 0) {
@@ -114,7 +140,7 @@ function formatArray(text, items, like, lay) {
       return `[${lay.nl}${strs.map((s) => ind + s).join(`,${lay.nl}`)}${lay.nl}${lineIndent(text, like.end - 1)}]`;
     }
     const open = text.slice(like.start + 1, like.items[0].start);
-    const close = text.slice(like.items.at(-1).end, like.end - 1).replace(/,/, '');
+    const close = text.slice(like.items[like.items.length - 1].end, like.end - 1).replace(/,/, '');
     const sep = like.items.length > 1 ? text.slice(like.items[0].end, like.items[1].start) : ', ';
     return `[${open}${strs.join(/^\s*,\s*$/.test(sep) ? sep : ', ')}${/^\s*$/.test(close) ? close : ''}]`;
   }
@@ -125,10 +151,16 @@ function formatArray(text, items, like, lay) {
   return `[${strs.join(', ')}]`;
 }
 
+/**
+ * @param {string} key
+ * @param {string} valueText
+ * @param {Layout} lay
+ */
 function memberText(key, valueText, lay) {
   return `${JSON.stringify(key)}${lay.colon}${valueText}`;
 }
 
+/** @param {Layout} lay */
 function separator(lay) {
   return lay.multiline ? `,${lay.nl}${lay.memberIndent}` : ', ';
 }
@@ -136,35 +168,41 @@ function separator(lay) {
 /**
  * The splices that wrap an `unwrapped` entry.
  * @param {string} text the file contents
- * @param {object} node the entry's object node
+ * @param {ObjectNode} node the entry's object node
  * @param {{label?: string|null, actor?: string}} opts
- * @returns {{start: number, end: number, text: string, seq: number}[]}
+ * @returns {Edit[]}
  */
 export function wrapEdits(text, node, opts) {
   const lay = layout(text, node);
-  const cmd = member(node, 'command');
+  const cmd = present(node, 'command');
   const argsMember = member(node, 'args');
   const original = { command: cmd.value.value, args: argsMember ? argsMember.value.value : [] };
   const wrapped = wrappedCommand(original.command, original.args, opts);
-  const argsText = formatArray(text, wrapped.args, argsMember?.value, lay);
+  // An entry that can be wrapped has `args` as a list of strings, or none (inspectEntry).
+  const argsText = formatArray(text, wrapped.args, /** @type {import('./jsonc.js').ArrayNode | undefined} */ (argsMember?.value), lay);
+  /** @type {Edit[]} */
   const edits = [];
   if (wrapped.command !== original.command) edits.push({ start: cmd.value.start, end: cmd.value.end, text: JSON.stringify(wrapped.command), seq: 0 });
   if (argsMember) edits.push({ start: argsMember.value.start, end: argsMember.value.end, text: argsText, seq: 1 });
   else edits.push({ start: cmd.value.end, end: cmd.value.end, text: separator(lay) + memberText('args', argsText, lay), seq: 1 });
   // The original values travel as source text, indented one level deeper.
   const inner = { ...lay, memberIndent: lay.memberIndent + lay.unit };
-  const deeper = (raw) => raw.replace(/\n/g, `\n${lay.unit}`);
+  const deeper = (/** @type {string} */ raw) => raw.replace(/\n/g, `\n${lay.unit}`);
   const parts = [memberText('command', text.slice(cmd.value.start, cmd.value.end), inner)];
   if (argsMember) parts.push(memberText('args', deeper(text.slice(argsMember.value.start, argsMember.value.end)), inner));
   const markerText = lay.multiline
     ? `{${lay.nl}${inner.memberIndent}${parts.join(separator(inner))}${lay.nl}${lay.memberIndent}}`
     : `{${parts.join(', ')}}`;
-  const last = node.members.at(-1);
+  const last = node.members[node.members.length - 1]; // a wrappable entry has its command
   edits.push({ start: last.end, end: last.end, text: separator(lay) + memberText(MARKER_KEY, markerText, lay), seq: 2 });
   return edits;
 }
 
-// The span that removes a member together with the separator in front of it.
+/**
+ * The span that removes a member together with the separator in front of it.
+ * @param {ObjectNode} node
+ * @param {SrcMember} m
+ */
 function removal(node, m) {
   const i = node.members.indexOf(m);
   if (i > 0) return { start: node.members[i - 1].end, end: m.end };
@@ -176,18 +214,19 @@ function removal(node, m) {
  * The splices that unwrap a `wrapped` entry: the original `command` and `args` text comes
  * back from `_lowdown`, and the members wrap added are removed.
  * @param {string} text the file contents
- * @param {object} node the entry's object node
- * @returns {{start: number, end: number, text: string, seq: number}[]}
+ * @param {ObjectNode} node the entry's object node
+ * @returns {Edit[]}
  */
 export function unwrapEdits(text, node) {
   const lay = layout(text, node);
-  const marker = member(node, MARKER_KEY);
-  const origCmd = member(marker.value, 'command');
+  const marker = present(node, MARKER_KEY);
+  const origCmd = present(marker.value, 'command');
   const origArgs = member(marker.value, 'args');
-  const cmd = member(node, 'command');
+  const cmd = present(node, 'command');
   const argsMember = member(node, 'args');
-  const shallower = (raw) => raw.split(`\n${lay.unit}`).join('\n');
+  const shallower = (/** @type {string} */ raw) => raw.split(`\n${lay.unit}`).join('\n');
   const cmdText = text.slice(origCmd.value.start, origCmd.value.end);
+  /** @type {Edit[]} */
   const edits = [];
   edits.push({ start: cmd.value.start, end: cmd.value.end, text: cmdText, seq: 0 });
   if (origArgs) {

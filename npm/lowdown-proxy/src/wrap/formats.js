@@ -25,11 +25,14 @@ export const YAML_FORMAT = {
   name: 'YAML',
   errorType: /** @type {'malformed_json'|'malformed_yaml'} */ ('malformed_yaml'),
   parse: parseYaml,
+  /** @param {import('./jsonc.js').SrcNode | null | undefined} node */
   inspect(node) {
     const problem = node && node.kind === 'object' ? entryProblem(node) : null;
     return problem ? { state: 'invalid', reason: problem } : inspectEntry(node);
   },
+  /** @type {(text: string, node: import('./jsonc.js').ObjectNode, opts: {label?: string|null, actor?: string}) => import('./entry.js').Edit[]} */
   wrapEdits: (text, node, opts) => (node.flow ? wrapEdits(text, node, opts) : yamlWrapEdits(text, node, opts)),
+  /** @type {(text: string, node: import('./jsonc.js').ObjectNode) => import('./entry.js').Edit[]} */
   unwrapEdits: (text, node) => (node.flow ? unwrapEdits(text, node) : yamlUnwrapEdits(text, node)),
 };
 

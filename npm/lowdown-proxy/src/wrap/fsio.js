@@ -32,8 +32,9 @@ export async function readConfig(file) {
     if (!st.isFile()) throw new ConfigError('unreadable', file, 'is not a regular file');
     const text = await fs.readFile(real, 'utf8');
     return { path: real, text, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 };
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
+  } catch (caught) {
+    if (caught instanceof ConfigError) throw caught;
+    const e = /** @type {NodeJS.ErrnoException} */ (caught);
     if (e.code === 'ENOENT') throw new ConfigError('missing', file, 'no such file');
     throw new ConfigError('unreadable', file, `cannot be read (${e.code || e.message})`);
   }
@@ -78,9 +79,10 @@ export async function writeConfigAtomic(read, text, hooks = {}) {
     await fs.writeFile(backup, read.text, { mode: read.mode & 0o777 });
     await fs.rename(tmp, file);
     return { backup };
-  } catch (e) {
+  } catch (caught) {
     await fs.rm(tmp, { force: true }).catch(() => {});
-    if (e instanceof ConfigError) throw e;
+    if (caught instanceof ConfigError) throw caught;
+    const e = /** @type {NodeJS.ErrnoException} */ (caught);
     throw new ConfigError('write_failed', file, `could not be written (${e.code || e.message}); the file was left as it was`);
   }
 }

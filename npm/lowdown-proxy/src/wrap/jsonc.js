@@ -2,6 +2,24 @@
 // edited by splicing text: everything outside the edited spans (comments, key order,
 // whitespace, line endings) stays byte for byte as the user wrote it.
 
+// The node tree parseJsonc (and yamlsrc.js's parseYaml) gives. `value` is the plain
+// JavaScript value of the node, arbitrary JSON (or YAML) from the user's file.
+/**
+ * A member of an object node: `start`/`end` span key to value; `colonEnd` (YAML only) is just
+ * past the `:`, -1 for an explicit `? key`.
+ * @typedef {{key: string, keyStart: number, keyEnd: number, colonEnd?: number, start: number, end: number, value: SrcNode}} SrcMember
+ */
+/**
+ * A mapping: `flow` and `anchor` are YAML's (`{}` style, `&name`).
+ * @typedef {{kind: 'object', start: number, end: number, members: SrcMember[], value: any, flow?: boolean, anchor?: string, style?: undefined}} ObjectNode
+ */
+/** @typedef {{kind: 'array', start: number, end: number, items: SrcNode[], value: any[], flow?: boolean, anchor?: string, style?: undefined}} ArrayNode */
+/**
+ * A scalar, or (YAML) an alias; `style` is YAML's (`PLAIN`, `QUOTE_SINGLE`, ...).
+ * @typedef {{kind: 'string' | 'number' | 'literal' | 'alias', start: number, end: number, value: any, style?: string, anchor?: string, flow?: undefined}} ScalarNode
+ */
+/** @typedef {ObjectNode | ArrayNode | ScalarNode} SrcNode */
+
 /** Error raised for text that is not JSON (or JSONC); `offset` points at the problem. */
 export class JsoncError extends Error {
   /**
@@ -30,7 +48,7 @@ export class JsoncError extends Error {
  * (`{key, keyStart, keyEnd, start, end, value}` where `start`/`end` span key to value), arrays
  * carry `items`, and every node carries `value` (the plain JavaScript value).
  * @param {string} text the file contents
- * @returns {object} the root node
+ * @returns {SrcNode} the root node
  */
 export function parseJsonc(text) {
   let pos = 0;
@@ -51,6 +69,7 @@ export function parseJsonc(text) {
       } else return;
     }
   };
+  /** @returns {ScalarNode & {value: string}} */
   const parseString = () => {
     const start = pos;
     pos++;
@@ -71,13 +90,16 @@ export function parseJsonc(text) {
     }
     return { kind: 'string', start, end: pos, value };
   };
+  /** @returns {SrcNode} */
   const parseValue = () => {
     skip();
     const c = text[pos];
     const start = pos;
     if (c === '{') {
       pos++;
+      /** @type {SrcMember[]} */
       const members = [];
+      /** @type {Record<string, unknown>} */
       const value = {};
       for (;;) {
         skip();
@@ -99,6 +121,7 @@ export function parseJsonc(text) {
     }
     if (c === '[') {
       pos++;
+      /** @type {SrcNode[]} */
       const items = [];
       for (;;) {
         skip();
@@ -125,10 +148,18 @@ export function parseJsonc(text) {
 }
 
 /**
+ * The member `key` of an entry whose state guarantees it (`command` of an entry that can be
+ * wrapped, `_lowdown` of a wrapped one): {@link member}, typed as found.
+ * @param {SrcNode} node
+ * @param {string} key
+ */
+export const present = (node, key) => /** @type {SrcMember} */ (member(node, key));
+
+/**
  * Finds a member of an object node by key (the last one wins, as in JSON.parse).
- * @param {object} node an object node from parseJsonc
+ * @param {SrcNode | null | undefined} node an object node from parseJsonc
  * @param {string} key the member name
- * @returns {object|undefined} the member `{key, keyStart, start, end, value}`
+ * @returns {SrcMember|undefined} the member `{key, keyStart, start, end, value}`
  */
 export function member(node, key) {
   if (!node || node.kind !== 'object') return undefined;

@@ -5,6 +5,7 @@
 
 import { labelFacts } from '../label-facts.js';
 
+/** @type {typeof import('../core.js') | null | undefined} the binding module once asked for; null when it did not load */
 let binding;
 
 async function core() {

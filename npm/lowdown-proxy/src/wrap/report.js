@@ -2,6 +2,7 @@
 
 import { CLIENT_NAMES } from './clients.js';
 
+/** @type {Record<string, string>} */
 const STATE_TEXT = {
   wrapped: 'wrapped',
   unwrapped: 'not wrapped',
@@ -10,6 +11,11 @@ const STATE_TEXT = {
   invalid: 'skipped',
 };
 
+/**
+ * @param {'wrap'|'unwrap'|'status'} mode
+ * @param {import('./index.js').ServerRow} row
+ * @param {boolean} [dryRun]
+ */
 function actionText(mode, row, dryRun) {
   if (row.action === 'wrap') return dryRun ? 'would wrap' : 'wrapped now';
   if (row.action === 'unwrap') return dryRun ? 'would unwrap' : 'unwrapped now';
@@ -22,7 +28,7 @@ function actionText(mode, row, dryRun) {
 /**
  * Formats run() reports as text.
  * @param {'wrap'|'unwrap'|'status'} mode
- * @param {object[]} reports from run()
+ * @param {import('./index.js').ConfigReport[]} reports from run()
  * @param {{dryRun?: boolean, reputation?: Map<string, string>}} [opts] reputation lines by label (status)
  * @returns {string}
  */

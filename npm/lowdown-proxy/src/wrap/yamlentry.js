@@ -10,13 +10,23 @@
 // comes back byte for byte. Entries in flow style (`{name: x, command: y}`) are JSON-like and
 // go through entry.js. Comments, quoting and blank lines outside the rewritten values stay.
 
-import { member } from './jsonc.js';
+import { member, present } from './jsonc.js';
 import { MARKER_KEY, wrappedCommand } from './entry.js';
 import { yamlScalar } from './yamlsrc.js';
 
+/** @typedef {import('./jsonc.js').SrcNode} SrcNode */
+/** @typedef {import('./jsonc.js').ObjectNode} ObjectNode */
+/** @typedef {import('./jsonc.js').SrcMember} SrcMember */
+/** @typedef {import('./entry.js').Edit} Edit */
+
+/** @type {(text: string, pos: number) => number} */
 const column = (text, pos) => pos - (text.lastIndexOf('\n', pos - 1) + 1);
 
 // The end of the line holding `pos`, before its line break (so a trailing comment stays on it).
+/**
+ * @param {string} text
+ * @param {number} pos
+ */
 function lineEnd(text, pos) {
   const nl = text.indexOf('\n', pos);
   if (nl < 0) return text.length;
@@ -24,12 +34,20 @@ function lineEnd(text, pos) {
 }
 
 // Where the line break before the line holding `pos` starts.
+/**
+ * @param {string} text
+ * @param {number} pos
+ */
 function breakBefore(text, pos) {
   const nl = text.lastIndexOf('\n', pos - 1);
   return nl > 0 && text[nl - 1] === '\r' ? nl - 1 : nl;
 }
 
 // How the entry is laid out, so added lines look as if the user had written them.
+/**
+ * @param {string} text
+ * @param {ObjectNode} node
+ */
 function layout(text, node) {
   const firstNl = text.indexOf('\n', node.start);
   const nl = firstNl > 0 && text[firstNl - 1] === '\r' ? '\r\n' : '\n';
@@ -38,7 +56,7 @@ function layout(text, node) {
   let unit = 2;
   for (const m of node.members) {
     const v = m.value;
-    if ((v.kind === 'object' || v.kind === 'array') && !v.flow && v.start > m.colonEnd) {
+    if ((v.kind === 'object' || v.kind === 'array') && !v.flow && v.start > /** @type {number} */ (m.colonEnd)) {
       const step = column(text, v.kind === 'object' ? v.members[0]?.keyStart ?? v.start : v.start) - col;
       if (step > 0) {
         unit = step;
@@ -49,14 +67,23 @@ function layout(text, node) {
   return { nl, ind: ' '.repeat(col), unit: ' '.repeat(unit) };
 }
 
+/** @type {(text: string, node: SrcNode) => string} */
 const raw = (text, node) => text.slice(node.start, node.end);
 
 // The source text of each wrapped arg. The original args end the list (and the command sits
 // before them), so those keep the exact text the user wrote; the rest are written in the
 // style of the list's first item.
+/**
+ * @param {string} text
+ * @param {string[]} wrapped
+ * @param {SrcNode} cmd
+ * @param {SrcNode} [args]
+ */
 function itemTexts(text, wrapped, cmd, args) {
+  /** @type {string[]} */
   const out = [];
-  const orig = args ? args.items : [];
+
+  const orig = args ? /** @type {import('./jsonc.js').ArrayNode} */ (args).items : [];
   let j = orig.length - 1;
   for (let i = wrapped.length - 1; i >= 0; i--) {
     const o = orig[j];
@@ -73,13 +100,19 @@ function itemTexts(text, wrapped, cmd, args) {
   return out;
 }
 
+/** @type {(texts: string[], indent: string, nl: string) => string} */
 const blockSeq = (texts, indent, nl) => texts.map((t, i) => `${i ? `${nl}${indent}` : ''}- ${t}`).join('');
 
+/**
+ * @param {string} text
+ * @param {string[]} texts
+ * @param {import('./jsonc.js').ArrayNode} like
+ */
 function flowSeq(text, texts, like) {
   const open = like.items.length ? text.slice(like.start + 1, like.items[0].start) : '';
-  const close = like.items.length ? text.slice(like.items.at(-1).end, like.end - 1).replace(/,/, '') : '';
+  const close = like.items.length ? text.slice(like.items[like.items.length - 1].end, like.end - 1).replace(/,/, '') : '';
   const sep = like.items.length > 1 ? text.slice(like.items[0].end, like.items[1].start) : ', ';
-  const tidy = (s) => (/^[ \t]*$/.test(s) ? s : '');
+  const tidy = (/** @type {string} */ s) => (/^[ \t]*$/.test(s) ? s : '');
   return `[${tidy(open)}${texts.join(/^[ \t]*,[ \t]*$/.test(sep) ? sep : ', ')}${tidy(close)}]`;
 }
 
@@ -87,14 +120,14 @@ function flowSeq(text, texts, like) {
  * Says why an entry cannot be edited by splices without changing something else (a key
  * written as `? key`, a value that is an alias of another or an anchor others may alias, a
  * command from a merge key), or null when it can.
- * @param {object} node the entry's mapping node (yamlsrc.js)
+ * @param {ObjectNode} node the entry's mapping node (yamlsrc.js)
  * @returns {string|null}
  */
 export function entryProblem(node) {
   for (const key of ['command', 'args', MARKER_KEY]) {
     const m = member(node, key);
     if (!m) continue;
-    if (m.colonEnd < 0) return `"${key}" is written as an explicit ? key; edit this entry by hand`;
+    if (/** @type {number} */ (m.colonEnd) < 0) return `"${key}" is written as an explicit ? key; edit this entry by hand`;
     if (m.value.kind === 'alias') return `"${key}" is a YAML alias (*name) of another value; edit this entry by hand`;
     if (m.value.anchor) return `"${key}" carries a YAML anchor (&${m.value.anchor}) other entries may share; edit this entry by hand`;
   }
@@ -105,22 +138,23 @@ export function entryProblem(node) {
 /**
  * The splices that wrap an `unwrapped` block entry.
  * @param {string} text the file contents
- * @param {object} node the entry's block mapping node
+ * @param {ObjectNode} node the entry's block mapping node
  * @param {{label?: string|null, actor?: string}} opts
- * @returns {{start: number, end: number, text: string, seq: number}[]}
+ * @returns {Edit[]}
  */
 export function yamlWrapEdits(text, node, opts) {
   const { nl, ind, unit } = layout(text, node);
-  const cmd = member(node, 'command');
+  const cmd = present(node, 'command');
   const args = member(node, 'args');
   const wrapped = wrappedCommand(cmd.value.value, args ? args.value.value : [], opts);
+  /** @type {Edit[]} */
   const edits = [];
   if (wrapped.command !== cmd.value.value) edits.push({ start: cmd.value.start, end: cmd.value.end, text: yamlScalar(wrapped.command, cmd.value), seq: 0 });
   // Blank lines stay empty: indentation is added to (and later removed from) the others only.
-  const deeper = (s) => s.replace(/\n(?=[^\r\n])/g, `\n${unit}`);
+  const deeper = (/** @type {string} */ s) => s.replace(/\n(?=[^\r\n])/g, `\n${unit}`);
   const texts = itemTexts(text, wrapped.args, cmd.value, args?.value);
   let markerArgs = '';
-  if (args && args.value.flow) {
+  if (args && args.value.kind === 'array' && args.value.flow) {
     edits.push({ start: args.value.start, end: args.value.end, text: flowSeq(text, texts, args.value), seq: 1 });
     markerArgs = `${nl}${ind}${unit}args: ${deeper(raw(text, args.value))}`;
   } else if (args) {
@@ -141,17 +175,17 @@ export function yamlWrapEdits(text, node, opts) {
  * The splices that unwrap a `wrapped` block entry: the original `command` and `args` source
  * text comes back from `_lowdown`, and the lines wrap added are removed.
  * @param {string} text the file contents
- * @param {object} node the entry's block mapping node
- * @returns {{start: number, end: number, text: string, seq: number}[]}
+ * @param {ObjectNode} node the entry's block mapping node
+ * @returns {Edit[]}
  */
 export function yamlUnwrapEdits(text, node) {
   const { nl, ind, unit } = layout(text, node);
-  const marker = member(node, MARKER_KEY);
-  const origCmd = member(marker.value, 'command');
+  const marker = present(node, MARKER_KEY);
+  const origCmd = present(marker.value, 'command');
   const origArgs = member(marker.value, 'args');
-  const cmd = member(node, 'command');
+  const cmd = present(node, 'command');
   const args = member(node, 'args');
-  const shallower = (s) => s.split(`\n${unit}`).join('\n');
+  const shallower = (/** @type {string} */ s) => s.split(`\n${unit}`).join('\n');
   const edits = [{ start: cmd.value.start, end: cmd.value.end, text: shallower(raw(text, origCmd.value)), seq: 0 }];
   if (origArgs && args) {
     edits.push({ start: args.value.start, end: args.value.end, text: shallower(raw(text, origArgs.value)), seq: 1 });

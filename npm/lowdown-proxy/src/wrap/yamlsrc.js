@@ -24,15 +24,24 @@ export class YamlError extends Error {
 
 // Where a scalar's content ends: block scalars (`|`, `>`) count their final line break as
 // part of their range, which belongs to the line, not to the value.
+/**
+ * @param {string} text
+ * @param {import('yaml').Scalar} node
+ */
 function scalarEnd(text, node) {
-  let end = node.range[1];
+  const range = /** @type {import('yaml').Range} */ (node.range); // a parsed node has one
+  let end = range[1];
   if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
-    while (end > node.range[0] && /[\r\n \t]/.test(text[end - 1])) end--;
+    while (end > range[0] && /[\r\n \t]/.test(text[end - 1])) end--;
   }
   return end;
 }
 
 // The offset just past the `:` that follows a block or flow key, or -1 (explicit `? key`).
+/**
+ * @param {string} text
+ * @param {number} keyEnd
+ */
 function colonAfter(text, keyEnd) {
   let i = keyEnd;
   while (text[i] === ' ' || text[i] === '\t') i++;
@@ -41,26 +50,37 @@ function colonAfter(text, keyEnd) {
 
 // `value` is the node's plain value, taken from the whole document's (so aliases and merge
 // keys resolve as a reader sees them).
+/**
+ * @param {string} text
+ * @param {unknown} node a node of the `yaml` package's document
+ * @param {unknown} value
+ * @returns {import('./jsonc.js').SrcNode | null}
+ */
 function convert(text, node, value) {
   if (node == null) return null;
-  const own = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {});
+  /** @type {(v: unknown) => Record<string, unknown>} */
+  const own = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? /** @type {Record<string, unknown>} */ (v) : {});
   if (isMap(node)) {
     const range = /** @type {import('yaml').Range} */ (node.range); // a parsed node has one
+    /** @type {import('./jsonc.js').SrcMember[]} */
     const members = [];
     for (const pair of node.items) {
       const key = pair.key;
       if (!key || !isScalar(key) || !key.range) continue; // complex keys: not config
       const v = key.value === '<<' ? undefined : own(value)[/** @type {string} */ (key.value)];
+      /** @type {import('./jsonc.js').SrcNode} */
       const child = convert(text, pair.value, v) ?? { kind: 'literal', start: key.range[1], end: key.range[1], value: null };
-      members.push({ key: key.value, keyStart: key.range[0], keyEnd: key.range[1], colonEnd: colonAfter(text, key.range[1]), start: key.range[0], end: child.end, value: child });
+      members.push({ key: /** @type {string} */ (key.value), keyStart: key.range[0], keyEnd: key.range[1], colonEnd: colonAfter(text, key.range[1]), start: key.range[0], end: child.end, value: child });
     }
+    /** @type {number} */
     const end = node.flow ? range[1] : members.length ? members[members.length - 1].end : range[0];
     return { kind: 'object', flow: Boolean(node.flow), anchor: node.anchor, start: range[0], end, members, value: own(value) };
   }
   if (isSeq(node)) {
     const range = /** @type {import('yaml').Range} */ (node.range);
     const list = Array.isArray(value) ? value : [];
-    const items = node.items.map((item, i) => convert(text, item, list[i])).filter(Boolean);
+    const items = /** @type {import('./jsonc.js').SrcNode[]} */ (node.items.map((item, i) => convert(text, item, list[i])).filter(Boolean));
+    /** @type {number} */
     const end = node.flow ? range[1] : items.length ? items[items.length - 1].end : range[0];
     return { kind: 'array', flow: Boolean(node.flow), anchor: node.anchor, start: range[0], end, items, value: list };
   }
@@ -70,7 +90,9 @@ function convert(text, node, value) {
     return { kind, style: node.type, anchor: node.anchor, start: range[0], end: scalarEnd(text, node), value };
   }
   // Aliases: readable as a value, never edited in place.
-  return { kind: 'alias', start: node.range[0], end: node.range[1], value };
+  const alias = /** @type {import('yaml').Alias} */ (node);
+  const range = /** @type {import('yaml').Range} */ (alias.range);
+  return { kind: 'alias', start: range[0], end: range[1], value };
 }
 
 /**
@@ -82,7 +104,7 @@ function convert(text, node, value) {
  * `QUOTE_SINGLE`, `QUOTE_DOUBLE`, `BLOCK_LITERAL`, `BLOCK_FOLDED`), and `anchor` (`&name`) when
  * it has one.
  * @param {string} text the file contents
- * @returns {object} the root node (an empty file gives an empty block mapping)
+ * @returns {import('./jsonc.js').SrcNode} the root node (an empty file gives an empty block mapping)
  * @throws {YamlError} for text that is not exactly one well-formed YAML document
  */
 export function parseYaml(text) {
@@ -96,7 +118,7 @@ export function parseYaml(text) {
   try {
     value = doc.toJS({ maxAliasCount: 1000 });
   } catch (e) {
-    throw new YamlError(String(e.message).split('\n')[0]);
+    throw new YamlError(String(/** @type {Error} */ (e).message).split('\n')[0]);
   }
   return convert(text, doc.contents, value) ?? { kind: 'object', flow: false, start: 0, end: 0, members: [], value: {} };
 }
@@ -105,6 +127,10 @@ export function parseYaml(text) {
 const YAML11_WORDS = /^(y|yes|n|no|on|off|true|false|null|~)$/i;
 const PLAIN_CHARS = /^[^\s#,[\]{}'"`!&*|>%@?:-][^\s#,[\]{}'"`]*$|^-[^\s#,[\]{}'"`]+$/;
 
+/**
+ * @param {string} source
+ * @param {unknown} expected
+ */
 function reads(source, expected) {
   try {
     const doc = parseDocument(source);
