@@ -103,6 +103,22 @@ test('Sender: API down → records spooled within the exit budget; API back → 
   assert.equal(claimNext(home), null, 'spool empty after delivery');
 });
 
+test('Sender: without a node id (node.json unwritable) the node-id header is left out, not sent as "null"', async (t) => {
+  const home = tempDir(t);
+  const headers = [];
+  const srv = http.createServer((req, res) => {
+    headers.push(req.headers);
+    req.resume().on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true,"accepted":1,"duplicates":0,"rejected":[],"rate_limited":[]}'));
+  });
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.close());
+  const s = new Sender({ apiUrl: `http://127.0.0.1:${srv.address().port}`, home, nodeId: null, version: 't', debug: () => {} });
+  s.addLines(rec('anon-1'));
+  await s.shutdown(1000);
+  assert.equal(headers.length, 1);
+  assert.equal('x-lowdown-node-id' in headers[0], false);
+});
+
 test('Sender: a hanging API does not hold shutdown: the batch under way is spooled', async (t) => {
   const home = tempDir(t);
   const srv = http.createServer(() => {}); // never answers

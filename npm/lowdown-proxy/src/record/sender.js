@@ -45,9 +45,10 @@ export class Sender {
   constructor({ apiUrl, home, nodeId, version, debug }) {
     this.url = new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
     this.home = home;
-    // Without a node id (node.json unwritable) fetch sends the header as "null", as it always
-    // has: String() only says so. (The server reads it as no valid node id.)
-    this.headers = { 'content-type': 'application/json', [DEFAULTS.NODE_ID_HEADER]: String(nodeId), 'user-agent': `lowdown-proxy/${version}` };
+    /** @type {Record<string, string>} */
+    this.headers = { 'content-type': 'application/json', 'user-agent': `lowdown-proxy/${version}` };
+    // Without a node id (node.json unwritable) the header is left out, as prowl leaves it out.
+    if (nodeId) this.headers[DEFAULTS.NODE_ID_HEADER] = nodeId;
     this.debug = debug;
     /** @type {string[]} records waiting to be sent, as JSON texts */
     this.queue = [];
