@@ -16,6 +16,7 @@ use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 
 pub mod agents;
 mod batch;
+mod cap;
 pub mod catalog;
 mod checkpoint;
 pub mod daily;
