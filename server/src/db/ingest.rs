@@ -583,10 +583,10 @@ async fn insert_records(
     let returned = if is_sqlite(conn) {
         // Rows come back from SQLite one message at a time, so ask only when some record
         // was already stored: the new rows are those after the last rowid before.
-        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) FROM interactions")
+        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
             .fetch_one(&mut *conn)
             .await?
-            .try_get(0)?;
+            .try_get("last")?;
         let written = rows.execute(conn, "interactions", conflict).await?;
         if written == stored.len() as u64 {
             return Ok(stored.iter().map(|(_, s)| s.id.clone()).collect());
@@ -601,7 +601,7 @@ async fn insert_records(
     };
     let mut inserted = HashSet::with_capacity(returned.len());
     for row in returned {
-        inserted.insert(row.try_get::<String, _>(0)?);
+        inserted.insert(row.try_get::<String, _>("record_id")?);
     }
     Ok(inserted)
 }

@@ -236,7 +236,7 @@ impl Quota {
             scope: self.scope.to_owned(),
             limit: self.limit,
             retry_after_secs,
-        }
+        })
     }
 }
 
@@ -382,7 +382,7 @@ async fn lock<'a>(
     };
     for row in rows {
         let (s, newest, counts): (String, i64, String) =
-            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+            (row.try_get("subject")?, row.try_get("newest")?, row.try_get("counts")?);
         out.insert(s, Window::decode(newest, &counts));
     }
     Ok(out)

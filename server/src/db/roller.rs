@@ -184,22 +184,22 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
         sqlx::query("UPDATE rollup_watermark SET rolled = rolled WHERE id = 1 RETURNING rolled")
             .fetch_one(&mut *conn)
             .await?
-            .try_get(0)?;
+            .try_get("rolled")?;
     let span = sqlx::query(
-        "SELECT COUNT(*), MAX(rowid) FROM \
+        "SELECT COUNT(*) AS n, MAX(rowid) AS last FROM \
          (SELECT rowid FROM interactions WHERE rowid > $1 ORDER BY rowid LIMIT $2)",
     )
     .bind(from)
     .bind(CHUNK)
     .fetch_one(&mut *conn)
     .await?;
-    let (n, to): (i64, Option<i64>) = (span.try_get(0)?, span.try_get(1)?);
+    let (n, to): (i64, Option<i64>) = (span.try_get("n")?, span.try_get("last")?);
     let Some(to) = to else {
         return Ok(0);
     };
     // New targets: their lookup keys are the core's, computed here.
     let new = sqlx::query(AssertSqlSafe(format!(
-        "SELECT target, MIN(created_at) {RANGE} \
+        "SELECT target, MIN(created_at) AS first_seen {RANGE} \
          AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target = interactions.target) GROUP BY target"
     )))
     .bind(from)
@@ -208,7 +208,7 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     .await?;
     let mut targets = Vec::with_capacity(new.len());
     for row in new {
-        targets.push((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?));
+        targets.push((row.try_get::<String, _>("target")?, row.try_get::<i64, _>("first_seen")?));
     }
     add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
     // The cap first: the rollups below count capped rows in their own class.

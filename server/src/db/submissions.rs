@@ -58,10 +58,10 @@ async fn displayed(
     row.map(|r| {
         Ok((
             Displayed {
-                value: r.try_get(0)?,
-                set_at_ms: r.try_get(1)?,
+                value: r.try_get("value")?,
+                set_at_ms: r.try_get("set_at")?,
             },
-            r.try_get(2)?,
+            r.try_get("submission_id")?,
         ))
     })
     .transpose()
@@ -90,9 +90,9 @@ async fn readings(
     rows.iter()
         .map(|r| {
             Ok(Reading {
-                provider_id: r.try_get(0)?,
-                score: r.try_get(1)?,
-                at_ms: r.try_get(2)?,
+                provider_id: r.try_get("provider_id")?,
+                score: r.try_get("recorded_score")?,
+                at_ms: r.try_get("counted_at")?,
             })
         })
         .collect()
