@@ -179,23 +179,28 @@ pub enum DbError {
         message: String,
     },
     /// A write drew on a quota with nothing left; nothing was written.
-    #[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
-    RateLimited {
-        /// What is counted: `observations` or `registrations`.
-        what: String,
-        /// `agent key` or `IP address`.
-        scope: String,
-        /// The hourly limit that applies.
-        limit: u32,
-        /// Seconds until the window frees enough capacity.
-        retry_after_secs: u64,
-    },
+    #[error(transparent)]
+    RateLimited(#[from] OverQuota),
     /// A query or a stored value failed (the cause, for the log only).
     #[error("{detail}")]
     Internal {
         /// The cause.
         detail: String,
     },
+}
+
+/// A quota with nothing left for a request: what it counts, and when to retry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
+pub struct OverQuota {
+    /// What is counted: `observations` or `registrations`.
+    pub what: String,
+    /// `agent key` or `IP address`.
+    pub scope: String,
+    /// The hourly limit that applies.
+    pub limit: u32,
+    /// Seconds until the window frees enough capacity.
+    pub retry_after_secs: u64,
 }
 
 impl DbError {

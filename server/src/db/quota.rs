@@ -231,7 +231,7 @@ impl Quota {
 
     /// The 429 for a request that got nothing of this budget.
     pub fn refusal(&self, retry_after_secs: u64) -> DbError {
-        DbError::RateLimited {
+        DbError::RateLimited(super::OverQuota {
             what: self.what.to_owned(),
             scope: self.scope.to_owned(),
             limit: self.limit,
