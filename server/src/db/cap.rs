@@ -196,4 +196,3 @@ pub(super) async fn cap_rows(conn: &mut AnyConnection, from: i64, to: i64) -> Db
         .await?;
     Ok(())
 }
-

@@ -121,11 +121,12 @@ pub async fn registry_changes(db: &Db, day: &str) -> DbResult<Vec<ChangeRow>> {
 
 /// Cohort members not probed on `day`, per reason.
 pub async fn skip_reasons(db: &Db, day: &str) -> DbResult<Vec<(String, u64)>> {
-    let rows =
-        sqlx::query("SELECT reason, COUNT(*) AS n FROM scanner_skips WHERE day = $1 GROUP BY reason")
-            .bind(day.to_owned())
-            .fetch_all(&db.pool)
-            .await?;
+    let rows = sqlx::query(
+        "SELECT reason, COUNT(*) AS n FROM scanner_skips WHERE day = $1 GROUP BY reason",
+    )
+    .bind(day.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
     rows.iter()
         .map(|r| Ok((r.try_get("reason")?, get_u64(r, "n")?)))
         .collect()

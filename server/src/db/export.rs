@@ -90,5 +90,9 @@ pub async fn span(db: &Db) -> DbResult<(Option<String>, Option<String>, u64)> {
     )
     .fetch_one(&db.pool)
     .await?;
-    Ok((span.try_get("first")?, span.try_get("last")?, get_u64(&span, "n")?))
+    Ok((
+        span.try_get("first")?,
+        span.try_get("last")?,
+        get_u64(&span, "n")?,
+    ))
 }

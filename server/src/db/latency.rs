@@ -31,9 +31,10 @@ pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> DbResult<Ve
 }
 
 async fn read(db: &Db, target: &str, task: Option<&str>) -> DbResult<(Vec<u64>, f64)> {
-    let mut sql = "SELECT bucket, CAST(SUM(n) AS BIGINT) AS n, SUM(sum_ms) AS sum_ms FROM rollup_latency \
+    let mut sql =
+        "SELECT bucket, CAST(SUM(n) AS BIGINT) AS n, SUM(sum_ms) AS sum_ms FROM rollup_latency \
                    WHERE target = $1"
-        .to_owned();
+            .to_owned();
     if task.is_some() {
         sql.push_str(" AND task_type = $2");
     }

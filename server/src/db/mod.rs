@@ -442,7 +442,10 @@ impl Db {
 }
 
 /// Reads a BIGINT column (by name) as `u64` (negative values, which never occur, read as 0).
-pub(crate) fn get_u64<I: sqlx::ColumnIndex<AnyRow>>(row: &AnyRow, col: I) -> Result<u64, sqlx::Error> {
+pub(crate) fn get_u64<I: sqlx::ColumnIndex<AnyRow>>(
+    row: &AnyRow,
+    col: I,
+) -> Result<u64, sqlx::Error> {
     let v: i64 = row.try_get(col)?;
     Ok(u64::try_from(v).unwrap_or(0))
 }

@@ -61,7 +61,8 @@ pub async fn contribution(db: &Db, node_id: &str) -> DbResult<Option<Contributio
             get_u64(&row, "n")
         }
     };
-    let targets_observed = count("SELECT COUNT(*) AS n FROM node_targets WHERE node_id = $1").await?;
+    let targets_observed =
+        count("SELECT COUNT(*) AS n FROM node_targets WHERE node_id = $1").await?;
     let active_days = count("SELECT COUNT(*) AS n FROM node_days WHERE node_id = $1").await?;
     let below = sqlx::query("SELECT COUNT(*) AS n FROM nodes WHERE interactions <= $1")
         .bind(interactions)
@@ -83,9 +84,10 @@ pub async fn network(db: &Db) -> DbResult<Network> {
     let nodes = sqlx::query("SELECT COUNT(*) AS n FROM nodes")
         .fetch_one(&db.pool)
         .await?;
-    let records = sqlx::query("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM rollup_targets")
-        .fetch_one(&db.pool)
-        .await?;
+    let records =
+        sqlx::query("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM rollup_targets")
+            .fetch_one(&db.pool)
+            .await?;
     Ok(Network {
         total_nodes: get_u64(&nodes, "n")?,
         total_interactions: get_u64(&records, "n")?,

@@ -106,7 +106,10 @@ pub async fn first_run_day(db: &Db, registry_ok: bool) -> DbResult<Option<String
     } else {
         "SELECT MIN(day) AS first FROM scan_runs"
     };
-    Ok(sqlx::query(sql).fetch_one(&db.pool).await?.try_get("first")?)
+    Ok(sqlx::query(sql)
+        .fetch_one(&db.pool)
+        .await?
+        .try_get("first")?)
 }
 
 /// What the Scanner saw of `target` since `since`, for its answer block.
@@ -124,12 +127,13 @@ pub async fn scanner_facts(
         .await?
         .map(|r| r.try_get::<String, _>("joined_day"))
         .transpose()?;
-    let first_observed_at_ms: Option<i64> =
-        sqlx::query("SELECT MIN(observed_at) AS first FROM scanner_observations WHERE target_id = $1")
-            .bind(target.clone())
-            .fetch_one(&db.pool)
-            .await?
-            .try_get("first")?;
+    let first_observed_at_ms: Option<i64> = sqlx::query(
+        "SELECT MIN(observed_at) AS first FROM scanner_observations WHERE target_id = $1",
+    )
+    .bind(target.clone())
+    .fetch_one(&db.pool)
+    .await?
+    .try_get("first")?;
     let mut facts = ScannerFacts {
         today,
         first_run_day: first_run_day(db, false).await?,

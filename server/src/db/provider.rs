@@ -382,7 +382,9 @@ fn run_row(r: &AnyRow) -> DbResult<Run> {
     Ok(Run {
         submission_id: r.try_get("submission_id")?,
         provider_id: r.try_get("provider_id")?,
-        network: r.try_get::<Option<String>, _>("network")?.unwrap_or_default(),
+        network: r
+            .try_get::<Option<String>, _>("network")?
+            .unwrap_or_default(),
         overall_score: r.try_get("recorded_score")?,
     })
 }
@@ -419,7 +421,9 @@ pub async fn pending_by_directive(db: &Db) -> DbResult<BTreeMap<String, Vec<Run>
     .await?;
     let mut out: BTreeMap<String, Vec<Run>> = BTreeMap::new();
     for r in &rows {
-        out.entry(r.try_get("directive_id")?).or_default().push(run_row(r)?);
+        out.entry(r.try_get("directive_id")?)
+            .or_default()
+            .push(run_row(r)?);
     }
     Ok(out)
 }

@@ -381,8 +381,11 @@ async fn lock<'a>(
         .await?
     };
     for row in rows {
-        let (s, newest, counts): (String, i64, String) =
-            (row.try_get("subject")?, row.try_get("newest")?, row.try_get("counts")?);
+        let (s, newest, counts): (String, i64, String) = (
+            row.try_get("subject")?,
+            row.try_get("newest")?,
+            row.try_get("counts")?,
+        );
         out.insert(s, Window::decode(newest, &counts));
     }
     Ok(out)

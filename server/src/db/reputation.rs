@@ -23,24 +23,23 @@ fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
 /// Counts per source and class for `target`, optionally narrowed to one task.
 pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> DbResult<SourceCounts> {
     db.settle().await?;
-    let rows = match task {
-        None => {
-            sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
-                .bind(target.to_owned())
-                .fetch_all(&db.pool)
-                .await?
-        }
-        Some(task) => {
-            sqlx::query(
+    let rows =
+        match task {
+            None => {
+                sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
+                    .bind(target.to_owned())
+                    .fetch_all(&db.pool)
+                    .await?
+            }
+            Some(task) => sqlx::query(
                 "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) AS n FROM rollup_releases \
                  WHERE target = $1 AND task_type = $2 GROUP BY source, outcome_class",
             )
             .bind(target.to_owned())
             .bind(task.to_owned())
             .fetch_all(&db.pool)
-            .await?
-        }
-    };
+            .await?,
+        };
     let mut counts = SourceCounts::default();
     for row in rows {
         add_row(
@@ -82,26 +81,25 @@ pub async fn task_breakdown(
     db.settle().await?;
     // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
     // statements generically, and the OR form scans the whole table.
-    let rows =
-        match task {
-            None => sqlx::query(
-                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
+    let rows = match task {
+        None => sqlx::query(
+            "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
                  FROM rollup_releases WHERE target = $1 \
                  GROUP BY task_type, source, outcome_class, failure_type",
-            )
-            .bind(target.to_owned())
-            .fetch_all(&db.pool)
-            .await?,
-            Some(t) => sqlx::query(
-                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
+        )
+        .bind(target.to_owned())
+        .fetch_all(&db.pool)
+        .await?,
+        Some(t) => sqlx::query(
+            "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
                  FROM rollup_releases WHERE target = $1 AND task_type = $2 \
                  GROUP BY task_type, source, outcome_class, failure_type",
-            )
-            .bind(target.to_owned())
-            .bind(t.to_owned())
-            .fetch_all(&db.pool)
-            .await?,
-        };
+        )
+        .bind(target.to_owned())
+        .bind(t.to_owned())
+        .fetch_all(&db.pool)
+        .await?,
+    };
     let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
     for row in rows {
         let (task, source, class, failure): (String, String, String, String) = (
@@ -153,7 +151,8 @@ pub async fn failure_breakdown(
     for row in q.fetch_all(&db.pool).await? {
         let n = get_u64(&row, "n")?;
         if n > 0 {
-            *out.entry(failure_key(row.try_get("failure_type")?)).or_insert(0) += n;
+            *out.entry(failure_key(row.try_get("failure_type")?))
+                .or_insert(0) += n;
         }
     }
     Ok(out)

@@ -208,7 +208,10 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     .await?;
     let mut targets = Vec::with_capacity(new.len());
     for row in new {
-        targets.push((row.try_get::<String, _>("target")?, row.try_get::<i64, _>("first_seen")?));
+        targets.push((
+            row.try_get::<String, _>("target")?,
+            row.try_get::<i64, _>("first_seen")?,
+        ));
     }
     add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
     // The cap first: the rollups below count capped rows in their own class.

@@ -118,10 +118,11 @@ pub async fn finish_run(
 
 /// Whether a run that started on `day` completed.
 pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
-    let row = sqlx::query("SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 AND status = 'completed'")
-        .bind(day.to_owned())
-        .fetch_one(&db.pool)
-        .await?;
+    let row =
+        sqlx::query("SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 AND status = 'completed'")
+            .bind(day.to_owned())
+            .fetch_one(&db.pool)
+            .await?;
     Ok(row.try_get::<i64, _>("n")? > 0)
 }
 

@@ -17,8 +17,8 @@ use lowdown_core::benchmark::provider_share_millicredits;
 use crate::db::leases::Misuse;
 use crate::db::provider as store;
 use crate::db::submissions::{self as record, Submission};
-use crate::db::DbResult;
 use crate::db::Db;
+use crate::db::DbResult;
 
 /// What an `agent` submission came to.
 #[derive(Debug, Clone, PartialEq)]

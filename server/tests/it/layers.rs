@@ -272,7 +272,9 @@ fn the_checker_sees_a_violation() {
     ] {
         assert!(positional_read(read), "{read}");
     }
-    assert!(!positional_read(r#"let n: i64 = row.try_get("n")?; get_u64(&r, "n")?"#));
+    assert!(!positional_read(
+        r#"let n: i64 = row.try_get("n")?; get_u64(&r, "n")?"#
+    ));
     assert!(!positional_read("senders[*job].draws.items.get(s.pos)"));
     assert!(layer_of("db::lookup") < layer_of("scanner::run"));
     assert!(layer_of("scanner::run") < layer_of("routes::reputation"));

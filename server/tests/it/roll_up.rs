@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::{post, Kind, TestDb};
-use lowdown_server::db::Db;
 use lowdown_server::caller::TrustedNetworks;
+use lowdown_server::db::Db;
 use serde_json::{json, Value};
 
 /// `n` raw rows for `target` written straight into `interactions` with the rollups left
@@ -110,10 +110,13 @@ async fn from_peer(app: &axum::Router, ip: &str, body: &Value) -> (u16, Value) {
         .header("content-type", "application/json")
         .body(axum::body::Body::from(body.to_string()))
         .unwrap();
-    req.extensions_mut().insert(axum::extract::ConnectInfo(addr));
+    req.extensions_mut()
+        .insert(axum::extract::ConnectInfo(addr));
     let res = app.clone().oneshot(req).await.unwrap();
     let status = res.status().as_u16();
-    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
+        .await
+        .unwrap();
     (status, serde_json::from_slice(&bytes).unwrap())
 }
 

@@ -112,7 +112,12 @@ pub async fn observations_since(
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| Ok(sample(r, r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0)?))
+        .map(|r| {
+            Ok(sample(
+                r,
+                r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0,
+            )?)
+        })
         .collect()
 }
 

@@ -84,7 +84,11 @@ pub async fn inputs(
         for r in &seen {
             let key = (service.clone(), r.try_get::<i64, _>("hour")?);
             if let Some(b) = buckets.get_mut(&key) {
-                add(&mut b.gateway, r.try_get("status")?, crate::db::get_u64(r, "n")?);
+                add(
+                    &mut b.gateway,
+                    r.try_get("status")?,
+                    crate::db::get_u64(r, "n")?,
+                );
             }
         }
         let all = sqlx::query(
