@@ -38,18 +38,9 @@ pub enum AppError {
         /// What was not found.
         message: String,
     },
-    /// The caller is over its rate limit (429); retry after `retry_after_secs`.
-    #[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
-    RateLimited {
-        /// What is counted: `observations` or `registrations`.
-        what: String,
-        /// `agent key` or `IP address`.
-        scope: String,
-        /// The hourly limit that applies.
-        limit: u32,
-        /// Seconds until the window frees enough capacity.
-        retry_after_secs: u64,
-    },
+    /// The caller is over its rate limit (429, with `Retry-After`).
+    #[error(transparent)]
+    RateLimited(crate::db::OverQuota),
     /// The request body did not arrive in full in time (408); the connection is closed.
     #[error("request body not received within {limit_secs} s")]
     RequestTimeout {
@@ -118,7 +109,7 @@ impl AppError {
             AppError::BadRequest { .. } | AppError::NoneValid { .. } => StatusCode::BAD_REQUEST,
             AppError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::NotFound { .. } => StatusCode::NOT_FOUND,
-            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             AppError::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Refused { status, .. } => *status,
@@ -132,7 +123,7 @@ impl AppError {
             AppError::BadRequest { .. } | AppError::NoneValid { .. } => "bad_request",
             AppError::PayloadTooLarge { .. } => "payload_too_large",
             AppError::NotFound { .. } => "not_found",
-            AppError::RateLimited { .. } => "rate_limited",
+            AppError::RateLimited(_) => "rate_limited",
             AppError::RequestTimeout { .. } => "request_timeout",
             AppError::MethodNotAllowed => "method_not_allowed",
             AppError::Refused { reason, .. } => reason,
@@ -143,9 +134,7 @@ impl AppError {
     /// Seconds a client should wait before sending this again, when that helps.
     fn retry_after(&self) -> Option<u64> {
         match self {
-            AppError::RateLimited {
-                retry_after_secs, ..
-            } => Some(*retry_after_secs),
+            AppError::RateLimited(q) => Some(q.retry_after_secs),
             AppError::Refused { retry_after, .. } => *retry_after,
             _ => None,
         }
@@ -162,17 +151,7 @@ impl From<crate::db::DbError> for AppError {
     fn from(e: crate::db::DbError) -> Self {
         use crate::db::DbError;
         match e {
-            DbError::RateLimited {
-                what,
-                scope,
-                limit,
-                retry_after_secs,
-            } => AppError::RateLimited {
-                what,
-                scope,
-                limit,
-                retry_after_secs,
-            },
+            DbError::RateLimited(q) => AppError::RateLimited(q),
             DbError::Internal { detail } => AppError::Internal { detail },
             other => AppError::internal(other),
         }

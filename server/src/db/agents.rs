@@ -102,10 +102,10 @@ pub async fn agent_for_key(db: &Db, key: &str) -> DbResult<Option<KeyHolder>> {
         .await?;
     Ok(match row {
         Some(r) => Some(KeyHolder {
-            agent_id: r.try_get(0)?,
+            agent_id: r.try_get("agent_id")?,
             standing: lowdown_core::telemetry::KeyStanding {
-                registered_at_ms: r.try_get(1)?,
-                accepted: super::get_u64(&r, 2)?,
+                registered_at_ms: r.try_get("created_at")?,
+                accepted: super::get_u64(&r, "accepted")?,
             },
         }),
         None => None,

@@ -65,15 +65,15 @@ pub async fn list(db: &Db) -> DbResult<Vec<Service>> {
         .await?;
     let mut out = Vec::with_capacity(services.len());
     for row in services {
-        let id: String = row.try_get(0)?;
+        let id: String = row.try_get("service_id")?;
         let mut list = Vec::new();
         for h in &hosts {
-            if h.try_get::<String, _>(0)? == id {
-                list.push(h.try_get(1)?);
+            if h.try_get::<String, _>("service_id")? == id {
+                list.push(h.try_get("host")?);
             }
         }
         out.push(Service {
-            name: row.try_get(1)?,
+            name: row.try_get("name")?,
             id,
             hosts: list,
         });
@@ -98,7 +98,7 @@ pub async fn service_for_host(db: &Db, host: &str) -> DbResult<Option<String>> {
             .fetch_optional(&db.pool)
             .await?;
         if let Some(r) = row {
-            return Ok(Some(r.try_get(0)?));
+            return Ok(Some(r.try_get("service_id")?));
         }
     }
     Ok(None)

@@ -70,7 +70,7 @@ pub async fn days(db: &Db, limit: i64) -> DbResult<Vec<String>> {
         .bind(limit)
         .fetch_all(&db.pool)
         .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    rows.iter().map(|r| Ok(r.try_get("day")?)).collect()
 }
 
 /// The runs of `day`, in start order.
@@ -99,13 +99,13 @@ pub async fn observation_counts(db: &Db, day: &str) -> DbResult<Vec<ObservationC
 pub async fn observed_targets(db: &Db, day: &str) -> DbResult<u64> {
     Ok(get_u64(
         &sqlx::query(
-            "SELECT COUNT(DISTINCT target_id) FROM scanner_observations \
+            "SELECT COUNT(DISTINCT target_id) AS n FROM scanner_observations \
              WHERE day = $1 AND (error_type IS NULL OR error_type <> 'blocked_url')",
         )
         .bind(day.to_owned())
         .fetch_one(&db.pool)
         .await?,
-        0,
+        "n",
     )?)
 }
 
@@ -121,13 +121,14 @@ pub async fn registry_changes(db: &Db, day: &str) -> DbResult<Vec<ChangeRow>> {
 
 /// Cohort members not probed on `day`, per reason.
 pub async fn skip_reasons(db: &Db, day: &str) -> DbResult<Vec<(String, u64)>> {
-    let rows =
-        sqlx::query("SELECT reason, COUNT(*) FROM scanner_skips WHERE day = $1 GROUP BY reason")
-            .bind(day.to_owned())
-            .fetch_all(&db.pool)
-            .await?;
+    let rows = sqlx::query(
+        "SELECT reason, COUNT(*) AS n FROM scanner_skips WHERE day = $1 GROUP BY reason",
+    )
+    .bind(day.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get(0)?, get_u64(r, 1)?)))
+        .map(|r| Ok((r.try_get("reason")?, get_u64(r, "n")?)))
         .collect()
 }
 
@@ -169,7 +170,7 @@ pub async fn first_values(
         FirstColumn::SchemaHash => "schema_hash",
     };
     let sql = format!(
-        "SELECT o.target_id, o.{column} FROM scanner_observations o WHERE o.day = $1 \
+        "SELECT o.target_id AS target_id, o.{column} AS value FROM scanner_observations o WHERE o.day = $1 \
          AND o.{column} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM scanner_observations p \
          WHERE p.target_id = o.target_id AND p.{column} = o.{column} AND p.day < $2) \
          GROUP BY o.target_id, o.{column} ORDER BY o.target_id, o.{column}"
@@ -180,14 +181,14 @@ pub async fn first_values(
         .fetch_all(&db.pool)
         .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .map(|r| Ok((r.try_get("target_id")?, r.try_get("value")?)))
         .collect()
 }
 
 /// Servers observed on `day` for the first time, sorted.
 pub async fn first_targets(db: &Db, day: &str) -> DbResult<Vec<String>> {
     let rows = sqlx::query(
-        "SELECT DISTINCT o.target_id FROM scanner_observations o WHERE o.day = $1 AND NOT EXISTS \
+        "SELECT DISTINCT o.target_id AS target_id FROM scanner_observations o WHERE o.day = $1 AND NOT EXISTS \
          (SELECT 1 FROM scanner_observations p WHERE p.target_id = o.target_id AND p.day < $2) \
          ORDER BY o.target_id",
     )
@@ -195,31 +196,31 @@ pub async fn first_targets(db: &Db, day: &str) -> DbResult<Vec<String>> {
     .bind(day.to_owned())
     .fetch_all(&db.pool)
     .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    rows.iter().map(|r| Ok(r.try_get("target_id")?)).collect()
 }
 
 async fn count(db: &Db, table: &str, day: &str) -> DbResult<i64> {
     // `table` is one of the fixed names below, never input.
-    let sql = format!("SELECT COUNT(*) FROM {table} WHERE day = $1");
+    let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE day = $1");
     Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(day.to_owned())
         .fetch_one(&db.pool)
         .await?
-        .try_get(0)?)
+        .try_get("n")?)
 }
 
 /// The [`Fingerprint`] of `day`.
 pub async fn fingerprint(db: &Db, day: &str) -> DbResult<Fingerprint> {
     let runs = sqlx::query(
-        "SELECT COUNT(*), COALESCE(MAX(started_at), 0), COALESCE(MAX(finished_at), 0) FROM scan_runs WHERE day = $1",
+        "SELECT COUNT(*) AS n, COALESCE(MAX(started_at), 0) AS started, COALESCE(MAX(finished_at), 0) AS finished FROM scan_runs WHERE day = $1",
     )
     .bind(day.to_owned())
     .fetch_one(&db.pool)
     .await?;
     Ok([
-        runs.try_get(0)?,
-        runs.try_get(1)?,
-        runs.try_get(2)?,
+        runs.try_get("n")?,
+        runs.try_get("started")?,
+        runs.try_get("finished")?,
         count(db, "scanner_observations", day).await?,
         count(db, "scanner_skips", day).await?,
         count(db, "registry_changes", day).await?,

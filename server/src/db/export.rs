@@ -42,7 +42,7 @@ pub async fn months(db: &Db) -> DbResult<Vec<String>> {
         sqlx::query("SELECT DISTINCT SUBSTR(day, 1, 7) AS m FROM scanner_observations ORDER BY m")
             .fetch_all(&db.pool)
             .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    rows.iter().map(|r| Ok(r.try_get("m")?)).collect()
 }
 
 /// Calls `f` with each observation of `month` in `id` order, one row in memory at a time.
@@ -86,9 +86,13 @@ pub async fn latest_runs(db: &Db, limit: i64) -> DbResult<Vec<RunRow>> {
 /// The first and last day with observations, and how many servers they cover.
 pub async fn span(db: &Db) -> DbResult<(Option<String>, Option<String>, u64)> {
     let span = sqlx::query(
-        "SELECT MIN(day), MAX(day), COUNT(DISTINCT target_id) FROM scanner_observations",
+        "SELECT MIN(day) AS first, MAX(day) AS last, COUNT(DISTINCT target_id) AS n FROM scanner_observations",
     )
     .fetch_one(&db.pool)
     .await?;
-    Ok((span.try_get(0)?, span.try_get(1)?, get_u64(&span, 2)?))
+    Ok((
+        span.try_get("first")?,
+        span.try_get("last")?,
+        get_u64(&span, "n")?,
+    ))
 }

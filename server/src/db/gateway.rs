@@ -71,9 +71,9 @@ async fn agent_where(db: &Db, column: &'static str, value: String) -> DbResult<O
         .await?;
     Ok(match row {
         Some(r) => Some(AgentInfo {
-            agent_id: r.try_get(0)?,
-            created_at: r.try_get(1)?,
-            public_key: r.try_get(2)?,
+            agent_id: r.try_get("agent_id")?,
+            created_at: r.try_get("created_at")?,
+            public_key: r.try_get("public_key")?,
         }),
         None => None,
     })

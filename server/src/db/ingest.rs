@@ -10,11 +10,12 @@ use tokio::sync::oneshot;
 
 use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::quota::Refused;
-use lowdown_core::record::{InteractionRecord, Source};
+use lowdown_core::record::InteractionRecord;
 use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
+use super::cap::{cappable, over_cap};
 use super::quota::{Draws, Quota};
 use super::rollup::{Added, Fact, Rollup};
 use super::upsert::{is_sqlite, where_in};
@@ -393,7 +394,7 @@ async fn write_batch(
             .collect();
         return Ok((decided, Added::default()));
     };
-    cap(conn, &mut all, senders, &fates, &day).await?;
+    cap(conn, &mut all, &labels, senders, &fates, &day).await?;
     // Again: capped records now count in their own class.
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
     let mut rollup = Rollup::default();
@@ -500,90 +501,35 @@ async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> 
     Ok(())
 }
 
-/// PostgreSQL: the per-network cap. Of the new rated organic records of each (target,
-/// network), those past [`lowdown_core::aggregate::NETWORK_DAILY_CAP`] for the day
-/// (counting what the network already stored that day, `rollup_networks.day_n`) become
-/// [`OutcomeClass::Capped`], in the raw rows too. Trusted networks and records of no known
-/// network are never capped. (SQLite does the same in SQL as it rolls up.)
+/// PostgreSQL: the per-network cap ([`super::cap`]) on the new records, in the raw rows too.
 async fn cap(
     conn: &mut AnyConnection,
     all: &mut [(usize, Stored)],
+    labels: &[Labels],
     senders: &[Sender],
     fates: &[Fate],
     day: &str,
 ) -> DbResult<()> {
-    use lowdown_core::aggregate::{under_cap, NETWORK_DAILY_CAP};
     let mut groups: std::collections::BTreeMap<(&str, &str), Vec<usize>> =
         std::collections::BTreeMap::new();
-    for (i, ((job, s), f)) in all.iter().zip(fates).enumerate() {
+    for (i, (((job, s), l), f)) in all.iter().zip(labels).zip(fates).enumerate() {
         let sender = &senders[*job];
-        let rated = matches!(
-            s.class,
-            OutcomeClass::Success | OutcomeClass::Partial | OutcomeClass::Failure
-        );
-        if *f != Fate::Stored || !rated || sender.trusted || s.rec.source != Source::Organic {
-            continue;
-        }
-        if let Some(n) = &sender.network {
-            groups
-                .entry((s.rec.target.as_str(), n.as_str()))
-                .or_default()
-                .push(i);
+        let network = sender.network.as_deref();
+        if *f == Fate::Stored && cappable(&l.source, &l.class, sender.trusted, network) {
+            let key = (s.rec.target.as_str(), network.unwrap_or_default());
+            groups.entry(key).or_default().push(i);
         }
     }
-    if groups.is_empty() {
-        return Ok(());
-    }
-    // The day's count of each network, this batch's included; the sorted keys are the one
-    // lock order every writer shares.
-    let mut rows = Rows::new(&super::rollup::NETWORK_COLS, groups.len());
-    for ((target, network), members) in &groups {
-        for cell in [
-            Cell::Text(target),
-            Cell::Text(network),
-            Cell::Int(0),
-            Cell::Text(day),
-            Cell::Int(members.len() as i64),
-        ] {
-            rows.push(cell);
-        }
-    }
-    let returned = rows
-        .insert(
-            conn,
-            "rollup_networks",
-            "ON CONFLICT (target, network) DO UPDATE SET \
-             day_n = CASE WHEN excluded.day = rollup_networks.day THEN rollup_networks.day_n + excluded.day_n \
-             WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
-             day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END \
-             RETURNING target, network, day, day_n",
-        )
-        .await?;
-    let mut capped = Vec::new();
-    for row in returned {
-        let (target, network): (String, String) = (row.try_get(0)?, row.try_get(1)?);
-        let (stored_day, day_n): (String, i64) = (row.try_get(2)?, row.try_get(3)?);
-        let Some(members) = groups.get(&(target.as_str(), network.as_str())) else {
-            continue;
-        };
-        let wanted = members.len() as u64;
-        // A later day already stored (a clock that stepped back): that day's cap holds.
-        let before = match stored_day == day {
-            true => (day_n.max(0) as u64).saturating_sub(wanted),
-            false => NETWORK_DAILY_CAP,
-        };
-        capped.extend(
-            members[under_cap(before, wanted) as usize..]
-                .iter()
-                .copied(),
-        );
-    }
+    let capped = over_cap(conn, &groups, day).await?;
     if capped.is_empty() {
         return Ok(());
     }
     let ids: Vec<&str> = capped.iter().map(|i| all[*i].1.id.as_str()).collect();
-    let capping = "UPDATE interactions SET outcome_class = 'capped' WHERE record_id IN {}";
-    where_in(conn, capping, &ids).await?;
+    let capping = format!(
+        "UPDATE interactions SET outcome_class = '{}' WHERE record_id IN {{}}",
+        enum_label(&OutcomeClass::Capped)
+    );
+    where_in(conn, &capping, &ids).await?;
     for i in capped {
         all[i].1.class = OutcomeClass::Capped;
     }
@@ -637,10 +583,10 @@ async fn insert_records(
     let returned = if is_sqlite(conn) {
         // Rows come back from SQLite one message at a time, so ask only when some record
         // was already stored: the new rows are those after the last rowid before.
-        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) FROM interactions")
+        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
             .fetch_one(&mut *conn)
             .await?
-            .try_get(0)?;
+            .try_get("last")?;
         let written = rows.execute(conn, "interactions", conflict).await?;
         if written == stored.len() as u64 {
             return Ok(stored.iter().map(|(_, s)| s.id.clone()).collect());
@@ -655,7 +601,7 @@ async fn insert_records(
     };
     let mut inserted = HashSet::with_capacity(returned.len());
     for row in returned {
-        inserted.insert(row.try_get::<String, _>(0)?);
+        inserted.insert(row.try_get::<String, _>("record_id")?);
     }
     Ok(inserted)
 }

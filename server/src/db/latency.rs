@@ -31,9 +31,10 @@ pub async fn histogram(db: &Db, target: &str, task: Option<&str>) -> DbResult<Ve
 }
 
 async fn read(db: &Db, target: &str, task: Option<&str>) -> DbResult<(Vec<u64>, f64)> {
-    let mut sql = "SELECT bucket, CAST(SUM(n) AS BIGINT), SUM(sum_ms) FROM rollup_latency \
+    let mut sql =
+        "SELECT bucket, CAST(SUM(n) AS BIGINT) AS n, SUM(sum_ms) AS sum_ms FROM rollup_latency \
                    WHERE target = $1"
-        .to_owned();
+            .to_owned();
     if task.is_some() {
         sql.push_str(" AND task_type = $2");
     }
@@ -45,13 +46,13 @@ async fn read(db: &Db, target: &str, task: Option<&str>) -> DbResult<(Vec<u64>, 
     let mut histogram = vec![0u64; LATENCY_BUCKETS_MS.len()];
     let mut sum_ms = 0.0;
     for row in q.fetch_all(&db.pool).await? {
-        let bucket: i64 = row.try_get(0)?;
+        let bucket: i64 = row.try_get("bucket")?;
         if let Some(slot) = usize::try_from(bucket)
             .ok()
             .and_then(|b| histogram.get_mut(b))
         {
-            *slot += get_u64(&row, 1)?;
-            sum_ms += row.try_get::<f64, _>(2)?;
+            *slot += get_u64(&row, "n")?;
+            sum_ms += row.try_get::<f64, _>("sum_ms")?;
         }
     }
     Ok((histogram, sum_ms))

@@ -57,8 +57,8 @@ pub async fn acquire(
                 .fetch_one(&mut *conn)
                 .await?;
             Ok(Err(Held {
-                holder: row.try_get(0)?,
-                expires_at: row.try_get(1)?,
+                holder: row.try_get("holder")?,
+                expires_at: row.try_get("expires_at")?,
             }))
         })
     })

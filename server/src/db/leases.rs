@@ -81,7 +81,7 @@ pub(crate) async fn diagnose(
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(r) = own {
-        let expires: i64 = r.try_get(0)?;
+        let expires: i64 = r.try_get("expires_at")?;
         if expires <= now {
             return Ok(Misuse::LeaseExpired { at: expires });
         }
@@ -138,7 +138,7 @@ pub async fn claim(db: &Db, id: &str, provider: &str, now: i64) -> DbResult<Resu
             .fetch_optional(&mut *conn)
             .await?;
             if let Some(r) = other {
-                return Ok(Err(Misuse::LeaseHeld { other: r.try_get(0)?, until: r.try_get(1)? }));
+                return Ok(Err(Misuse::LeaseHeld { other: r.try_get("directive_id")?, until: r.try_get("lease_expires_at")? }));
             }
             let until = now + LEASE_MS;
             let won = sqlx::query(

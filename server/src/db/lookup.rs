@@ -96,7 +96,7 @@ async fn targets(db: &Db, condition: &str, value: String) -> DbResult<Vec<String
         .fetch_all(&db.pool)
         .await?;
     rows.iter()
-        .map(|r| r.try_get::<String, _>(0))
+        .map(|r| r.try_get::<String, _>("target"))
         .collect::<Result<_, _>>()
         .map_err(Into::into)
 }

@@ -28,7 +28,7 @@ pub(super) async fn caller_secret(pool: &AnyPool) -> DbResult<Vec<u8>> {
     let row = sqlx::query("SELECT value FROM server_meta WHERE key = 'caller_secret'")
         .fetch_one(pool)
         .await?;
-    let stored: String = row.try_get(0)?;
+    let stored: String = row.try_get("value")?;
     match hex::decode(&stored) {
         Ok(secret) if secret.len() == SECRET_BYTES => Ok(secret),
         _ => Err(DbError::internal(
@@ -63,7 +63,7 @@ async fn backfill_in(conn: &mut AnyConnection, now: i64) -> DbResult<()> {
         .fetch_all(&mut *conn)
         .await?;
     for row in targets {
-        let target: String = row.try_get(0)?;
+        let target: String = row.try_get("target")?;
         sqlx::query("UPDATE targets SET lookup_key = $1 WHERE target = $2")
             .bind(lookup_form(&target))
             .bind(target)

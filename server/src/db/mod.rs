@@ -16,6 +16,7 @@ use sqlx::{AnyPool, AssertSqlSafe, Executor, Row};
 
 pub mod agents;
 mod batch;
+mod cap;
 pub mod catalog;
 mod checkpoint;
 pub mod daily;
@@ -178,23 +179,28 @@ pub enum DbError {
         message: String,
     },
     /// A write drew on a quota with nothing left; nothing was written.
-    #[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
-    RateLimited {
-        /// What is counted: `observations` or `registrations`.
-        what: String,
-        /// `agent key` or `IP address`.
-        scope: String,
-        /// The hourly limit that applies.
-        limit: u32,
-        /// Seconds until the window frees enough capacity.
-        retry_after_secs: u64,
-    },
+    #[error(transparent)]
+    RateLimited(#[from] OverQuota),
     /// A query or a stored value failed (the cause, for the log only).
     #[error("{detail}")]
     Internal {
         /// The cause.
         detail: String,
     },
+}
+
+/// A quota with nothing left for a request: what it counts, and when to retry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rate limit exceeded: {limit} {what} per hour for this {scope}; retry after {retry_after_secs} s")]
+pub struct OverQuota {
+    /// What is counted: `observations` or `registrations`.
+    pub what: String,
+    /// `agent key` or `IP address`.
+    pub scope: String,
+    /// The hourly limit that applies.
+    pub limit: u32,
+    /// Seconds until the window frees enough capacity.
+    pub retry_after_secs: u64,
 }
 
 impl DbError {
@@ -435,9 +441,12 @@ impl Db {
     }
 }
 
-/// Reads a BIGINT column as `u64` (negative values, which never occur, read as 0).
-pub(crate) fn get_u64(row: &AnyRow, idx: usize) -> Result<u64, sqlx::Error> {
-    let v: i64 = row.try_get(idx)?;
+/// Reads a BIGINT column (by name) as `u64` (negative values, which never occur, read as 0).
+pub(crate) fn get_u64<I: sqlx::ColumnIndex<AnyRow>>(
+    row: &AnyRow,
+    col: I,
+) -> Result<u64, sqlx::Error> {
+    let v: i64 = row.try_get(col)?;
     Ok(u64::try_from(v).unwrap_or(0))
 }
 

@@ -53,17 +53,18 @@ pub async fn contribution(db: &Db, node_id: &str) -> DbResult<Option<Contributio
     else {
         return Ok(None);
     };
-    let interactions: i64 = row.try_get(0)?;
+    let interactions: i64 = row.try_get("interactions")?;
     let count = |sql: &'static str| {
         let node = node_id.to_owned();
         async move {
             let row = sqlx::query(sql).bind(node).fetch_one(&db.pool).await?;
-            get_u64(&row, 0)
+            get_u64(&row, "n")
         }
     };
-    let targets_observed = count("SELECT COUNT(*) FROM node_targets WHERE node_id = $1").await?;
-    let active_days = count("SELECT COUNT(*) FROM node_days WHERE node_id = $1").await?;
-    let below = sqlx::query("SELECT COUNT(*) FROM nodes WHERE interactions <= $1")
+    let targets_observed =
+        count("SELECT COUNT(*) AS n FROM node_targets WHERE node_id = $1").await?;
+    let active_days = count("SELECT COUNT(*) AS n FROM node_days WHERE node_id = $1").await?;
+    let below = sqlx::query("SELECT COUNT(*) AS n FROM nodes WHERE interactions <= $1")
         .bind(interactions)
         .fetch_one(&db.pool)
         .await?;
@@ -71,23 +72,24 @@ pub async fn contribution(db: &Db, node_id: &str) -> DbResult<Option<Contributio
         interactions: u64::try_from(interactions).unwrap_or(0),
         targets_observed,
         active_days,
-        first_seen: row.try_get(1)?,
-        last_seen: row.try_get(2)?,
-        nodes_at_or_below: get_u64(&below, 0)?,
+        first_seen: row.try_get("first_seen")?,
+        last_seen: row.try_get("last_seen")?,
+        nodes_at_or_below: get_u64(&below, "n")?,
     }))
 }
 
 /// Network-wide totals.
 pub async fn network(db: &Db) -> DbResult<Network> {
     db.settle().await?;
-    let nodes = sqlx::query("SELECT COUNT(*) FROM nodes")
+    let nodes = sqlx::query("SELECT COUNT(*) AS n FROM nodes")
         .fetch_one(&db.pool)
         .await?;
-    let records = sqlx::query("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM rollup_targets")
-        .fetch_one(&db.pool)
-        .await?;
+    let records =
+        sqlx::query("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM rollup_targets")
+            .fetch_one(&db.pool)
+            .await?;
     Ok(Network {
-        total_nodes: get_u64(&nodes, 0)?,
-        total_interactions: get_u64(&records, 0)?,
+        total_nodes: get_u64(&nodes, "n")?,
+        total_interactions: get_u64(&records, "n")?,
     })
 }

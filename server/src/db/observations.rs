@@ -62,16 +62,16 @@ pub async fn registry_entry(db: &Db, name: &str) -> DbResult<Option<RegistryEntr
     else {
         return Ok(None);
     };
-    let hosts: String = row.try_get(2)?;
+    let hosts: String = row.try_get("remote_hosts")?;
     Ok(Some(RegistryEntry {
         declaration: Declaration {
-            version: row.try_get(0)?,
-            status: row.try_get(1)?,
+            version: row.try_get("version")?,
+            status: row.try_get("status")?,
             remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
-            listed: row.try_get::<i64, _>(3)? == 1,
+            listed: row.try_get::<i64, _>("listed")? == 1,
         },
-        first_seen_day: row.try_get(4)?,
-        packages: serde_json::from_str(&row.try_get::<String, _>(5)?).unwrap_or_default(),
+        first_seen_day: row.try_get("first_seen_day")?,
+        packages: serde_json::from_str(&row.try_get::<String, _>("packages")?).unwrap_or_default(),
     }))
 }
 
@@ -86,11 +86,11 @@ pub async fn registry_changes(db: &Db, name: &str, since: &str) -> DbResult<Vec<
     .await?
     .iter()
     .map(|r| {
-        let (from, to): (String, String) = (r.try_get(2)?, r.try_get(3)?);
+        let (from, to): (String, String) = (r.try_get("from_value")?, r.try_get("to_value")?);
         Ok((
-            r.try_get::<String, _>(0)?,
+            r.try_get::<String, _>("day")?,
             Change {
-                field: r.try_get(1)?,
+                field: r.try_get("field")?,
                 from: serde_json::from_str(&from).unwrap_or_default(),
                 to: serde_json::from_str(&to).unwrap_or_default(),
             },
@@ -102,11 +102,14 @@ pub async fn registry_changes(db: &Db, name: &str, since: &str) -> DbResult<Vec<
 /// The day of the first scan run (with `registry_ok`: the first that read the Registry).
 pub async fn first_run_day(db: &Db, registry_ok: bool) -> DbResult<Option<String>> {
     let sql = if registry_ok {
-        "SELECT MIN(day) FROM scan_runs WHERE registry_ok = 1"
+        "SELECT MIN(day) AS first FROM scan_runs WHERE registry_ok = 1"
     } else {
-        "SELECT MIN(day) FROM scan_runs"
+        "SELECT MIN(day) AS first FROM scan_runs"
     };
-    Ok(sqlx::query(sql).fetch_one(&db.pool).await?.try_get(0)?)
+    Ok(sqlx::query(sql)
+        .fetch_one(&db.pool)
+        .await?
+        .try_get("first")?)
 }
 
 /// What the Scanner saw of `target` since `since`, for its answer block.
@@ -122,14 +125,15 @@ pub async fn scanner_facts(
         .bind(target.clone())
         .fetch_optional(&db.pool)
         .await?
-        .map(|r| r.try_get::<String, _>(0))
+        .map(|r| r.try_get::<String, _>("joined_day"))
         .transpose()?;
-    let first_observed_at_ms: Option<i64> =
-        sqlx::query("SELECT MIN(observed_at) FROM scanner_observations WHERE target_id = $1")
-            .bind(target.clone())
-            .fetch_one(&db.pool)
-            .await?
-            .try_get(0)?;
+    let first_observed_at_ms: Option<i64> = sqlx::query(
+        "SELECT MIN(observed_at) AS first FROM scanner_observations WHERE target_id = $1",
+    )
+    .bind(target.clone())
+    .fetch_one(&db.pool)
+    .await?
+    .try_get("first")?;
     let mut facts = ScannerFacts {
         today,
         first_run_day: first_run_day(db, false).await?,
@@ -143,7 +147,7 @@ pub async fn scanner_facts(
         return Ok(facts);
     }
     for r in sqlx::query(
-        "SELECT day, CAST(MAX(registry_ok) AS BIGINT) FROM scan_runs WHERE day >= $1 GROUP BY day",
+        "SELECT day, CAST(MAX(registry_ok) AS BIGINT) AS registry_ok FROM scan_runs WHERE day >= $1 GROUP BY day",
     )
     .bind(since.to_owned())
     .fetch_all(&db.pool)
@@ -151,7 +155,7 @@ pub async fn scanner_facts(
     {
         facts
             .run_days
-            .push((r.try_get(0)?, r.try_get::<i64, _>(1)? == 1));
+            .push((r.try_get("day")?, r.try_get::<i64, _>("registry_ok")? == 1));
     }
     for r in sqlx::query("SELECT day, reason FROM scanner_skips WHERE target_id = $1 AND day >= $2")
         .bind(target.clone())
@@ -159,9 +163,9 @@ pub async fn scanner_facts(
         .fetch_all(&db.pool)
         .await?
     {
-        let reason: String = r.try_get(1)?;
+        let reason: String = r.try_get("reason")?;
         if let Some(reason) = parse_enum::<MissingReason>(&reason) {
-            facts.skips.push((r.try_get(0)?, reason));
+            facts.skips.push((r.try_get("day")?, reason));
         }
     }
     let sql =

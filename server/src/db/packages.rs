@@ -18,7 +18,7 @@ pub async fn state(db: &Db, key: &PackageKey) -> DbResult<Option<PackageState>> 
         .fetch_optional(&db.pool)
         .await?;
     Ok(match row {
-        Some(r) => serde_json::from_str(&r.try_get::<String, _>(0)?).ok(),
+        Some(r) => serde_json::from_str(&r.try_get::<String, _>("state")?).ok(),
         None => None,
     })
 }
@@ -55,9 +55,9 @@ pub async fn rebuild_declarations(db: &Db) -> DbResult<usize> {
         .await?;
     let mut pairs = std::collections::BTreeSet::new();
     for r in &rows {
-        let name: String = r.try_get(0)?;
+        let name: String = r.try_get("name")?;
         let packages: Vec<Package> =
-            serde_json::from_str(&r.try_get::<String, _>(1)?).unwrap_or_default();
+            serde_json::from_str(&r.try_get::<String, _>("packages")?).unwrap_or_default();
         for p in &packages {
             if let Ok(key) = PackageKey::of(p) {
                 pairs.insert((key.target(), name.clone()));
@@ -105,7 +105,7 @@ pub async fn declaring_entries(db: &Db, target: &str) -> DbResult<Vec<String>> {
             .fetch_all(&db.pool)
             .await?;
     rows.iter()
-        .map(|r| Ok(format!("mcp:{}", r.try_get::<String, _>(0)?)))
+        .map(|r| Ok(format!("mcp:{}", r.try_get::<String, _>("name")?)))
         .collect()
 }
 

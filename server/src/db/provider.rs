@@ -97,9 +97,9 @@ pub(crate) fn directive_row(r: &AnyRow) -> DbResult<Directive> {
 
 fn provider_row(r: &AnyRow) -> DbResult<Provider> {
     Ok(Provider {
-        provider_id: r.try_get(0)?,
-        agent_id: r.try_get(1)?,
-        created_at: r.try_get(2)?,
+        provider_id: r.try_get("provider_id")?,
+        agent_id: r.try_get("agent_id")?,
+        created_at: r.try_get("created_at")?,
     })
 }
 
@@ -117,13 +117,13 @@ pub async fn provider_by_agent(db: &Db, agent_id: &str) -> DbResult<Option<Provi
 /// Every provider with its agent's registration time, for the reputation order.
 pub async fn providers_with_agents(db: &Db) -> DbResult<Vec<(Provider, i64)>> {
     let rows = sqlx::query(
-        "SELECT p.provider_id, p.agent_id, p.created_at, a.created_at FROM providers p \
+        "SELECT p.provider_id, p.agent_id, p.created_at, a.created_at AS agent_since FROM providers p \
          JOIN agents a ON a.agent_id = p.agent_id ORDER BY p.provider_id",
     )
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| Ok((provider_row(r)?, r.try_get(3)?)))
+        .map(|r| Ok((provider_row(r)?, r.try_get("agent_since")?)))
         .collect()
 }
 
@@ -251,10 +251,10 @@ pub async fn earnings(db: &Db, provider_id: &str) -> DbResult<Vec<Earning>> {
     rows.iter()
         .map(|r| {
             Ok(Earning {
-                directive_id: r.try_get(0)?,
-                submission_id: r.try_get(1)?,
-                millicredits: r.try_get(2)?,
-                at: r.try_get(3)?,
+                directive_id: r.try_get("directive_id")?,
+                submission_id: r.try_get("submission_id")?,
+                millicredits: r.try_get("millicredits")?,
+                at: r.try_get("created_at")?,
             })
         })
         .collect()
@@ -286,11 +286,11 @@ pub async fn scores(db: &Db, service_id: &str) -> DbResult<Vec<Score>> {
     rows.iter()
         .map(|r| {
             Ok(Score {
-                kind: r.try_get(0)?,
-                value: r.try_get(1)?,
-                set_at: r.try_get(2)?,
-                reason: r.try_get(3)?,
-                providers: r.try_get(4)?,
+                kind: r.try_get("kind")?,
+                value: r.try_get("value")?,
+                set_at: r.try_get("set_at")?,
+                reason: r.try_get("reason")?,
+                providers: r.try_get("providers")?,
             })
         })
         .collect()
@@ -330,25 +330,25 @@ const SUBMISSION_COLUMNS: &str =
      execution_time_ms, displaced, created_at, status, observed, network";
 
 fn submission_row(r: &AnyRow) -> DbResult<Submission> {
-    let json = |i: usize| -> DbResult<Value> {
-        let text: Option<String> = r.try_get(i)?;
+    let json = |col: &str| -> DbResult<Value> {
+        let text: Option<String> = r.try_get(col)?;
         text.map_or(Ok(Value::Null), |t| {
             serde_json::from_str(&t).map_err(DbError::internal)
         })
     };
     Ok(Submission {
-        submission_id: r.try_get(0)?,
-        provider_id: r.try_get(1)?,
-        recorded_score: r.try_get(2)?,
-        dimensions: json(3)?,
-        test_results: json(4)?,
-        runner_id: r.try_get(5)?,
-        execution_time_ms: r.try_get(6)?,
-        displaced: r.try_get::<i64, _>(7)? != 0,
-        created_at: r.try_get(8)?,
-        status: r.try_get(9)?,
-        observed: json(10)?,
-        network: r.try_get(11)?,
+        submission_id: r.try_get("submission_id")?,
+        provider_id: r.try_get("provider_id")?,
+        recorded_score: r.try_get("recorded_score")?,
+        dimensions: json("dimensions")?,
+        test_results: json("test_results")?,
+        runner_id: r.try_get("runner_id")?,
+        execution_time_ms: r.try_get("execution_time_ms")?,
+        displaced: r.try_get::<i64, _>("displaced")? != 0,
+        created_at: r.try_get("created_at")?,
+        status: r.try_get("status")?,
+        observed: json("observed")?,
+        network: r.try_get("network")?,
     })
 }
 
@@ -380,10 +380,12 @@ pub async fn submissions_of(db: &Db, directive_id: &str) -> DbResult<Vec<Submiss
 
 fn run_row(r: &AnyRow) -> DbResult<Run> {
     Ok(Run {
-        submission_id: r.try_get(0)?,
-        provider_id: r.try_get(1)?,
-        network: r.try_get::<Option<String>, _>(2)?.unwrap_or_default(),
-        overall_score: r.try_get(3)?,
+        submission_id: r.try_get("submission_id")?,
+        provider_id: r.try_get("provider_id")?,
+        network: r
+            .try_get::<Option<String>, _>("network")?
+            .unwrap_or_default(),
+        overall_score: r.try_get("recorded_score")?,
     })
 }
 
@@ -419,7 +421,9 @@ pub async fn pending_by_directive(db: &Db) -> DbResult<BTreeMap<String, Vec<Run>
     .await?;
     let mut out: BTreeMap<String, Vec<Run>> = BTreeMap::new();
     for r in &rows {
-        out.entry(r.try_get(4)?).or_default().push(run_row(r)?);
+        out.entry(r.try_get("directive_id")?)
+            .or_default()
+            .push(run_row(r)?);
     }
     Ok(out)
 }
@@ -445,12 +449,12 @@ pub(crate) async fn set_status(
 /// A provider's `agent` results waiting for agreement.
 pub async fn awaiting_agreement(db: &Db, provider_id: &str) -> DbResult<i64> {
     let row = sqlx::query(
-        "SELECT COUNT(*) FROM benchmark_submissions WHERE provider_id = $1 AND status = 'pending'",
+        "SELECT COUNT(*) AS n FROM benchmark_submissions WHERE provider_id = $1 AND status = 'pending'",
     )
     .bind(provider_id.to_owned())
     .fetch_one(&db.pool)
     .await?;
-    Ok(row.try_get(0)?)
+    Ok(row.try_get("n")?)
 }
 
 /// When `provider_id`'s disagreements after `since` (unix ms) happened.
@@ -462,13 +466,13 @@ pub async fn disagreement_times(db: &Db, provider_id: &str, since: i64) -> DbRes
     .bind(since)
     .fetch_all(&db.pool)
     .await?;
-    rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    rows.iter().map(|r| Ok(r.try_get("created_at")?)).collect()
 }
 
 /// Every provider's disagreements after `since` (unix ms), counted.
 pub async fn disagreement_counts(db: &Db, since: i64) -> DbResult<BTreeMap<String, u32>> {
     let rows = sqlx::query(
-        "SELECT provider_id, COUNT(*) FROM provider_disagreements WHERE created_at > $1 GROUP BY provider_id",
+        "SELECT provider_id, COUNT(*) AS n FROM provider_disagreements WHERE created_at > $1 GROUP BY provider_id",
     )
     .bind(since)
     .fetch_all(&db.pool)
@@ -476,8 +480,8 @@ pub async fn disagreement_counts(db: &Db, since: i64) -> DbResult<BTreeMap<Strin
     rows.iter()
         .map(|r| {
             Ok((
-                r.try_get(0)?,
-                u32::try_from(r.try_get::<i64, _>(1)?).unwrap_or(u32::MAX),
+                r.try_get("provider_id")?,
+                u32::try_from(r.try_get::<i64, _>("n")?).unwrap_or(u32::MAX),
             ))
         })
         .collect()

@@ -231,12 +231,12 @@ impl Quota {
 
     /// The 429 for a request that got nothing of this budget.
     pub fn refusal(&self, retry_after_secs: u64) -> DbError {
-        DbError::RateLimited {
+        DbError::RateLimited(super::OverQuota {
             what: self.what.to_owned(),
             scope: self.scope.to_owned(),
             limit: self.limit,
             retry_after_secs,
-        }
+        })
     }
 }
 
@@ -381,8 +381,11 @@ async fn lock<'a>(
         .await?
     };
     for row in rows {
-        let (s, newest, counts): (String, i64, String) =
-            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+        let (s, newest, counts): (String, i64, String) = (
+            row.try_get("subject")?,
+            row.try_get("newest")?,
+            row.try_get("counts")?,
+        );
         out.insert(s, Window::decode(newest, &counts));
     }
     Ok(out)

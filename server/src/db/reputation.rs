@@ -23,31 +23,30 @@ fn add_row(counts: &mut SourceCounts, source: &str, class: &str, n: u64) {
 /// Counts per source and class for `target`, optionally narrowed to one task.
 pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> DbResult<SourceCounts> {
     db.settle().await?;
-    let rows = match task {
-        None => {
-            sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
-                .bind(target.to_owned())
-                .fetch_all(&db.pool)
-                .await?
-        }
-        Some(task) => {
-            sqlx::query(
-                "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
+    let rows =
+        match task {
+            None => {
+                sqlx::query("SELECT source, outcome_class, n FROM rollup_targets WHERE target = $1")
+                    .bind(target.to_owned())
+                    .fetch_all(&db.pool)
+                    .await?
+            }
+            Some(task) => sqlx::query(
+                "SELECT source, outcome_class, CAST(SUM(n) AS BIGINT) AS n FROM rollup_releases \
                  WHERE target = $1 AND task_type = $2 GROUP BY source, outcome_class",
             )
             .bind(target.to_owned())
             .bind(task.to_owned())
             .fetch_all(&db.pool)
-            .await?
-        }
-    };
+            .await?,
+        };
     let mut counts = SourceCounts::default();
     for row in rows {
         add_row(
             &mut counts,
-            &row.try_get::<String, _>(0)?,
-            &row.try_get::<String, _>(1)?,
-            get_u64(&row, 2)?,
+            &row.try_get::<String, _>("source")?,
+            &row.try_get::<String, _>("outcome_class")?,
+            get_u64(&row, "n")?,
         );
     }
     Ok(counts)
@@ -59,16 +58,16 @@ pub async fn counts(db: &Db, target: &str, task: Option<&str>) -> DbResult<Sourc
 pub async fn independence(db: &Db, target: &str) -> DbResult<Independence> {
     db.settle().await?;
     let nets = sqlx::query(
-        "SELECT COUNT(*), COALESCE(MAX(n), 0) FROM rollup_networks WHERE target = $1 AND n > 0",
+        "SELECT COUNT(*) AS n, COALESCE(MAX(n), 0) AS top FROM rollup_networks WHERE target = $1 AND n > 0",
     )
     .bind(target.to_owned());
-    let people = sqlx::query("SELECT COUNT(*) FROM rollup_contributors WHERE target = $1")
+    let people = sqlx::query("SELECT COUNT(*) AS n FROM rollup_contributors WHERE target = $1")
         .bind(target.to_owned());
     let (nets, people) = tokio::try_join!(nets.fetch_one(&db.pool), people.fetch_one(&db.pool))?;
     Ok(Independence {
-        contributors: get_u64(&people, 0)?,
-        networks: get_u64(&nets, 0)?,
-        top_network: get_u64(&nets, 1)?,
+        contributors: get_u64(&people, "n")?,
+        networks: get_u64(&nets, "n")?,
+        top_network: get_u64(&nets, "top")?,
     })
 }
 
@@ -82,35 +81,34 @@ pub async fn task_breakdown(
     db.settle().await?;
     // Two statements rather than `($2 = '' OR task_type = $2)`: PostgreSQL plans prepared
     // statements generically, and the OR form scans the whole table.
-    let rows =
-        match task {
-            None => sqlx::query(
-                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) \
+    let rows = match task {
+        None => sqlx::query(
+            "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
                  FROM rollup_releases WHERE target = $1 \
                  GROUP BY task_type, source, outcome_class, failure_type",
-            )
-            .bind(target.to_owned())
-            .fetch_all(&db.pool)
-            .await?,
-            Some(t) => sqlx::query(
-                "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) \
+        )
+        .bind(target.to_owned())
+        .fetch_all(&db.pool)
+        .await?,
+        Some(t) => sqlx::query(
+            "SELECT task_type, source, outcome_class, failure_type, CAST(SUM(n) AS BIGINT) AS n \
                  FROM rollup_releases WHERE target = $1 AND task_type = $2 \
                  GROUP BY task_type, source, outcome_class, failure_type",
-            )
-            .bind(target.to_owned())
-            .bind(t.to_owned())
-            .fetch_all(&db.pool)
-            .await?,
-        };
+        )
+        .bind(target.to_owned())
+        .bind(t.to_owned())
+        .fetch_all(&db.pool)
+        .await?,
+    };
     let mut out: BTreeMap<String, (SourceCounts, BTreeMap<String, u64>)> = BTreeMap::new();
     for row in rows {
         let (task, source, class, failure): (String, String, String, String) = (
-            row.try_get(0)?,
-            row.try_get(1)?,
-            row.try_get(2)?,
-            row.try_get(3)?,
+            row.try_get("task_type")?,
+            row.try_get("source")?,
+            row.try_get("outcome_class")?,
+            row.try_get("failure_type")?,
         );
-        let n = get_u64(&row, 4)?;
+        let n = get_u64(&row, "n")?;
         let entry = out.entry(task).or_default();
         add_row(&mut entry.0, &source, &class, n);
         if source == "organic" && class == "failure" {
@@ -138,7 +136,7 @@ pub async fn failure_breakdown(
     task: Option<&str>,
 ) -> DbResult<BTreeMap<String, u64>> {
     db.settle().await?;
-    let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) FROM rollup_releases \
+    let mut sql = "SELECT failure_type, CAST(SUM(n) AS BIGINT) AS n FROM rollup_releases \
                    WHERE target = $1 AND source = 'organic' AND outcome_class = 'failure'"
         .to_owned();
     if task.is_some() {
@@ -151,9 +149,10 @@ pub async fn failure_breakdown(
     }
     let mut out = BTreeMap::new();
     for row in q.fetch_all(&db.pool).await? {
-        let n = get_u64(&row, 1)?;
+        let n = get_u64(&row, "n")?;
         if n > 0 {
-            *out.entry(failure_key(row.try_get(0)?)).or_insert(0) += n;
+            *out.entry(failure_key(row.try_get("failure_type")?))
+                .or_insert(0) += n;
         }
     }
     Ok(out)
@@ -187,7 +186,7 @@ pub async fn grouped(
     }
     // table and column come from the match above, never from input.
     let sql = format!(
-        "SELECT {column}, source, outcome_class, CAST(SUM(n) AS BIGINT) FROM {table} \
+        "SELECT {column} AS dimension, source, outcome_class, CAST(SUM(n) AS BIGINT) AS n FROM {table} \
          WHERE {} GROUP BY {column}, source, outcome_class",
         conditions.join(" AND ")
     );
@@ -198,13 +197,13 @@ pub async fn grouped(
     let rows = q.fetch_all(&db.pool).await?;
     let mut out: BTreeMap<String, SourceCounts> = BTreeMap::new();
     for row in rows {
-        let key: String = row.try_get(0)?;
+        let key: String = row.try_get("dimension")?;
         let entry = out.entry(key).or_default();
         add_row(
             entry,
-            &row.try_get::<String, _>(1)?,
-            &row.try_get::<String, _>(2)?,
-            get_u64(&row, 3)?,
+            &row.try_get::<String, _>("source")?,
+            &row.try_get::<String, _>("outcome_class")?,
+            get_u64(&row, "n")?,
         );
     }
     Ok(out)

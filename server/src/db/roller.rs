@@ -10,9 +10,8 @@
 //! `rollup_watermark.rolled` (migration 0010) is the last `interactions` rowid the rollups
 //! include. A roll takes the rows after it in rowid order (SQLite has one writer, so rowid
 //! order is commit order, and committed raw rows are never deleted), first applies the
-//! per-network cap to them (rated organic rows past a network's daily 20 for a target
-//! become `capped`, in rowid order, counting the day's count in `rollup_networks`; the rule
-//! [`lowdown_core::aggregate::under_cap`] that PostgreSQL applies at ingest), then adds them to every rollup with
+//! per-network cap to them in rowid order ([`super::cap`], the definition PostgreSQL applies
+//! at ingest), then adds them to every rollup with
 //! SQLite's own `GROUP BY` (no row leaves the database; SQL generated from
 //! [`super::rollup::RULES`], which PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row
 //! is counted exactly once, whichever process rolls it and whenever it crashes.
@@ -31,10 +30,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
-use lowdown_core::aggregate::{OutcomeClass, NETWORK_DAILY_CAP};
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use super::rollup::{add_targets, latency_rule, RULES};
+use super::rollup::{add_targets, RULES};
 use super::Db;
 use crate::db::DbResult;
 
@@ -179,103 +177,6 @@ const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
 static ROLL_SQL: LazyLock<Vec<String>> =
     LazyLock::new(|| RULES.iter().map(|r| r.roll_sql(RANGE)).collect());
 
-/// The per-network cap and `rollup_networks`, for the rows in [`RANGE`] (SPEC §5; the
-/// rule of [`lowdown_core::aggregate::under_cap`], which PostgreSQL applies at ingest).
-///
-/// The rows are grouped once by (target, network, day) into a temporary table (`temp_store`
-/// is memory): the groups over the cap are those whose count, with what the network had
-/// already sent that day (`day_n`), passes [`NETWORK_DAILY_CAP`]; only their rows are ranked
-/// (in rowid order, so the first 20 count) and the rest marked `capped`, which an honest
-/// load never needs. Then the groups are added to `rollup_networks` in key order.
-struct CapSql {
-    /// Creates the temporary tables once per connection and empties them.
-    prepare: [&'static str; 4],
-    /// Fills `roll_networks` from the rows in RANGE.
-    group: String,
-    /// Fills `roll_over` with the groups over the cap and what came before them.
-    over: String,
-    /// Marks the rows of `roll_over`'s groups past the cap as capped.
-    mark: String,
-    /// Adds `roll_networks` to `rollup_networks`.
-    add: String,
-}
-
-static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
-    let (organic, rated) = latency_rule();
-    let rated_list = format!("'{}'", rated.join("', '"));
-    let capped = crate::names::enum_label(&OutcomeClass::Capped);
-    CapSql {
-        prepare: [
-            "CREATE TEMP TABLE IF NOT EXISTS roll_networks (target TEXT NOT NULL, network TEXT NOT NULL, \
-             day TEXT NOT NULL, rated BIGINT NOT NULL, cappable BIGINT NOT NULL, \
-             PRIMARY KEY (target, network, day)) WITHOUT ROWID",
-            "CREATE TEMP TABLE IF NOT EXISTS roll_over (target TEXT NOT NULL, network TEXT NOT NULL, \
-             day TEXT NOT NULL, before BIGINT NOT NULL, PRIMARY KEY (target, network, day)) WITHOUT ROWID",
-            "DELETE FROM temp.roll_networks",
-            "DELETE FROM temp.roll_over",
-        ],
-        group: format!(
-            "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
-             SELECT target, network, day, SUM(CASE WHEN outcome_class IN ({rated_list}) THEN 1 ELSE 0 END), \
-             SUM(CASE WHEN trusted = 0 THEN 1 ELSE 0 END) {RANGE} AND source = '{organic}' \
-             AND outcome_class IN ({rated_list}, '{capped}') AND network IS NOT NULL \
-             GROUP BY target, network, day"
-        ),
-        over: format!(
-            "INSERT INTO temp.roll_over (target, network, day, before) \
-             SELECT g.target, g.network, g.day, CASE WHEN d.day = g.day THEN d.day_n ELSE 0 END \
-             FROM temp.roll_networks g LEFT JOIN rollup_networks d \
-             ON d.target = g.target AND d.network = g.network \
-             WHERE (CASE WHEN d.day = g.day THEN d.day_n ELSE 0 END) + g.cappable > {NETWORK_DAILY_CAP}"
-        ),
-        mark: format!(
-            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
-             SELECT r.rowid FROM (SELECT i.rowid AS rowid, o.before AS before, ROW_NUMBER() OVER \
-             (PARTITION BY i.target, i.network, i.day ORDER BY i.rowid) AS k \
-             FROM interactions i JOIN temp.roll_over o \
-             ON o.target = i.target AND o.network = i.network AND o.day = i.day \
-             WHERE i.rowid > $1 AND i.rowid <= $2 AND i.source = '{organic}' \
-             AND i.outcome_class IN ({rated_list}) AND i.trusted = 0) r \
-             WHERE r.before + r.k > {NETWORK_DAILY_CAP})"
-        ),
-        add: "INSERT INTO rollup_networks (target, network, n, day, day_n) \
-             SELECT target, network, rated, day, cappable FROM temp.roll_networks \
-             WHERE true ORDER BY target, network, day \
-             ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, \
-             day_n = CASE WHEN excluded.day = rollup_networks.day THEN rollup_networks.day_n + excluded.day_n \
-             WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
-             day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END"
-            .to_owned(),
-    }
-});
-
-/// Applies the per-network cap to the rows in `from..=to` and adds them to
-/// `rollup_networks` (see [`CapSql`]).
-async fn cap_and_count_networks(conn: &mut AnyConnection, from: i64, to: i64) -> DbResult<()> {
-    let c = &*CAP_SQL;
-    for sql in c.prepare {
-        sqlx::query(sql).execute(&mut *conn).await?;
-    }
-    let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql)).bind(from).bind(to);
-    run(&c.group).execute(&mut *conn).await?;
-    let over = sqlx::query(AssertSqlSafe(c.over.as_str()))
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    if over > 0 {
-        run(&c.mark).execute(&mut *conn).await?;
-        // Capped rows are no longer rated: group again.
-        sqlx::query("DELETE FROM temp.roll_networks")
-            .execute(&mut *conn)
-            .await?;
-        run(&c.group).execute(&mut *conn).await?;
-    }
-    sqlx::query(AssertSqlSafe(c.add.as_str()))
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
-}
-
 /// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
 async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     // A write first, so the transaction holds SQLite's write lock before it reads.
@@ -283,22 +184,22 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
         sqlx::query("UPDATE rollup_watermark SET rolled = rolled WHERE id = 1 RETURNING rolled")
             .fetch_one(&mut *conn)
             .await?
-            .try_get(0)?;
+            .try_get("rolled")?;
     let span = sqlx::query(
-        "SELECT COUNT(*), MAX(rowid) FROM \
+        "SELECT COUNT(*) AS n, MAX(rowid) AS last FROM \
          (SELECT rowid FROM interactions WHERE rowid > $1 ORDER BY rowid LIMIT $2)",
     )
     .bind(from)
     .bind(CHUNK)
     .fetch_one(&mut *conn)
     .await?;
-    let (n, to): (i64, Option<i64>) = (span.try_get(0)?, span.try_get(1)?);
+    let (n, to): (i64, Option<i64>) = (span.try_get("n")?, span.try_get("last")?);
     let Some(to) = to else {
         return Ok(0);
     };
     // New targets: their lookup keys are the core's, computed here.
     let new = sqlx::query(AssertSqlSafe(format!(
-        "SELECT target, MIN(created_at) {RANGE} \
+        "SELECT target, MIN(created_at) AS first_seen {RANGE} \
          AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target = interactions.target) GROUP BY target"
     )))
     .bind(from)
@@ -307,11 +208,14 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     .await?;
     let mut targets = Vec::with_capacity(new.len());
     for row in new {
-        targets.push((row.try_get::<String, _>(0)?, row.try_get::<i64, _>(1)?));
+        targets.push((
+            row.try_get::<String, _>("target")?,
+            row.try_get::<i64, _>("first_seen")?,
+        ));
     }
     add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
     // The cap first: the rollups below count capped rows in their own class.
-    cap_and_count_networks(conn, from, to).await?;
+    super::cap::cap_rows(conn, from, to).await?;
     for sql in ROLL_SQL.iter() {
         sqlx::query(AssertSqlSafe(sql.as_str()))
             .bind(from)

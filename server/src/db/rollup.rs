@@ -65,16 +65,32 @@ static LATENCY_RULE: LazyLock<LatencyRule> = LazyLock::new(|| LatencyRule {
 });
 
 impl LatencyRule {
-    /// Whether `f` is a rated organic record (what latency and independence count).
-    fn counts(&self, f: &Fact<'_>) -> bool {
-        f.source == self.organic && self.rated.iter().any(|c| f.class == c)
+    /// Whether a record of these labels is a rated organic one (what latency, independence
+    /// and the per-network cap count).
+    fn counts(&self, source: &str, class: &str) -> bool {
+        source == self.organic && self.rated.iter().any(|c| class == c)
+    }
+
+    /// The same test as SQL over an `interactions` row whose columns are prefixed `p`,
+    /// with `also` (quoted labels) counted beside the rated classes.
+    fn sql(&self, p: &str, also: &str) -> String {
+        format!(
+            " AND {p}source = '{}' AND {p}outcome_class IN ('{}'{also})",
+            self.organic,
+            self.rated.join("', '")
+        )
     }
 }
 
-/// The labels `rollup_latency` counts: (organic, the three rated classes).
-pub(super) fn latency_rule() -> (&'static str, [&'static str; 3]) {
-    let r = &*LATENCY_RULE;
-    (&r.organic, [&r.rated[0], &r.rated[1], &r.rated[2]])
+/// Whether a record of these labels is rated organic (see [`LatencyRule`]).
+pub(super) fn rated_organic(source: &str, class: &str) -> bool {
+    LATENCY_RULE.counts(source, class)
+}
+
+/// [`rated_organic`] as SQL: ` AND {p}source = 'organic' AND {p}outcome_class IN (...)`,
+/// `also` (`, 'x'`) added to the classes.
+pub(super) fn rated_organic_sql(p: &str, also: &str) -> String {
+    LATENCY_RULE.sql(p, also)
 }
 
 /// A key column's value: text, or an integer (a latency bucket).
@@ -206,11 +222,7 @@ impl Rule {
     /// The statement that adds the `interactions` rows of `from` (`FROM interactions
     /// WHERE ...`) to this table, aggregated by the database itself.
     pub(super) fn roll_sql(&self, from: &str) -> String {
-        let (organic, rated) = latency_rule();
-        let rated = format!(
-            " AND source = '{organic}' AND outcome_class IN ('{}')",
-            rated.join("', '")
-        );
+        let rated = rated_organic_sql("", "");
         let mut filter = match self.when {
             When::Every => String::new(),
             When::Rated => rated,
@@ -432,7 +444,7 @@ impl<'a> Rollup<'a> {
         if !known.targets.contains(f.target) {
             self.targets.insert(f.target);
         }
-        let rated = LATENCY_RULE.counts(f);
+        let rated = LATENCY_RULE.counts(f.source, f.class);
         'rules: for (rule, rows) in RULES.iter().zip(&mut self.tables) {
             let counts = match rule.when {
                 When::Every => true,

@@ -118,11 +118,12 @@ pub async fn finish_run(
 
 /// Whether a run that started on `day` completed.
 pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
-    let row = sqlx::query("SELECT COUNT(*) FROM scan_runs WHERE day = $1 AND status = 'completed'")
-        .bind(day.to_owned())
-        .fetch_one(&db.pool)
-        .await?;
-    Ok(row.try_get::<i64, _>(0)? > 0)
+    let row =
+        sqlx::query("SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 AND status = 'completed'")
+            .bind(day.to_owned())
+            .fetch_one(&db.pool)
+            .await?;
+    Ok(row.try_get::<i64, _>("n")? > 0)
 }
 
 async fn stored_declarations(db: &Db) -> DbResult<BTreeMap<String, Declaration>> {
@@ -132,14 +133,14 @@ async fn stored_declarations(db: &Db) -> DbResult<BTreeMap<String, Declaration>>
             .await?;
     rows.iter()
         .map(|r| {
-            let hosts: String = r.try_get(3)?;
+            let hosts: String = r.try_get("remote_hosts")?;
             Ok((
-                r.try_get::<String, _>(0)?,
+                r.try_get::<String, _>("name")?,
                 Declaration {
-                    version: r.try_get(1)?,
-                    status: r.try_get(2)?,
+                    version: r.try_get("version")?,
+                    status: r.try_get("status")?,
                     remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
-                    listed: r.try_get::<i64, _>(4)? == 1,
+                    listed: r.try_get::<i64, _>("listed")? == 1,
                 },
             ))
         })
@@ -280,11 +281,11 @@ pub async fn load_cohort(db: &Db) -> DbResult<Option<(u64, u64, BTreeSet<String>
         .fetch_all(&db.pool)
         .await?
         .iter()
-        .map(|r| r.try_get::<String, _>(0))
+        .map(|r| r.try_get::<String, _>("target_id"))
         .collect::<Result<_, _>>()?;
     Ok(Some((
-        row.try_get::<i64, _>(0)? as u64,
-        row.try_get::<i64, _>(1)? as u64,
+        row.try_get::<i64, _>("cohort_version")? as u64,
+        row.try_get::<i64, _>("size")? as u64,
         members,
     )))
 }
@@ -376,10 +377,10 @@ pub async fn save_skips(
 
 /// The id the next observation gets (ids are assigned by the lease holder, in order).
 pub async fn next_observation_id(db: &Db) -> DbResult<i64> {
-    let row = sqlx::query("SELECT COALESCE(MAX(id), 0) FROM scanner_observations")
+    let row = sqlx::query("SELECT COALESCE(MAX(id), 0) AS last FROM scanner_observations")
         .fetch_one(&db.pool)
         .await?;
-    Ok(row.try_get::<i64, _>(0)? + 1)
+    Ok(row.try_get::<i64, _>("last")? + 1)
 }
 
 /// Writes observations with ids from `first_id` on, and their definitions (each distinct

@@ -58,10 +58,10 @@ async fn displayed(
     row.map(|r| {
         Ok((
             Displayed {
-                value: r.try_get(0)?,
-                set_at_ms: r.try_get(1)?,
+                value: r.try_get("value")?,
+                set_at_ms: r.try_get("set_at")?,
             },
-            r.try_get(2)?,
+            r.try_get("submission_id")?,
         ))
     })
     .transpose()
@@ -90,16 +90,16 @@ async fn readings(
     rows.iter()
         .map(|r| {
             Ok(Reading {
-                provider_id: r.try_get(0)?,
-                score: r.try_get(1)?,
-                at_ms: r.try_get(2)?,
+                provider_id: r.try_get("provider_id")?,
+                score: r.try_get("recorded_score")?,
+                at_ms: r.try_get("counted_at")?,
             })
         })
         .collect()
 }
 
 /// The directive `id` when `provider` holds its live lease at `now`, else the misuse.
-pub(crate) async fn leased(
+async fn leased(
     conn: &mut AnyConnection,
     id: &str,
     provider: &str,
@@ -146,8 +146,71 @@ pub(crate) async fn end_lease(
     Ok(())
 }
 
+/// A provider's checked result on its way to storage: what `protocol` and `agent`
+/// submissions both start from.
+pub struct Submission {
+    /// `bs_` + 16 hex, made fresh.
+    pub submission_id: String,
+    /// Who submits it.
+    pub provider: String,
+    /// The keyed id of the provider's client network.
+    pub network: Option<String>,
+    /// The result as the core checked it.
+    pub checked: Checked,
+    /// The overall score as submitted.
+    pub submitted_score: f64,
+}
+
+impl Submission {
+    /// A submission with a fresh id.
+    pub fn new(
+        provider: &str,
+        network: Option<String>,
+        checked: Checked,
+        submitted_score: f64,
+    ) -> DbResult<Submission> {
+        Ok(Submission {
+            submission_id: random_id("bs_", 8)?,
+            provider: provider.to_owned(),
+            network,
+            checked,
+            submitted_score,
+        })
+    }
+
+    /// The directive when the provider holds its live lease at `now`, else the misuse.
+    pub(crate) async fn leased(
+        &self,
+        conn: &mut AnyConnection,
+        now: i64,
+    ) -> DbResult<Result<Directive, Misuse>> {
+        leased(conn, &self.checked.directive_id, &self.provider, now).await
+    }
+
+    /// Stores it as a row of `status` (`reading` or `pending`) for directive `d`.
+    pub(crate) async fn insert(
+        &self,
+        conn: &mut AnyConnection,
+        d: &Directive,
+        status: &str,
+        now: i64,
+    ) -> DbResult<()> {
+        let row = NewRow {
+            submission_id: &self.submission_id,
+            directive: d,
+            provider: &self.provider,
+            network: self.network.as_deref(),
+            checked: &self.checked,
+            submitted_score: self.submitted_score,
+            status,
+            now,
+        };
+        insert_submission(conn, row).await
+    }
+}
+
 /// A submission row as stored.
-pub(crate) struct NewRow<'a> {
+struct NewRow<'a> {
     pub submission_id: &'a str,
     pub directive: &'a Directive,
     pub provider: &'a str,
@@ -159,7 +222,7 @@ pub(crate) struct NewRow<'a> {
     pub now: i64,
 }
 
-pub(crate) async fn insert_submission(conn: &mut AnyConnection, r: NewRow<'_>) -> DbResult<()> {
+async fn insert_submission(conn: &mut AnyConnection, r: NewRow<'_>) -> DbResult<()> {
     let c = r.checked;
     let dims = serde_json::to_string(&c.dimensions).map_err(DbError::internal)?;
     let tests = serde_json::to_string(&c.test_results).map_err(DbError::internal)?;
@@ -311,47 +374,25 @@ pub(crate) async fn disagreement(
 /// `overall_score` as submitted was `submitted_score`), from `provider` on `network`.
 pub async fn submit_protocol(
     db: &Db,
-    provider: &str,
-    network: Option<String>,
-    checked: Checked,
-    submitted_score: f64,
+    s: Submission,
     now: i64,
 ) -> DbResult<Result<Recorded, Misuse>> {
-    let submission_id = random_id("bs_", 8)?;
-    let provider = provider.to_owned();
     db.write(move |conn| {
         Box::pin(async move {
-            let d = match leased(conn, &checked.directive_id, &provider, now).await? {
+            let d = match s.leased(conn, now).await? {
                 Ok(d) => d,
                 Err(m) => return Ok(Err(m)),
             };
+            let id = &s.submission_id;
             end_lease(conn, &d.directive_id, now, "submitted").await?;
-            complete(conn, &d, &submission_id, now).await?;
-            let row = NewRow {
-                submission_id: &submission_id,
-                directive: &d,
-                provider: &provider,
-                network: network.as_deref(),
-                checked: &checked,
-                submitted_score,
-                status: "reading",
-                now,
-            };
-            insert_submission(conn, row).await?;
-            let decision = display(conn, &d, &submission_id, now).await?;
+            complete(conn, &d, id, now).await?;
+            s.insert(conn, &d, "reading", now).await?;
+            let decision = display(conn, &d, id, now).await?;
             let millicredits = provider_share_millicredits(d.price_credits);
-            credit(
-                conn,
-                &provider,
-                &d.directive_id,
-                &submission_id,
-                millicredits,
-                now,
-            )
-            .await?;
+            credit(conn, &s.provider, &d.directive_id, id, millicredits, now).await?;
             Ok(Ok(Recorded {
-                submission_id,
-                recorded_score: checked.recorded_score,
+                recorded_score: s.checked.recorded_score,
+                submission_id: s.submission_id,
                 decision,
                 millicredits,
             }))

@@ -25,9 +25,9 @@ pub async fn by_interactions(
     .await?;
     let mut out = Vec::new();
     for r in &rows {
-        let target: String = r.try_get(0)?;
+        let target: String = r.try_get("target")?;
         if unlisted_target(&target, allow_private).is_none() {
-            out.push((target, get_u64(r, 1)?));
+            out.push((target, get_u64(r, "total")?));
         }
     }
     out.truncate(limit);
@@ -46,6 +46,6 @@ pub async fn by_observations(db: &Db, since: &str, limit: usize) -> DbResult<Vec
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get(0)?, get_u64(r, 1)?)))
+        .map(|r| Ok((r.try_get("target_id")?, get_u64(r, "total")?)))
         .collect()
 }

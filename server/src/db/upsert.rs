@@ -184,7 +184,10 @@ pub async fn insert_new(
     use sqlx::Row;
     let tail = format!("ON CONFLICT ({conflict}) DO NOTHING RETURNING {returning}");
     let returned = write(conn, table, cols, &rows, &tail).await?;
-    returned.iter().map(|r| r.try_get::<String, _>(0)).collect()
+    returned
+        .iter()
+        .map(|r| r.try_get::<String, _>(returning))
+        .collect()
 }
 
 /// Inserts rows, ignoring those that already exist.

@@ -13,13 +13,12 @@
 use lowdown_core::benchmark::agreement::{self, Barred, Run, Settlement};
 use lowdown_core::benchmark::displace::Decision;
 use lowdown_core::benchmark::provider_share_millicredits;
-use lowdown_core::benchmark::submission::Checked;
 
 use crate::db::leases::Misuse;
 use crate::db::provider as store;
-use crate::db::submissions::{self as record, NewRow};
+use crate::db::submissions::{self as record, Submission};
+use crate::db::Db;
 use crate::db::DbResult;
-use crate::db::{random_id, Db};
 
 /// What an `agent` submission came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,49 +43,37 @@ pub enum Refused {
 }
 
 /// Records `checked` from `provider` on `network` for the `agent` directive it leases.
-pub async fn submit_agent(
-    db: &Db,
-    provider: &str,
-    network: Option<String>,
-    checked: Checked,
-    submitted_score: f64,
-    now: i64,
-) -> DbResult<Result<Settled, Refused>> {
-    let submission_id = random_id("bs_", 8)?;
-    let provider = provider.to_owned();
+pub async fn submit_agent(db: &Db, s: Submission, now: i64) -> DbResult<Result<Settled, Refused>> {
     db.write(move |conn| {
         Box::pin(async move {
-            let d = match record::leased(conn, &checked.directive_id, &provider, now).await? {
+            let d = match s.leased(conn, now).await? {
                 Ok(d) => d,
                 Err(m) => return Ok(Err(Refused::Misuse(m))),
             };
+            let Submission {
+                submission_id,
+                provider,
+                network,
+                checked,
+                ..
+            } = &s;
             let pending = store::pending_runs(conn, &d.directive_id).await?;
-            if let Err(b) = agreement::may_run(&pending, &provider, network.as_deref()) {
+            if let Err(b) = agreement::may_run(&pending, provider, network.as_deref()) {
                 record::end_lease(conn, &d.directive_id, now, "refused").await?;
                 return Ok(Err(Refused::Barred(b)));
             }
             record::end_lease(conn, &d.directive_id, now, "submitted").await?;
-            let row = NewRow {
-                submission_id: &submission_id,
-                directive: &d,
-                provider: &provider,
-                network: network.as_deref(),
-                checked: &checked,
-                submitted_score,
-                status: "pending",
-                now,
-            };
-            record::insert_submission(conn, row).await?;
+            s.insert(conn, &d, "pending", now).await?;
             let new = Run {
                 submission_id: submission_id.clone(),
                 provider_id: provider.clone(),
-                network: network.unwrap_or_default(),
+                network: network.clone().unwrap_or_default(),
                 overall_score: checked.recorded_score,
             };
             let (counted, disagreed) = match agreement::settle(&pending, &new) {
                 Settlement::Pending => {
                     return Ok(Ok(Settled {
-                        submission_id,
+                        submission_id: submission_id.clone(),
                         recorded_score: checked.recorded_score,
                         decision: None,
                         millicredits: 0,
@@ -106,8 +93,8 @@ pub async fn submit_agent(
             for id in &counted {
                 store::set_status(conn, id, "reading", Some(now)).await?;
             }
-            record::complete(conn, &d, &submission_id, now).await?;
-            let decision = record::display(conn, &d, &submission_id, now).await?;
+            record::complete(conn, &d, submission_id, now).await?;
+            let decision = record::display(conn, &d, submission_id, now).await?;
             let shares = agreement::split_millicredits(
                 provider_share_millicredits(d.price_credits),
                 counted.len(),
@@ -116,12 +103,12 @@ pub async fn submit_agent(
             for (id, share) in counted.iter().zip(shares) {
                 let Some(r) = by_id(id) else { continue };
                 record::credit(conn, &r.provider_id, &d.directive_id, id, share, now).await?;
-                if r.provider_id == provider {
+                if r.provider_id == *provider {
                     mine = share;
                 }
             }
             Ok(Ok(Settled {
-                submission_id,
+                submission_id: submission_id.clone(),
                 recorded_score: checked.recorded_score,
                 decision: Some(decision),
                 millicredits: mine,

@@ -16,7 +16,7 @@ use axum::Json;
 use lowdown_core::benchmark::agreement::Barred;
 use lowdown_core::benchmark::directive::Spec;
 use lowdown_core::benchmark::displace::Decision;
-use lowdown_core::benchmark::submission::{check, directive_id, Checked, SubmissionError};
+use lowdown_core::benchmark::submission::{check, directive_id, SubmissionError};
 use lowdown_core::benchmark::verify::Verdict;
 use lowdown_core::benchmark::Kind;
 use serde_json::{json, Value};
@@ -121,10 +121,7 @@ pub async fn post(
         .unwrap_or(checked.recorded_score);
     let run = Run {
         state: &state,
-        provider: &me.provider_id,
-        network: origin.network,
-        checked,
-        submitted,
+        s: record::Submission::new(&me.provider_id, origin.network, checked, submitted)?,
     };
     let accepted = match d.kind {
         Kind::Agent => run.agent(&id).await?,
@@ -136,26 +133,12 @@ pub async fn post(
 /// One submission on its way to storage.
 struct Run<'a> {
     state: &'a AppState,
-    provider: &'a str,
-    network: Option<String>,
-    checked: Checked,
-    submitted: f64,
+    s: record::Submission,
 }
 
 impl Run<'_> {
     async fn agent(self, id: &str) -> Result<Accepted, AppError> {
-        let now = self.state.now();
-        let db = &self.state.db;
-        match agree::submit_agent(
-            db,
-            self.provider,
-            self.network,
-            self.checked,
-            self.submitted,
-            now,
-        )
-        .await?
-        {
+        match agree::submit_agent(&self.state.db, self.s, self.state.now()).await? {
             Ok(s) => Ok(Accepted {
                 submission_id: s.submission_id,
                 recorded_score: s.recorded_score,
@@ -182,24 +165,15 @@ impl Run<'_> {
         let db = &self.state.db;
         // Only the lease holder's submission costs the vendor's remote a probe.
         let now = self.state.now();
-        if let Err(m) = lease::holds(db, id, self.provider, now).await? {
+        if let Err(m) = lease::holds(db, id, &self.s.provider, now).await? {
             return Err(m.refusal(id));
         }
-        let verdict = verify::check(self.state, &remote_url, &self.checked).await?;
+        let verdict = verify::check(self.state, &remote_url, &self.s.checked).await?;
         // The lease is checked again, after the probe, as the outcome is recorded.
         let now = self.state.now();
         let why = match &verdict {
             Verdict::Agrees => {
-                return match record::submit_protocol(
-                    db,
-                    self.provider,
-                    self.network,
-                    self.checked,
-                    self.submitted,
-                    now,
-                )
-                .await?
-                {
+                return match record::submit_protocol(db, self.s, now).await? {
                     Ok(r) => Ok(Accepted {
                         submission_id: r.submission_id,
                         recorded_score: r.recorded_score,
@@ -215,7 +189,7 @@ impl Run<'_> {
             },
             Verdict::Unverifiable { .. } => Turned::Unverified,
         };
-        match record::refuse(db, id, self.provider, now, why).await? {
+        match record::refuse(db, id, &self.s.provider, now, why).await? {
             Ok(()) => Err(turned_down(id, &verdict)),
             Err(m) => Err(m.refusal(id)),
         }

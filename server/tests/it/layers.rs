@@ -1,7 +1,8 @@
 //! The server's layers point one way (STYLE.md, "Shape"): HTTP handlers → services and
 //! jobs → `db`, and `db` imports nothing above it and holds every query. This reads every
 //! file under `server/src` and fails on a `crate::`/`super::` path into a higher layer, on
-//! the sampling gateway and provider mode importing each other or `routes`, and on SQL outside `db/`.
+//! the sampling gateway and provider mode importing each other or `routes`, on SQL outside `db/`,
+//! and on a column read by position in `db/` (rows are read by name, SQL aliased where needed).
 
 use std::path::{Path, PathBuf};
 
@@ -178,6 +179,27 @@ fn sql_in(line: &str) -> bool {
         || STATEMENTS.iter().any(|s| line.contains(s))
 }
 
+/// A row read by column position: `try_get(0)`, `get::<i64, _>(1)`, `get_u64(&row, 2)`, or
+/// a tuple or scalar `query_as`, whose fields are positions too.
+fn positional_read(line: &str) -> bool {
+    let digit_after = |rest: &str| rest.trim_start().starts_with(|c: char| c.is_ascii_digit());
+    let mut rest = line;
+    while let Some(i) = rest.find("get") {
+        rest = &rest[i + 3..];
+        let args = if let Some(t) = rest.strip_prefix("::<") {
+            t.find(">(").map(|e| &t[e + 2..])
+        } else if let Some(t) = rest.strip_prefix("_u64(") {
+            t.find(',').map(|e| &t[e + 1..])
+        } else {
+            rest.strip_prefix('(')
+        };
+        if args.is_some_and(digit_after) {
+            return true;
+        }
+    }
+    line.contains("query_as::<_, (") || line.contains("query_scalar")
+}
+
 /// Every violation in the files under `src`, as `file:line: what`.
 fn violations(src: &Path) -> Vec<String> {
     let mut files = Vec::new();
@@ -198,6 +220,10 @@ fn violations(src: &Path) -> Vec<String> {
             let at = format!("src/{}:{n}", rel.display());
             if layer != Layer::Db && sql_in(line) {
                 out.push(format!("{at}: SQL outside db/: {}", line.trim()));
+            }
+            // db/telemetry.rs reads through its own typed helper.
+            if layer == Layer::Db && module != "db::telemetry" && positional_read(line) {
+                out.push(format!("{at}: a column read by position: {}", line.trim()));
             }
             for target in paths_named(&module, line) {
                 let to = layer_of(&target);
@@ -238,6 +264,18 @@ fn the_checker_sees_a_violation() {
         ["gateway::proxy::agent"]
     );
     assert!(sql_in(r#"    let q = "SELECT 1 FROM t";"#));
+    for read in [
+        "let n: i64 = row.try_get(0)?;",
+        "r.try_get::<String, _>(1)?,",
+        "get_u64(&row, 2)?",
+        "sqlx::query_as::<_, (String, i64)>(",
+    ] {
+        assert!(positional_read(read), "{read}");
+    }
+    assert!(!positional_read(
+        r#"let n: i64 = row.try_get("n")?; get_u64(&r, "n")?"#
+    ));
+    assert!(!positional_read("senders[*job].draws.items.get(s.pos)"));
     assert!(layer_of("db::lookup") < layer_of("scanner::run"));
     assert!(layer_of("scanner::run") < layer_of("routes::reputation"));
     assert_eq!(layer_of("gateway::proxy"), Layer::Handler);

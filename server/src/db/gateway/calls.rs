@@ -78,13 +78,13 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> DbResult<()> {
 
 /// A sample from a row of `status, latency_ms, agent_id, network` and its weight.
 fn sample(r: &sqlx::any::AnyRow, weight: f64) -> Result<CallSample, sqlx::Error> {
-    let status: Option<i64> = r.try_get(0)?;
+    let status: Option<i64> = r.try_get("status")?;
     Ok(CallSample {
         status: status.and_then(|s| u16::try_from(s).ok()),
-        latency_ms: r.try_get(1)?,
+        latency_ms: r.try_get("latency_ms")?,
         weight,
-        agent: r.try_get(2)?,
-        network: r.try_get(3)?,
+        agent: r.try_get("agent_id")?,
+        network: r.try_get("network")?,
     })
 }
 
@@ -112,7 +112,12 @@ pub async fn observations_since(
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| Ok(sample(r, r.try_get::<i64, _>(4)? as f64 / 10.0)?))
+        .map(|r| {
+            Ok(sample(
+                r,
+                r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0,
+            )?)
+        })
         .collect()
 }
 
@@ -135,12 +140,12 @@ pub async fn audit_of(db: &Db, service_id: &str) -> DbResult<Option<StoredAudit>
         None => None,
         Some(r) => Some(StoredAudit {
             audit: Audit {
-                flagged: r.try_get::<i64, _>(0)? != 0,
-                error_rate: r.try_get(1)?,
-                p95_p5: r.try_get(2)?,
-                n: crate::db::get_u64(&r, 3)? as usize,
+                flagged: r.try_get::<i64, _>("flagged")? != 0,
+                error_rate: r.try_get("error_rate")?,
+                p95_p5: r.try_get("p95_p5")?,
+                n: crate::db::get_u64(&r, "n")? as usize,
             },
-            checked_at: r.try_get(4)?,
+            checked_at: r.try_get("checked_at")?,
         }),
     })
 }

@@ -27,7 +27,7 @@ async fn count(db: &Db, sql: &'static str, agent_id: &str, since: i64) -> DbResu
         .bind(since)
         .fetch_one(&db.pool)
         .await?;
-    crate::db::get_u64(&row, 0).map_err(Into::into)
+    crate::db::get_u64(&row, "n").map_err(Into::into)
 }
 
 /// Counts everything [`lowdown_core::gateway::reputation::reputation`] needs for `agent_id`
@@ -41,7 +41,7 @@ pub async fn inputs(
     let since = now - REPUTATION_WINDOW_MS;
     // The agent's observations of catalog services, per (service, hour, status).
     let own = sqlx::query(
-        "SELECT service_id, created_at / 3600000, status, COUNT(*) FROM observations \
+        "SELECT service_id, created_at / 3600000 AS hour, status, COUNT(*) AS n FROM observations \
          WHERE agent_id = $1 AND created_at >= $2 AND service_id IS NOT NULL \
          GROUP BY service_id, created_at / 3600000, status",
     )
@@ -55,11 +55,11 @@ pub async fn inputs(
     let mut service_samples = 0u64;
     for r in &own {
         let (service, hour, status) = (
-            r.try_get::<String, _>(0)?,
-            r.try_get::<i64, _>(1)?,
-            r.try_get::<Option<i64>, _>(2)?,
+            r.try_get::<String, _>("service_id")?,
+            r.try_get::<i64, _>("hour")?,
+            r.try_get::<Option<i64>, _>("status")?,
         );
-        let n = crate::db::get_u64(r, 3)?;
+        let n = crate::db::get_u64(r, "n")?;
         add(
             &mut buckets.entry((service.clone(), hour)).or_default().reported,
             status,
@@ -75,20 +75,24 @@ pub async fn inputs(
     let mut others: BTreeMap<String, Tally> = BTreeMap::new();
     for service in &services {
         let seen = sqlx::query(
-            "SELECT at / 3600000, status, COUNT(*) FROM proxy_calls WHERE service_id = $1 AND at >= $2 GROUP BY at / 3600000, status",
+            "SELECT at / 3600000 AS hour, status, COUNT(*) AS n FROM proxy_calls WHERE service_id = $1 AND at >= $2 GROUP BY at / 3600000, status",
         )
         .bind(service.clone())
         .bind(since)
         .fetch_all(&db.pool)
         .await?;
         for r in &seen {
-            let key = (service.clone(), r.try_get::<i64, _>(0)?);
+            let key = (service.clone(), r.try_get::<i64, _>("hour")?);
             if let Some(b) = buckets.get_mut(&key) {
-                add(&mut b.gateway, r.try_get(1)?, crate::db::get_u64(r, 2)?);
+                add(
+                    &mut b.gateway,
+                    r.try_get("status")?,
+                    crate::db::get_u64(r, "n")?,
+                );
             }
         }
         let all = sqlx::query(
-            "SELECT COALESCE(agent_id, 'anonymous:' || COALESCE(network, '')), status, COUNT(*) \
+            "SELECT COALESCE(agent_id, 'anonymous:' || COALESCE(network, '')) AS who, status, COUNT(*) AS n \
              FROM observations WHERE service_id = $1 AND created_at >= $2 \
              AND (agent_id IS NULL OR agent_id <> $3) \
              GROUP BY COALESCE(agent_id, 'anonymous:' || COALESCE(network, '')), status",
@@ -99,50 +103,50 @@ pub async fn inputs(
         .fetch_all(&db.pool)
         .await?;
         for r in &all {
-            let who: String = r.try_get(0)?;
+            let who: String = r.try_get("who")?;
             add(
                 others.entry(who).or_default(),
-                r.try_get(1)?,
-                crate::db::get_u64(r, 2)?,
+                r.try_get("status")?,
+                crate::db::get_u64(r, "n")?,
             );
         }
     }
-    let calls = sqlx::query("SELECT service_id, COUNT(*) FROM proxy_calls WHERE agent_id = $1 AND at >= $2 GROUP BY service_id")
+    let calls = sqlx::query("SELECT service_id, COUNT(*) AS n FROM proxy_calls WHERE agent_id = $1 AND at >= $2 GROUP BY service_id")
         .bind(agent_id.to_owned())
         .bind(since)
         .fetch_all(&db.pool)
         .await?;
     let mut proxy_calls = 0;
     for r in &calls {
-        let n = crate::db::get_u64(r, 1)?;
+        let n = crate::db::get_u64(r, "n")?;
         proxy_calls += n;
         service_samples += n;
-        services.insert(r.try_get(0)?);
+        services.insert(r.try_get("service_id")?);
     }
     let observations = count(
         db,
-        "SELECT COUNT(*) FROM observations WHERE agent_id = $1 AND created_at >= $2",
+        "SELECT COUNT(*) AS n FROM observations WHERE agent_id = $1 AND created_at >= $2",
         agent_id,
         since,
     )
     .await?;
     let receipts = count(
         db,
-        "SELECT COUNT(*) FROM receipts WHERE agent_id = $1 AND submitted_at >= $2",
+        "SELECT COUNT(*) AS n FROM receipts WHERE agent_id = $1 AND submitted_at >= $2",
         agent_id,
         since,
     )
     .await?;
     let cosigned = count(
         db,
-        "SELECT COUNT(*) FROM receipts WHERE agent_id = $1 AND submitted_at >= $2 AND agent_signed = 1 AND service_signed = 1",
+        "SELECT COUNT(*) AS n FROM receipts WHERE agent_id = $1 AND submitted_at >= $2 AND agent_signed = 1 AND service_signed = 1",
         agent_id,
         since,
     )
     .await?;
     let flags = count(
         db,
-        "SELECT COUNT(*) FROM agent_flags WHERE agent_id = $1 AND at >= $2",
+        "SELECT COUNT(*) AS n FROM agent_flags WHERE agent_id = $1 AND at >= $2",
         agent_id,
         since,
     )

@@ -26,7 +26,7 @@ pub async fn get_or_create(db: &Db, salt_id: &str, now: i64) -> DbResult<String>
                 .bind(id)
                 .fetch_one(&mut *conn)
                 .await?;
-            Ok(row.try_get(0)?)
+            Ok(row.try_get("salt")?)
         })
     })
     .await
@@ -39,7 +39,7 @@ pub async fn get(db: &Db, salt_id: &str) -> DbResult<Option<String>> {
         .fetch_optional(&db.pool)
         .await?;
     Ok(match row {
-        Some(r) => Some(r.try_get(0)?),
+        Some(r) => Some(r.try_get("salt")?),
         None => None,
     })
 }
@@ -52,6 +52,6 @@ pub async fn up_to(db: &Db, newest_id: &str, limit: i64) -> DbResult<Vec<(String
         .fetch_all(&db.pool)
         .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .map(|r| Ok((r.try_get("salt_id")?, r.try_get("salt")?)))
         .collect()
 }

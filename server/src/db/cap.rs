@@ -1,0 +1,198 @@
+//! The per-network cap (SPEC §5), defined once for both engines: per network, target and
+//! UTC day, the first [`NETWORK_DAILY_CAP`] rated organic records count; the rest become
+//! [`OutcomeClass::Capped`], in the raw rows too. Trusted networks and records of no known
+//! network are never capped. `rollup_networks.day`/`day_n` hold each network's count of
+//! the latest day it sent.
+//!
+//! Each part is written here once, in Rust beside its SQL: which records count
+//! ([`cappable`]), what a network had already sent that day ([`before`]) and how a day's
+//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]),
+//! SQLite runs the SQL as it rolls the raw rows up ([`cap_rows`]).
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use lowdown_core::aggregate::{under_cap, OutcomeClass, NETWORK_DAILY_CAP};
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+
+use super::batch::{Cell, Rows};
+use super::rollup::{rated_organic, rated_organic_sql, NETWORK_COLS};
+use crate::db::DbResult;
+use crate::names::enum_label;
+
+/// Whether a record counts against its network's cap: a rated organic record of an
+/// untrusted, known network. As SQL over an `interactions` row: [`CAPPABLE_SQL`].
+pub(super) fn cappable(source: &str, class: &str, trusted: bool, network: Option<&str>) -> bool {
+    rated_organic(source, class) && !trusted && network.is_some()
+}
+
+/// [`cappable`] over the `interactions` row `i`.
+static CAPPABLE_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "i.trusted = 0 AND i.network IS NOT NULL{}",
+        rated_organic_sql("i.", "")
+    )
+});
+
+/// How many records a network had already sent on `day`, from what `rollup_networks`
+/// holds (`stored_day`, `day_n`): a later day stored (a clock that stepped back) means that
+/// day's cap holds. As SQL: [`before_sql`].
+fn before(stored_day: &str, day_n: i64, day: &str) -> u64 {
+    match stored_day.cmp(day) {
+        std::cmp::Ordering::Equal => day_n.max(0) as u64,
+        std::cmp::Ordering::Greater => NETWORK_DAILY_CAP,
+        std::cmp::Ordering::Less => 0,
+    }
+}
+
+/// [`before`] for the `rollup_networks` row `d` (NULL when none) and the day `day`.
+fn before_sql(d: &str, day: &str) -> String {
+    format!(
+        "CASE WHEN {d}.day = {day} THEN {d}.day_n WHEN {d}.day > {day} THEN {NETWORK_DAILY_CAP} ELSE 0 END"
+    )
+}
+
+/// `rollup_networks` on conflict: a day's records add to its count, a later day starts
+/// its own, an earlier one leaves the count alone.
+const DAY_COUNT: &str = "day_n = CASE WHEN excluded.day = rollup_networks.day \
+     THEN rollup_networks.day_n + excluded.day_n \
+     WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
+     day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END";
+
+/// PostgreSQL: adds each (target, network)'s [`cappable`] records of this batch (their
+/// indices, in order) to its count of `day`; returns the indices past the cap.
+pub(super) async fn over_cap(
+    conn: &mut AnyConnection,
+    groups: &BTreeMap<(&str, &str), Vec<usize>>,
+    day: &str,
+) -> DbResult<Vec<usize>> {
+    if groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The sorted keys are the one lock order every writer shares.
+    let mut rows = Rows::new(&NETWORK_COLS, groups.len());
+    for ((target, network), members) in groups {
+        for cell in [
+            Cell::Text(target),
+            Cell::Text(network),
+            Cell::Int(0),
+            Cell::Text(day),
+            Cell::Int(members.len() as i64),
+        ] {
+            rows.push(cell);
+        }
+    }
+    let conflict = format!(
+        "ON CONFLICT (target, network) DO UPDATE SET {DAY_COUNT} RETURNING target, network, day, day_n"
+    );
+    let mut capped = Vec::new();
+    for row in rows.insert(conn, "rollup_networks", &conflict).await? {
+        let (target, network): (String, String) = (row.try_get("target")?, row.try_get("network")?);
+        let (stored_day, day_n): (String, i64) = (row.try_get("day")?, row.try_get("day_n")?);
+        let Some(members) = groups.get(&(target.as_str(), network.as_str())) else {
+            continue;
+        };
+        let wanted = members.len() as u64;
+        // The count returned includes this batch.
+        let before = before(&stored_day, day_n - wanted as i64, day);
+        capped.extend_from_slice(&members[under_cap(before, wanted) as usize..]);
+    }
+    Ok(capped)
+}
+
+/// SQLite's statements (see [`cap_rows`]).
+///
+/// The rows are grouped once by (target, network, day) into a temporary table (`temp_store`
+/// is memory): the groups over the cap are those whose count, with what the network had
+/// already sent that day ([`before`]), passes [`NETWORK_DAILY_CAP`]; only their rows are
+/// ranked (in rowid order, so the first 20 count) and the rest marked `capped`, which an
+/// honest load never needs. Then the groups are added to `rollup_networks` in key order.
+struct CapSql {
+    /// Creates the temporary tables once per connection and empties them.
+    prepare: [&'static str; 4],
+    /// Fills `roll_networks` from the rows of the range.
+    group: String,
+    /// Fills `roll_over` with the groups over the cap and what came before them.
+    over: String,
+    /// Marks the rows of `roll_over`'s groups past the cap as capped.
+    mark: String,
+    /// Adds `roll_networks` to `rollup_networks`.
+    add: String,
+}
+
+static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
+    let capped = enum_label(&OutcomeClass::Capped);
+    let range = "FROM interactions i WHERE i.rowid > $1 AND i.rowid <= $2";
+    let before = before_sql("d", "g.day");
+    let cappable = &*CAPPABLE_SQL;
+    CapSql {
+        prepare: [
+            "CREATE TEMP TABLE IF NOT EXISTS roll_networks (target TEXT NOT NULL, network TEXT NOT NULL, \
+             day TEXT NOT NULL, rated BIGINT NOT NULL, cappable BIGINT NOT NULL, \
+             PRIMARY KEY (target, network, day)) WITHOUT ROWID",
+            "CREATE TEMP TABLE IF NOT EXISTS roll_over (target TEXT NOT NULL, network TEXT NOT NULL, \
+             day TEXT NOT NULL, before BIGINT NOT NULL, PRIMARY KEY (target, network, day)) WITHOUT ROWID",
+            "DELETE FROM temp.roll_networks",
+            "DELETE FROM temp.roll_over",
+        ],
+        // `rated` is rollup_networks.n (trusted networks included); `cappable` the day's
+        // count, which keeps the rows this roll capped.
+        group: format!(
+            "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
+             SELECT i.target, i.network, i.day, SUM(CASE WHEN true{rated} THEN 1 ELSE 0 END), \
+             SUM(CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END) {range}{rated_or_capped} \
+             AND i.network IS NOT NULL GROUP BY i.target, i.network, i.day",
+            rated = rated_organic_sql("i.", ""),
+            rated_or_capped = rated_organic_sql("i.", &format!(", '{capped}'")),
+        ),
+        over: format!(
+            "INSERT INTO temp.roll_over (target, network, day, before) \
+             SELECT g.target, g.network, g.day, {before} \
+             FROM temp.roll_networks g LEFT JOIN rollup_networks d \
+             ON d.target = g.target AND d.network = g.network \
+             WHERE {before} + g.cappable > {NETWORK_DAILY_CAP}"
+        ),
+        mark: format!(
+            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
+             SELECT r.rowid FROM (SELECT i.rowid AS rowid, o.before AS before, ROW_NUMBER() OVER \
+             (PARTITION BY i.target, i.network, i.day ORDER BY i.rowid) AS k \
+             FROM interactions i JOIN temp.roll_over o \
+             ON o.target = i.target AND o.network = i.network AND o.day = i.day \
+             WHERE i.rowid > $1 AND i.rowid <= $2 AND {cappable}) r \
+             WHERE r.before + r.k > {NETWORK_DAILY_CAP})"
+        ),
+        add: format!(
+            "INSERT INTO rollup_networks (target, network, n, day, day_n) \
+             SELECT target, network, rated, day, cappable FROM temp.roll_networks \
+             WHERE true ORDER BY target, network, day \
+             ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, {DAY_COUNT}"
+        ),
+    }
+});
+
+/// SQLite: applies the cap to the `interactions` rows with rowids in `from..=to` and adds
+/// them to `rollup_networks` (see [`CapSql`]).
+pub(super) async fn cap_rows(conn: &mut AnyConnection, from: i64, to: i64) -> DbResult<()> {
+    let c = &*CAP_SQL;
+    for sql in c.prepare {
+        sqlx::query(sql).execute(&mut *conn).await?;
+    }
+    let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql)).bind(from).bind(to);
+    run(&c.group).execute(&mut *conn).await?;
+    let over = sqlx::query(AssertSqlSafe(c.over.as_str()))
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    if over > 0 {
+        run(&c.mark).execute(&mut *conn).await?;
+        // Capped rows are no longer rated: group again.
+        sqlx::query("DELETE FROM temp.roll_networks")
+            .execute(&mut *conn)
+            .await?;
+        run(&c.group).execute(&mut *conn).await?;
+    }
+    sqlx::query(AssertSqlSafe(c.add.as_str()))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
