@@ -59,6 +59,24 @@ export declare class LogDiff {
 export type JsLogDiff = LogDiff
 
 /**
+ * How this host loads `node.json`: `read`, `write`, `link`, `rename`, `delete`, then
+ * `identity` (`{node_id, created_at, created}`) or `failed`.
+ */
+export declare class NodeIdentityLoad {
+  /**
+   * A plan whose fresh identity comes from 6 random bytes (12 hex digits) and the clock;
+   * `pid` and a random `token` name its temporary file. Throws `invalid_argument` when
+   * `randomHex` is not 12 hex digits.
+   */
+  constructor(randomHex: string, nowIso: string, pid: number, token: string)
+  /** The first step. */
+  start(): string
+  /** What the last step did; the next step. */
+  feed(result: string, text?: string | undefined | null): string
+}
+export type JsNodeIdentityLoad = NodeIdentityLoad
+
+/**
  * Records one MCP stdio session: feed it the bytes of both directions as they arrive, with
  * your clock; it returns the finished interaction records as JSON lines, ready to send.
  */
@@ -119,6 +137,45 @@ export declare class Router {
 export type JsRouter = Router
 
 /**
+ * Which spool file this host delivers next: `list`, `claim`, `read`, `deliver` (then
+ * `finish`), `delete`, `rename`, `done`.
+ */
+export declare class SpoolClaim {
+  /** A plan for the process `pid` at `nowMs`. */
+  constructor(pid: number, nowMs: number)
+  /** The first step. */
+  start(): string
+  /** What the last step did; the next step. */
+  feed(result: string, text?: string | undefined | null): string
+  /** The directory's names and their modification times; the next step. */
+  listed(names: Array<string>, mtimesMs: Array<number>): string
+  /** After `deliver`: whether the records were taken; the next step. */
+  finish(taken: boolean): string
+}
+export type JsSpoolClaim = SpoolClaim
+
+/**
+ * How this host spools records: `write`, `rename`, `list`, `read`, `delete`, `done`,
+ * `failed`.
+ */
+export declare class SpoolWrite {
+  /**
+   * A plan for `records` (JSON texts); `seq` is the last sequence number this process used
+   * (0 at first), `token` a random token.
+   */
+  constructor(records: Array<string>, seq: number, pid: number, nowMs: number, nowIso: string, token: string)
+  /** The last sequence number this plan's files use (the next plan's `seq`). */
+  seq(): number
+  /** The first step. */
+  start(): string
+  /** What the last step did; the next step. */
+  feed(result: string, text?: string | undefined | null): string
+  /** The directory's names and their modification times; the next step. */
+  listed(names: Array<string>, mtimesMs: Array<number>): string
+}
+export type JsSpoolWrite = SpoolWrite
+
+/**
  * What this client may still send this hour (SPEC §4): 60 observations anonymously, 600
  * with an agent key; paused after the server refuses some.
  */
@@ -158,15 +215,6 @@ export declare function delivery(len: number, status?: number | undefined | null
  */
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
 
-/** A new node identity's `node.json` text, from 6 random bytes (12 hex digits) and the clock. */
-export declare function newNodeIdentity(randomHex: string, nowIso: string): string
-
-/**
- * The identity a `node.json` holds, as JSON text `{node_id, created_at}`, or `null` when its
- * text is not one (make a new one and replace the file).
- */
-export declare function parseNodeIdentity(text: string): string | null
-
 /**
  * The observation to send for one HTTP request as JSON text, or `null` when nothing may be
  * sent (host blocked or unreadable, latency not finite). Only the host of `url` is kept.
@@ -181,41 +229,11 @@ export declare function prepareObservation(url: string, method: string, status: 
  */
 export declare function settingsFromEnv(envJson: string, userHome: string, client: string): string
 
-/** The name a claim by `pid` gives the spool file `name`. */
-export declare function spoolClaimName(name: string, pid: number): string
-
-/**
- * A spool file's records, as JSON text `{"records": [<record JSON text>...], "corrupt": N}`:
- * lines that are not valid records are counted, never returned.
- */
-export declare function spoolDecode(text: string): string
-
-/** The new text of `dropped.json` once `records` more were dropped at `nowIso`. */
-export declare function spoolDropped(previous: string | undefined | null, records: number, nowIso: string): string
-
-/** The text of a spool file holding `records` (JSON lines, as `Recorder.feed` gives them). */
-export declare function spoolEncode(lines: string): string
-
-/**
- * What a spool directory entry is, as JSON text: `{"kind":"waiting"}`,
- * `{"kind":"claimed","pid":N,"original":"…"}` or `{"kind":"other"}`.
- */
-export declare function spoolEntry(name: string): string
-
-/**
- * The name of a new spool file (`nowMs`, a per-process sequence number, the process id, a
- * random token).
- */
-export declare function spoolFileName(nowMs: number, seq: number, pid: number, token: string): string
-
 /**
  * The spool's sizes (SPEC §3): `{"max_files", "max_records_per_file", "stale_claim_ms"}`
  * as JSON text.
  */
 export declare function spoolLimits(): string
-
-/** Which spool files (names as a JSON array) go to keep the bound: a JSON array of names. */
-export declare function spoolOverBound(namesJson: string): string
 
 /**
  * The SPEC §3.2 target label of a command line (`argv[0]` is the command): `npm:pkg`,

@@ -17,4 +17,6 @@ pub mod gateway;
 #[cfg(feature = "observe")]
 pub mod observe;
 #[cfg(feature = "proxy")]
+pub mod plans;
+#[cfg(feature = "proxy")]
 pub mod proxy;

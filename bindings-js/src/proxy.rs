@@ -335,67 +335,6 @@ pub fn js_spool_limits() -> String {
     .to_string()
 }
 
-/// The name of a new spool file (`nowMs`, a per-process sequence number, the process id, a
-/// random token).
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolFileName"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolFileName"))]
-pub fn js_spool_file_name(now_ms: f64, seq: f64, pid: u32, token: String) -> String {
-    spool::file_name(now_ms as u64, seq as u64, pid, &token)
-}
-
-/// The name a claim by `pid` gives the spool file `name`.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolClaimName"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolClaimName"))]
-pub fn js_spool_claim_name(name: String, pid: u32) -> String {
-    spool::claim_name(&name, pid)
-}
-
-/// What a spool directory entry is, as JSON text: `{"kind":"waiting"}`,
-/// `{"kind":"claimed","pid":N,"original":"…"}` or `{"kind":"other"}`.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolEntry"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolEntry"))]
-pub fn js_spool_entry(name: String) -> String {
-    match spool::entry(&name) {
-        spool::Entry::Waiting => r#"{"kind":"waiting"}"#.to_owned(),
-        spool::Entry::Claimed { pid, original } => {
-            serde_json::json!({"kind": "claimed", "pid": pid, "original": original}).to_string()
-        }
-        spool::Entry::Other => r#"{"kind":"other"}"#.to_owned(),
-    }
-}
-
-/// The text of a spool file holding `records` (JSON lines, as `Recorder.feed` gives them).
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolEncode"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolEncode"))]
-pub fn js_spool_encode(lines: String) -> String {
-    let records: Vec<&str> = lines.lines().filter(|l| !l.is_empty()).collect();
-    spool::encode(&records)
-}
-
-/// A spool file's records, as JSON text `{"records": [<record JSON text>...], "corrupt": N}`:
-/// lines that are not valid records are counted, never returned.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolDecode"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolDecode"))]
-pub fn js_spool_decode(text: String) -> String {
-    let d = spool::decode(&text);
-    serde_json::json!({"records": d.records, "corrupt": d.corrupt}).to_string()
-}
-
-/// Which spool files (names as a JSON array) go to keep the bound: a JSON array of names.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolOverBound"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolOverBound"))]
-pub fn js_spool_over_bound(names_json: String) -> Result<String> {
-    let names: Vec<String> = serde_json::from_str(&names_json).map_err(invalid_argument)?;
-    Ok(serde_json::to_string(&spool::over_bound(&names)).unwrap_or_default())
-}
-
-/// The new text of `dropped.json` once `records` more were dropped at `nowIso`.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolDropped"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolDropped"))]
-pub fn js_spool_dropped(previous: Option<String>, records: f64, now_iso: String) -> String {
-    spool::dropped(previous.as_deref(), records as u64, &now_iso)
-}
-
 /// What the answer to a batch of `len` records means (`status` null when none came), as
 /// JSON text `{"delivered","duplicates","rejected","keep":[i…],"pause_ms","reason"}`: the
 /// core's `record::delivery`, so every host delivers alike.

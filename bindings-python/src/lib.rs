@@ -1,7 +1,7 @@
 //! Python binding of `lowdown-core` (pyo3): the private module `prowl._native`.
 //!
 //! It exports what the `prowl` package uses and nothing else: the observation path
-//! ([`observe`]), record and node-id validation ([`record`]), the spool format ([`spool`]) and
+//! ([`observe`]), record and node-id validation ([`record`]), the delivery policy ([`spool`]), the spool's and node.json's plans ([`plans`]) and
 //! the host protocol ([`host`]). Every other core operation is proven by the Rust vectors and
 //! the server's tests. Each function is a thin wrapper: it converts Python values, calls the
 //! core, and converts the result (plain dicts and lists with the core's snake_case keys) or
@@ -16,6 +16,7 @@ mod errors;
 mod gateway;
 mod host;
 mod observe;
+mod plans;
 mod provider;
 mod record;
 mod spool;
@@ -34,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     gateway::register(m)?;
     record::register(m)?;
     spool::register(m)?;
+    plans::register(m)?;
     host::register(m)?;
     provider::register(m)?;
     Ok(())

@@ -102,4 +102,3 @@ def test_constants_are_the_cores() -> None:
     assert _native.API_URL == "http://127.0.0.1:7077"
     assert (_native.API_URL_ENV, _native.PROWL_API_URL_ENV, _native.HOME_ENV) == ("LOWDOWN_API_URL", "PROWL_API_URL", "LOWDOWN_HOME")
     assert _native.AGENT_KEY_HEADER == "x-agent-key"
-    assert _native.SPOOL_MAX_RECORDS_PER_FILE > 0 and _native.SPOOL_STALE_CLAIM_MS > 0

@@ -111,42 +111,29 @@ def telemetry_budget(n: Any, i: Dict[str, Any]) -> Any:
     return out
 
 
-def spool(n: Any, i: Dict[str, Any]) -> Any:
-    """One call of the spool format's functions, named by ``op``."""
-    op = i["op"]
-    if op == "file_name":
-        return n.spool_file_name(i["now_ms"], i["seq"], i["pid"], i["token"])
-    if op == "claim_name":
-        return n.spool_claim_name(i["name"], i["pid"])
-    if op == "entry":
-        kind, pid, original = n.spool_entry(i["name"])
-        return {"kind": kind, "pid": pid, "original": original} if kind == "claimed" else {"kind": kind}
-    if op == "encode":
-        return n.spool_encode(i["records"])
-    if op == "decode":
-        records, corrupt = n.spool_decode(i["text"])
-        return {"records": records, "corrupt": corrupt}
-    if op == "over_bound":
-        return n.spool_over_bound(i["names"])
-    if op == "dropped":
-        return n.spool_dropped(i["previous"], i["records"], i["now_iso"])
-    raise AssertionError(f"unknown spool op {op}")
+def plan(make: Callable[[Any, Dict[str, Any]], Any]) -> Callable[[Any, Dict[str, Any]], Any]:
+    """spool_claim, spool_write, node_identity_load: one plan, started, then fed what the host
+    saw (a listing, a read's text, an IO result, a delivery's finish); the step after each."""
+
+    def run(n: Any, i: Dict[str, Any]) -> Any:
+        p = make(n, i["plan"])
+        out = [p.start()]
+        for f in i["feed"]:
+            if "listing" in f:
+                out.append(p.listed([(name, mtime) for name, mtime in f["listing"]]))
+            elif "finish" in f:
+                out.append(p.finish(f["finish"]))
+            else:
+                out.append(p.feed(f.get("result", "ok"), f.get("text")))
+        return out
+
+    return run
 
 
 def delivery(n: Any, i: Dict[str, Any]) -> Any:
     """What an ingest answer means for a batch, as the core's serde output shapes it."""
     delivered, duplicates, rejected, keep, limited, pause_ms, reason = n.delivery(i["len"], i.get("status"), i.get("retry_after"), i.get("body"))
     return {"delivered": delivered, "duplicates": duplicates, "rejected": rejected, "keep": keep, "limited": limited, "pause_ms": pause_ms, "reason": reason}
-
-
-def node_identity(n: Any, i: Dict[str, Any]) -> Any:
-    """node.json parsed, written or made anew (``format`` through ``new`` only)."""
-    if i["op"] == "parse":
-        return n.parse_node_identity(i["text"])
-    if i["op"] == "new":
-        return json.loads(n.new_node_identity(i["random_hex"], i["now_iso"]))
-    # format: the text a new identity with these fields is written as
-    return n.new_node_identity(i["node_id"][3:], i["created_at"])
 
 
 def conformance(n: Any, i: Dict[str, Any]) -> Any:
@@ -177,12 +164,13 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "benchmark_directive": lambda n, i: n.check_directive(i["body"]),
     "conformance": conformance,
     "delivery": delivery,
-    "node_identity": node_identity,
+    "node_identity_load": plan(lambda n, p: n.NodeIdentityLoad(p["random_hex"], p["now_iso"], p["pid"], p["token"])),
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
         i.get("response_bytes"), i["source"], n.HostPolicy(i.get("allowlist"), i.get("allow_private"))),
     "settings": lambda n, i: n.settings_from_env(i["env"], i["user_home"], i["client"]),
-    "spool": spool,
+    "spool_claim": plan(lambda n, p: n.SpoolClaim(p["pid"], p["now_ms"])),
+    "spool_write": plan(lambda n, p: n.SpoolWrite(p["records"], p["seq"], p["pid"], p["now_ms"], p["now_iso"], p["token"])),
     "gateway_router": gateway_router,
     "gateway_vendor_location": lambda n, i: n.Router("ak", i["gateway_url"]).vendor_location(i["vendor"], i["slug"], i["location"]),
     "telemetry_budget": telemetry_budget,
@@ -196,6 +184,8 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
 #: Rust (and in JavaScript where its hosts use them); the test checks the name really is
 #: absent, so an operation cannot be exposed without its vectors running here.
 NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
+    "spool": ("spool_entry", "SpoolClaim and SpoolWrite apply the spool format themselves"),
+    "node_identity": ("parse_node_identity", "NodeIdentityLoad reads and writes node.json itself"),
     "append_text_item": ("append_text_item", "the proxy answers with log lines; prowl relays no MCP session"),
     "build_record": ("build_record", "prowl records no MCP sessions; the proxy's Recorder does"),
     "canonical_json": ("canonical_json", "the hash rules run inside the core: Recorder, Scanner"),

@@ -1,8 +1,10 @@
 //! The node identity file `LOWDOWN_HOME/node.json` (SPEC §3.5): its format is defined here,
-//! as functions of their inputs; hosts read and write the file (mode 0600, atomically) and
-//! bring the randomness and the clock.
+//! as functions of their inputs, and how a host loads it is the plan [`Load`]; hosts do the
+//! file IO it asks for and bring the randomness and the clock.
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::files::{Outcome, Step};
 
 /// The file's name under `LOWDOWN_HOME`.
 pub const FILE_NAME: &str = "node.json";
@@ -50,6 +52,122 @@ pub fn new_identity_hex(random_hex: &str, now_iso: &str) -> Option<NodeIdentity>
 pub fn format(id: &NodeIdentity) -> String {
     // The struct's field order (node_id first), as every host has always written it.
     serde_json::to_string(id).unwrap_or_default() + "\n"
+}
+
+#[derive(Debug)]
+enum LoadAt {
+    Reading,
+    Writing,
+    Linking,
+    Rereading,
+    Replacing,
+    Cleaning(Step),
+    Over,
+}
+
+/// How a host loads `node.json`, as a sans-IO plan (see [`crate::files`]): read it; an
+/// identity in it is this node's. Otherwise the fresh identity is written to a temporary
+/// file and put in place: when there was no file, by creating it exclusively (a link), so
+/// that two hosts starting at once agree on one id (when the link finds a file, the one in it
+/// wins, unless it is no identity either: then it is replaced); when the file was corrupt or
+/// unreadable, by replacing it. The temporary file never stays; an IO error that leaves no
+/// identity ends the plan with [`Step::Failed`].
+#[derive(Debug)]
+pub struct Load {
+    fresh: NodeIdentity,
+    tmp: String,
+    missing: bool,
+    at: LoadAt,
+}
+
+impl Load {
+    /// A plan that makes `fresh` this node's identity if `node.json` holds none; `pid` and
+    /// `token` (random) name the temporary file.
+    pub fn new(fresh: NodeIdentity, pid: u32, token: &str) -> Load {
+        Load {
+            fresh,
+            tmp: format!("{FILE_NAME}.{pid}.{token}.tmp"),
+            missing: false,
+            at: LoadAt::Reading,
+        }
+    }
+
+    /// The first step: read `node.json`.
+    pub fn start(&mut self) -> Step {
+        self.at = LoadAt::Reading;
+        read()
+    }
+
+    /// What the last step did; the next step.
+    pub fn feed(&mut self, outcome: Outcome) -> Step {
+        let found = match &outcome {
+            Outcome::Text(t) => parse(t),
+            _ => None,
+        };
+        match (std::mem::replace(&mut self.at, LoadAt::Over), outcome) {
+            (LoadAt::Reading, outcome) => match found {
+                Some(id) => identity(id, false),
+                None => {
+                    self.missing = outcome == Outcome::Missing;
+                    self.at = LoadAt::Writing;
+                    Step::Write {
+                        name: self.tmp.clone(),
+                        text: format(&self.fresh),
+                    }
+                }
+            },
+            (LoadAt::Writing, Outcome::Ok) if self.missing => {
+                self.at = LoadAt::Linking;
+                Step::Link {
+                    from: self.tmp.clone(),
+                    to: FILE_NAME.to_owned(),
+                }
+            }
+            (LoadAt::Writing, Outcome::Ok) => self.replace(),
+            (LoadAt::Linking, Outcome::Ok) => self.clean(identity(self.fresh.clone(), true)),
+            (LoadAt::Linking, Outcome::Exists) => {
+                self.at = LoadAt::Rereading;
+                read()
+            }
+            (LoadAt::Rereading, _) => match found {
+                Some(winner) => self.clean(identity(winner, false)),
+                None => self.replace(),
+            },
+            (LoadAt::Replacing, Outcome::Ok) => identity(self.fresh.clone(), true),
+            (LoadAt::Writing | LoadAt::Linking | LoadAt::Replacing, _) => self.clean(Step::Failed),
+            (LoadAt::Cleaning(then), _) => then,
+            (LoadAt::Over, _) => Step::Done,
+        }
+    }
+
+    fn replace(&mut self) -> Step {
+        self.at = LoadAt::Replacing;
+        Step::Rename {
+            from: self.tmp.clone(),
+            to: FILE_NAME.to_owned(),
+        }
+    }
+
+    fn clean(&mut self, then: Step) -> Step {
+        self.at = LoadAt::Cleaning(then);
+        Step::Delete {
+            name: self.tmp.clone(),
+        }
+    }
+}
+
+fn read() -> Step {
+    Step::Read {
+        name: FILE_NAME.to_owned(),
+    }
+}
+
+fn identity(id: NodeIdentity, created: bool) -> Step {
+    Step::Identity {
+        node_id: id.node_id,
+        created_at: id.created_at,
+        created,
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod classify;
 pub mod contract;
 pub mod days;
 pub mod defaults;
+pub mod files;
 pub mod gateway;
 pub mod identity;
 pub mod logdiff;

@@ -14,10 +14,8 @@ from typing_extensions import Self, final
 
 __all__ = [
     "LowdownError", "API_URL", "API_URL_ENV", "PROWL_API_URL_ENV", "HOME_ENV", "AGENT_KEY_HEADER",
-    "HostPolicy", "TelemetryBudget", "prepare_observation", "Router", "validate_records", "validate_node_id", "SPOOL_MAX_RECORDS_PER_FILE",
-    "SPOOL_STALE_CLAIM_MS", "spool_file_name", "spool_claim_name", "spool_entry", "spool_encode",
-    "spool_decode", "spool_over_bound", "spool_dropped", "delivery", "settings_from_env",
-    "parse_node_identity", "new_node_identity", "Probe", "AnswerReader", "probe_url_host",
+    "HostPolicy", "TelemetryBudget", "prepare_observation", "Router", "validate_records", "validate_node_id",
+    "SpoolClaim", "SpoolWrite", "NodeIdentityLoad", "delivery", "settings_from_env", "Probe", "AnswerReader", "probe_url_host",
     "check_probe_address", "agent_verdict", "check_directive",
 ]
 
@@ -31,10 +29,6 @@ HOME_ENV: str
 """Environment variable naming the state directory."""
 AGENT_KEY_HEADER: str
 """Header carrying an agent key to the API and the gateway."""
-SPOOL_MAX_RECORDS_PER_FILE: int
-"""Most records per spool file."""
-SPOOL_STALE_CLAIM_MS: int
-"""Age after which another host's unfinished claim is taken over, in milliseconds."""
 
 _Source = Literal["organic", "seeded", "synthetic"]
 _Json = Dict[str, Any]
@@ -111,28 +105,56 @@ def validate_records(body: Any) -> List[_Json]:
     Raises ``LowdownError`` naming the field in ``details["path"]``."""
 def validate_node_id(node_id: str) -> None:
     """Raises ``invalid_format`` unless ``node_id`` matches ``^ld_[A-Za-z0-9_-]{1,64}$``."""
-def spool_file_name(now_ms: int, seq: int, pid: int, token: str) -> str:
-    """The name of a new spool file."""
-def spool_claim_name(name: str, pid: int) -> str:
-    """The name a claim by ``pid`` gives the spool file ``name``."""
-def spool_entry(name: str) -> Tuple[Literal["waiting", "claimed", "other"], Optional[int], Optional[str]]:
-    """What a spool directory entry is: kind, the claimant's pid, the original name."""
-def spool_encode(records: Sequence[str]) -> str:
-    """The text of a spool file holding ``records`` (JSON texts)."""
-def spool_decode(text: str) -> Tuple[List[str], int]:
-    """A spool file's records (JSON texts) and how many lines were not records."""
-def spool_over_bound(names: Sequence[str]) -> List[str]:
-    """Which spool files go to keep the bound (the oldest)."""
-def spool_dropped(previous: Optional[str], records: int, now_iso: str) -> str:
-    """The new text of ``dropped.json`` once ``records`` more were dropped at ``now_iso``."""
 def delivery(len: int, status: Optional[int], retry_after: Optional[str], body: Optional[str]) -> Tuple[int, int, int, List[int], int, int, Optional[str]]:
     """What the answer to a batch of ``len`` records means: ``(delivered, duplicates, rejected, keep, limited, pause_ms, reason)``."""
 def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> _Json:
     """A host's settings from its environment: ``{api_url, home, record, telemetry, debug}``."""
-def parse_node_identity(text: str) -> Optional[_Json]:
-    """The identity a ``node.json`` holds (``{node_id, created_at}``), or ``None``."""
-def new_node_identity(random_hex: str, now_iso: str) -> str:
-    """A new node identity's ``node.json`` text, from 12 hex digits of randomness."""
+_Step = Dict[str, Any]
+"""A plan's next step (the core's ``files::Step``): ``{"step": "list" | "read" | "write" |
+"rename" | "claim" | "link" | "delete" | "deliver" | "identity" | "done" | "failed", ...}``."""
+_Result = Literal["ok", "missing", "exists", "failed"]
+
+@final
+class SpoolClaim:
+    """Which spool file this process delivers next (the core's ``spool::Claim``)."""
+
+    def __new__(cls, pid: int, now_ms: float) -> Self:
+        """A plan for the process ``pid`` at ``now_ms``."""
+    def start(self) -> _Step:
+        """The first step."""
+    def feed(self, result: _Result, text: Optional[str] = None) -> _Step:
+        """What the last step did (``text``: a read's text); the next step."""
+    def listed(self, entries: List[Tuple[str, Optional[float]]]) -> _Step:
+        """The directory's ``(name, mtime_ms)`` entries; the next step."""
+    def finish(self, taken: bool) -> _Step:
+        """After ``deliver``: whether the records were taken; the next step."""
+
+@final
+class SpoolWrite:
+    """How this process spools records (the core's ``spool::Write``)."""
+
+    def __new__(cls, records: List[str], seq: int, pid: int, now_ms: int, now_iso: str, token: str) -> Self:
+        """A plan for ``records``; ``seq`` is the last sequence number this process used."""
+    def seq(self) -> int:
+        """The last sequence number this plan's files use."""
+    def start(self) -> _Step:
+        """The first step."""
+    def feed(self, result: _Result, text: Optional[str] = None) -> _Step:
+        """What the last step did (``text``: a read's text); the next step."""
+    def listed(self, entries: List[Tuple[str, Optional[float]]]) -> _Step:
+        """The directory's ``(name, mtime_ms)`` entries; the next step."""
+
+@final
+class NodeIdentityLoad:
+    """How this process loads ``node.json`` (the core's ``identity::Load``)."""
+
+    def __new__(cls, random_hex: str, now_iso: str, pid: int, token: str) -> Self:
+        """A plan whose fresh identity comes from 12 hex digits of randomness and the clock."""
+    def start(self) -> _Step:
+        """The first step."""
+    def feed(self, result: _Result, text: Optional[str] = None) -> _Step:
+        """What the last step did (``text``: a read's text); the next step."""
+
 _ProbeStep = Dict[str, Any]
 """``{"method": "POST" | "DELETE", "headers": [(name, value)], "body": bytes,
 "answer": (id, cap) | None}`` to send, or ``{"done": conformance}``."""

@@ -1,6 +1,7 @@
 //! The spool: records a host could not deliver, kept on disk under `LOWDOWN_HOME/spool/` and
 //! sent by whichever host starts next (SPEC §3). One format for every host (the proxy,
-//! prowl); the hosts only read, write, rename and delete files, as these rules say.
+//! prowl); the hosts only read, write, rename and delete files, as the plans [`Claim`] and
+//! [`Write`] say.
 //!
 //! - **Files**: `<ms:15>-<seq:8>-<pid>-<token>.jsonl` (names sort oldest first), one record
 //!   per line as JSON, `\n` after each, written to a `.tmp` name and renamed, mode 0600.
@@ -15,7 +16,10 @@
 //!   record (a torn write, a foreign file) is skipped and counted, never sent, and the good
 //!   lines of the same file still are.
 
+use std::collections::VecDeque;
+
 use super::validate::validate_record;
+pub use crate::files::{Outcome, Step};
 
 /// The spool's directory under `LOWDOWN_HOME`.
 pub const DIR_NAME: &str = "spool";
@@ -157,6 +161,284 @@ pub fn dropped(previous: Option<&str>, records: u64, now_iso: &str) -> String {
         .unwrap_or(0);
     serde_json::json!({"dropped_records": before + records, "last_dropped_at": now_iso}).to_string()
         + "\n"
+}
+
+#[derive(Debug)]
+enum ClaimAt {
+    Listing,
+    Claiming,
+    Reading,
+    Emptying,
+    Delivering,
+    Finishing,
+    Over,
+}
+
+/// Which spool file a host delivers next, as a sans-IO plan (see [`crate::files`]): list the
+/// directory; take the oldest waiting file, or a claim older than [`STALE_CLAIM_MS`] (its
+/// claimant died), by renaming it to this host's claim name; another host claiming it first
+/// is the next file's turn. A claimed file is read: its records are delivered
+/// ([`Step::Deliver`]), then [`Claim::finish`] deletes it (taken) or puts it back (not
+/// taken); a file with no record in it is deleted, and one that cannot be read is left
+/// claimed (it goes stale and is tried again later), and the next file is tried.
+#[derive(Debug)]
+pub struct Claim {
+    pid: u32,
+    now_ms: f64,
+    /// (current name, original name), oldest first.
+    files: VecDeque<(String, String)>,
+    claimed: String,
+    original: String,
+    at: ClaimAt,
+}
+
+impl Claim {
+    /// A plan for the host with process id `pid` at `now_ms` (Unix milliseconds).
+    pub fn new(pid: u32, now_ms: f64) -> Claim {
+        Claim {
+            pid,
+            now_ms,
+            files: VecDeque::new(),
+            claimed: String::new(),
+            original: String::new(),
+            at: ClaimAt::Listing,
+        }
+    }
+
+    /// The first step: [`Step::List`].
+    pub fn start(&mut self) -> Step {
+        self.at = ClaimAt::Listing;
+        Step::List
+    }
+
+    /// What the last step did; the next step.
+    pub fn feed(&mut self, outcome: Outcome) -> Step {
+        match (std::mem::replace(&mut self.at, ClaimAt::Over), outcome) {
+            (ClaimAt::Listing, Outcome::Listing(mut entries)) => {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                let stale = STALE_CLAIM_MS as f64;
+                self.files = entries
+                    .into_iter()
+                    .filter_map(|(name, mtime)| match entry(&name) {
+                        Entry::Waiting => Some((name.clone(), name)),
+                        Entry::Claimed { original, .. }
+                            if mtime.is_some_and(|m| self.now_ms - m >= stale) =>
+                        {
+                            Some((name, original))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                self.next_file()
+            }
+            (ClaimAt::Claiming, Outcome::Ok) => {
+                self.at = ClaimAt::Reading;
+                Step::Read {
+                    name: self.claimed.clone(),
+                }
+            }
+            (ClaimAt::Reading, Outcome::Text(text)) => {
+                let records = decode(&text).records;
+                if records.is_empty() {
+                    self.at = ClaimAt::Emptying;
+                    return Step::Delete {
+                        name: self.claimed.clone(),
+                    };
+                }
+                self.at = ClaimAt::Delivering;
+                Step::Deliver { records }
+            }
+            (ClaimAt::Claiming | ClaimAt::Reading | ClaimAt::Emptying, _) => self.next_file(),
+            (ClaimAt::Delivering, _) => {
+                // Only finish() moves a delivery on.
+                self.at = ClaimAt::Delivering;
+                Step::Failed
+            }
+            _ => Step::Done,
+        }
+    }
+
+    /// After [`Step::Deliver`]: the records were taken (`true`: the file is deleted) or not
+    /// (`false`: it is put back under its original name, for a later delivery).
+    pub fn finish(&mut self, taken: bool) -> Step {
+        if !matches!(self.at, ClaimAt::Delivering) {
+            return Step::Failed;
+        }
+        self.at = ClaimAt::Finishing;
+        let name = self.claimed.clone();
+        if taken {
+            Step::Delete { name }
+        } else {
+            Step::Rename {
+                from: name,
+                to: self.original.clone(),
+            }
+        }
+    }
+
+    fn next_file(&mut self) -> Step {
+        let Some((from, original)) = self.files.pop_front() else {
+            self.at = ClaimAt::Over;
+            return Step::Done;
+        };
+        self.claimed = claim_name(&original, self.pid);
+        self.original = original;
+        self.at = ClaimAt::Claiming;
+        Step::Claim {
+            from,
+            to: self.claimed.clone(),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum WriteAt {
+    Files,
+    Cleaning,
+    Listing,
+    Reading(String),
+    Deleting,
+    Counting,
+    Recording,
+    Over,
+}
+
+/// How a host spools records, as a sans-IO plan (see [`crate::files`]): at most
+/// [`MAX_RECORDS_PER_FILE`] a file, each written to a `.tmp` name and renamed; then the
+/// directory is listed and the files past [`MAX_FILES`] (the oldest) are read and deleted,
+/// their records counted into `dropped.json`. A file that cannot be written ends the plan
+/// ([`Step::Failed`], its temporary file deleted); a file past the bound that cannot be
+/// read is left (another host took it); a `dropped.json` that cannot be read counts from 0.
+#[derive(Debug)]
+pub struct Write {
+    files: VecDeque<Step>,
+    tmp: String,
+    bound: VecDeque<String>,
+    seq: u64,
+    now_iso: String,
+    dropped: u64,
+    at: WriteAt,
+}
+
+impl Write {
+    /// A plan for `records` (JSON texts) at `now_ms` / `now_iso`, by the host with process id
+    /// `pid`; `seq` is the last sequence number the host's process used in a file name (0 at
+    /// first; [`Write::seq`] is the next call's), `token` a random token.
+    pub fn new(
+        records: &[String],
+        seq: u64,
+        pid: u32,
+        now_ms: u64,
+        now_iso: &str,
+        token: &str,
+    ) -> Write {
+        let mut files = VecDeque::new();
+        let mut seq = seq;
+        for chunk in records.chunks(MAX_RECORDS_PER_FILE) {
+            seq += 1;
+            let name = file_name(now_ms, seq, pid, token);
+            let tmp = format!(".{name}.tmp");
+            files.push_back(Step::Write {
+                name: tmp.clone(),
+                text: encode(chunk),
+            });
+            files.push_back(Step::Rename {
+                from: tmp,
+                to: name,
+            });
+        }
+        Write {
+            files,
+            tmp: String::new(),
+            bound: VecDeque::new(),
+            seq,
+            now_iso: now_iso.to_owned(),
+            dropped: 0,
+            at: WriteAt::Files,
+        }
+    }
+
+    /// The last sequence number this plan's file names use.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// How many records past the bound this plan dropped (so far).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The first step ([`Step::Done`] when there is nothing to write).
+    pub fn start(&mut self) -> Step {
+        if self.files.is_empty() {
+            self.at = WriteAt::Over;
+            return Step::Done;
+        }
+        self.next_file()
+    }
+
+    /// What the last step did; the next step.
+    pub fn feed(&mut self, outcome: Outcome) -> Step {
+        match (std::mem::replace(&mut self.at, WriteAt::Over), outcome) {
+            (WriteAt::Files, Outcome::Ok) => self.next_file(),
+            (WriteAt::Files, _) => {
+                self.at = WriteAt::Cleaning;
+                Step::Delete {
+                    name: self.tmp.clone(),
+                }
+            }
+            (WriteAt::Cleaning, _) => Step::Failed,
+            (WriteAt::Listing, Outcome::Listing(entries)) => {
+                let names: Vec<String> = entries.into_iter().map(|(n, _)| n).collect();
+                self.bound = over_bound(&names).into();
+                self.next_drop()
+            }
+            (WriteAt::Reading(name), Outcome::Text(text)) => {
+                self.dropped += decode(&text).records.len() as u64;
+                self.at = WriteAt::Deleting;
+                Step::Delete { name }
+            }
+            (WriteAt::Reading(_) | WriteAt::Deleting, _) => self.next_drop(),
+            (WriteAt::Counting, outcome) => {
+                let previous = match outcome {
+                    Outcome::Text(t) => Some(t),
+                    _ => None,
+                };
+                self.at = WriteAt::Recording;
+                Step::Write {
+                    name: DROPPED_FILE.to_owned(),
+                    text: dropped(previous.as_deref(), self.dropped, &self.now_iso),
+                }
+            }
+            _ => Step::Done,
+        }
+    }
+
+    fn next_file(&mut self) -> Step {
+        let Some(step) = self.files.pop_front() else {
+            self.at = WriteAt::Listing;
+            return Step::List;
+        };
+        if let Step::Write { name, .. } = &step {
+            self.tmp = name.clone();
+        }
+        self.at = WriteAt::Files;
+        step
+    }
+
+    fn next_drop(&mut self) -> Step {
+        if let Some(name) = self.bound.pop_front() {
+            self.at = WriteAt::Reading(name.clone());
+            return Step::Read { name };
+        }
+        if self.dropped > 0 {
+            self.at = WriteAt::Counting;
+            return Step::Read {
+                name: DROPPED_FILE.to_owned(),
+            };
+        }
+        Step::Done
+    }
 }
 
 #[cfg(test)]

@@ -32,21 +32,11 @@ export const expandPath = (path, env, home) => core.expandPath(path, JSON.string
 /** Bit of `Recorder.flags()`: the last feed finished a client `tools/call` whose result can carry the log block. */
 export const CARRIES_LOG = 1;
 
-/** The spool's format, names and bounds (SPEC §3), shared with every other host. */
-export const spool = {
-  /** @type {() => {max_files: number, max_records_per_file: number, stale_claim_ms: number}} */
-  limits: () => JSON.parse(core.spoolLimits()),
-  fileName: core.spoolFileName,
-  claimName: core.spoolClaimName,
-  /** @type {(name: string) => {kind: 'waiting'} | {kind: 'claimed', pid: number, original: string} | {kind: 'other'}} */
-  entry: (name) => JSON.parse(core.spoolEntry(name)),
-  encode: core.spoolEncode,
-  /** @type {(text: string) => {records: string[], corrupt: number}} */
-  decode: (text) => JSON.parse(core.spoolDecode(text)),
-  /** Which of the spool's files go to keep its bound. @type {(names: string[]) => string[]} */
-  overBound: (names) => JSON.parse(core.spoolOverBound(JSON.stringify(names))),
-  dropped: core.spoolDropped,
-};
+/** The spool's sizes (SPEC §3): `{max_files, max_records_per_file, stale_claim_ms}`. */
+export const spoolLimits = () => JSON.parse(core.spoolLimits());
+
+/** The spool's and node.json's plans (SPEC §3, §3.5), run by record/files.js. */
+export const { SpoolClaim, SpoolWrite, NodeIdentityLoad } = core;
 
 /**
  * What the answer to a batch of `len` records means (SPEC §3, §5; the core's
@@ -69,11 +59,3 @@ export function settings(env, client = 'proxy') {
   const strings = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
   return JSON.parse(core.settingsFromEnv(JSON.stringify(strings), os.homedir(), client));
 }
-
-/** node.json's format (SPEC §3.5): read one, or write a fresh one. */
-export const nodeIdentity = {
-  /** `{node_id, created_at}`, or null when `text` holds no identity. @type {(text: string) => {node_id: string, created_at: string} | null} */
-  parse: (text) => JSON.parse(core.parseNodeIdentity(text) ?? 'null'),
-  /** The text of a new node.json from 12 hex digits of randomness and the clock. */
-  fresh: core.newNodeIdentity,
-};

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { PROXY, SDK_SERVER, tempDir } from './helpers/run.js';
 import { startApi, eventually } from './helpers/api.js';
 import { connect } from './helpers/scenario.js';
-import { spool } from '../src/core.js';
 
 const node = process.execPath;
 
@@ -46,8 +45,9 @@ async function session(env, underWay = async () => {}) {
 const spooled = (home) => {
   const dir = path.join(home, 'spool');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => spool.entry(f).kind === 'waiting')
-    .flatMap((f) => spool.decode(fs.readFileSync(path.join(dir, f), 'utf8')).records.map((r) => JSON.parse(r)));
+  // Waiting spool files (<ms:15>-<seq:8>-<pid>-<token>.jsonl): one record's JSON a line.
+  return fs.readdirSync(dir).filter((f) => /^\d{15}-\d{8}-\d+-[0-9a-z]*\.jsonl$/.test(f))
+    .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).map((r) => JSON.parse(r)));
 };
 
 test('a hanging API never holds the exit: the records are in the spool', async (t) => {
@@ -75,7 +75,7 @@ test('the next run delivers the spool record by record: one refused record costs
   // The middle record is one only the server refuses (a private host is never stored).
   const lines = [record('keep-1', 'npm:exit-test'), record('private-1', 'url:10.0.0.7'), record('keep-2', 'npm:exit-test')];
   fs.mkdirSync(path.join(home, 'spool'), { recursive: true });
-  fs.writeFileSync(path.join(home, 'spool', spool.fileName(Date.now() - 1000, 1, 1, 'left')), spool.encode(lines.join('\n')));
+  fs.writeFileSync(path.join(home, 'spool', `${String(Date.now() - 1000).padStart(15, '0')}-00000001-1-left.jsonl`), lines.map((l) => `${l}\n`).join(''));
   await session({ ...process.env, LOWDOWN_HOME: home, LOWDOWN_API_URL: api.url });
   const answer = await eventually(async () => {
     const a = await (await fetch(`${api.directUrl}/api/reputation/npm:exit-test`)).json();

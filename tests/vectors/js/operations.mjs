@@ -61,27 +61,22 @@ function gatewayRouter(api, { settings, steps }) {
   });
 }
 
-/** spool.json: one call of the spool format's functions, named by `input.op`. */
-function spool(api, i) {
-  switch (i.op) {
-    case 'file_name': return api.spoolFileName(i.now_ms, i.seq, i.pid, i.token);
-    case 'claim_name': return api.spoolClaimName(i.name, i.pid);
-    case 'entry': return JSON.parse(api.spoolEntry(i.name));
-    case 'encode': return api.spoolEncode(i.records.join('\n'));
-    case 'decode': return JSON.parse(api.spoolDecode(i.text));
-    case 'over_bound': return JSON.parse(api.spoolOverBound(JSON.stringify(i.names)));
-    case 'dropped': return api.spoolDropped(i.previous, i.records, i.now_iso);
-    default: throw new Error(`unknown spool op ${i.op}`);
-  }
-}
-
-/** node_identity.json: node.json parsed, written or made anew (`format` through `new` only). */
-function nodeIdentity(api, i) {
-  if (i.op === 'parse') return json(api.parseNodeIdentity(i.text));
-  if (i.op === 'new') return JSON.parse(api.newNodeIdentity(i.random_hex, i.now_iso));
-  // format: the text a new identity with these fields is written as.
-  const made = api.newNodeIdentity(i.node_id.slice(3), i.created_at);
-  return made;
+/**
+ * spool_claim.json, spool_write.json, node_identity_load.json: one plan, started, then fed
+ * what the host saw (a listing, a read's text, an IO result, a delivery's finish); the step
+ * after each.
+ */
+function plan(make) {
+  return (api, { plan: p, feed }) => {
+    const m = make(api, p);
+    const out = [JSON.parse(m.start())];
+    for (const f of feed) {
+      if ('listing' in f) out.push(JSON.parse(m.listed(f.listing.map((e) => e[0]), f.listing.map((e) => e[1] ?? NaN))));
+      else if ('finish' in f) out.push(JSON.parse(m.finish(f.finish)));
+      else out.push(JSON.parse(m.feed(f.result ?? 'ok', f.text ?? null)));
+    }
+    return out;
+  };
 }
 
 /** `operation` → `(api, expandedInput) => result` (throws the binding's error on failure). */
@@ -93,12 +88,13 @@ export const operations = {
   delivery: (api, i) => JSON.parse(api.delivery(i.len, i.status ?? null, i.retry_after ?? null, i.body ?? null)),
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
-  node_identity: nodeIdentity,
+  node_identity_load: plan((api, p) => new api.NodeIdentityLoad(p.random_hex, p.now_iso, p.pid, p.token)),
   settings: (api, i) => JSON.parse(api.settingsFromEnv(JSON.stringify(i.env), i.user_home, i.client)),
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),
-  spool,
+  spool_claim: plan((api, p) => new api.SpoolClaim(p.pid, p.now_ms)),
+  spool_write: plan((api, p) => new api.SpoolWrite(p.records, p.seq, p.pid, p.now_ms, p.now_iso, p.token)),
   gateway_router: gatewayRouter,
   telemetry_budget: telemetryBudget,
   target_label: (api, i) => api.targetLabel(i.argv.map(string), i.facts == null ? null : JSON.stringify(i.facts)),
@@ -109,6 +105,8 @@ export const operations = {
  * have, why no host needs it]. The Rust vectors (and Python's, where prowl uses them) run them.
  */
 export const NOT_EXPOSED = {
+  spool: ['spoolEntry', 'SpoolClaim and SpoolWrite apply the spool format themselves'],
+  node_identity: ['parseNodeIdentity', 'NodeIdentityLoad reads and writes node.json itself'],
   build_record: ['buildRecord', 'hosts get finished records from Recorder'],
   canonical_json: ['canonicalJson', 'the hash rules run inside the core (Recorder, Scanner)'],
   classify: ['Classifier', 'hosts get finished records from Recorder'],

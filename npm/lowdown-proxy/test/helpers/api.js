@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { startLowdownServer } from './lowdown-server.js';
-import { spool } from '../../src/core.js';
 import { Sender } from '../../src/record/sender.js';
 
 /**
@@ -16,8 +15,9 @@ import { Sender } from '../../src/record/sender.js';
 export function spooledRecords(home) {
   const dir = path.join(home, 'spool');
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => spool.entry(f).kind !== 'other')
-    .flatMap((f) => spool.decode(fs.readFileSync(path.join(dir, f), 'utf8')).records.map((r) => JSON.parse(r)));
+  // Waiting and claimed spool files: one record's JSON a line.
+  return fs.readdirSync(dir).filter((f) => /^\d.*\.jsonl(\.\d+\.sending)?$/.test(f))
+    .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).map((r) => JSON.parse(r)));
 }
 
 /** Delivers what `home`'s spool holds to `apiUrl`, as the next run would. */
