@@ -19,21 +19,17 @@ TEST_TARGETS += test-lint-hosts
 
 TSC := $(ROOT)/node_modules/.bin/tsc
 TS_PROJECTS := npm/lowdown-proxy npm/lowdown-observe npm/vscode-extension
-NATIVE_SO := bindings-python/python/prowl/_native.abi3.so
 OBSERVE_WASM_DTS := npm/lowdown-observe/wasm/web/lowdown.d.ts
 
 lint-hosts: lint-python lint-js ## ruff, mypy --strict and stubtest over prowl; tsc --checkJs over the npm packages
 
-lint-python: $(VENV)/.prowl-stamp | $(NATIVE_SO)
+lint-python: $(VENV)/.prowl-stamp build-python-binding ## stubtest checks the stub against the binding as built from this tree, so it is rebuilt first
 	cd bindings-python && $(VENV)/bin/ruff check --no-cache --quiet python/prowl
 	cd bindings-python && $(VENV)/bin/mypy --no-error-summary
 	$(PY) -m mypy.stubtest prowl._native
 
 lint-js: setup-npm | $(OBSERVE_WASM_DTS)
 	@for p in $(TS_PROJECTS); do echo "tsc -p $$p"; $(TSC) -p $$p || exit 1; done
-
-$(NATIVE_SO):
-	$(MAKE) --no-print-directory build-python-binding
 
 $(OBSERVE_WASM_DTS):
 	$(MAKE) --no-print-directory build-wasm-binding
