@@ -53,6 +53,7 @@ pub struct FromTo {
 /// One change of one remote's definitions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "DefinitionEvent"))]
 pub struct Event {
     /// The day it was observed.
     pub day: String,

@@ -89,6 +89,7 @@ pub struct ScannerFacts {
 /// `latest`: the most recent day's best observation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "ScannerLatest"))]
 pub struct Latest {
     /// 0, 1 or 2.
     pub reached_level: u8,
@@ -111,6 +112,7 @@ pub struct Latest {
 /// One day of the 30-day strip.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "ScannerDay"))]
 pub struct Daily {
     /// UTC day.
     pub day: String,
@@ -129,6 +131,7 @@ pub struct Daily {
 /// A day without an observation, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "MissingDay"))]
 pub struct Missing {
     /// UTC day.
     pub day: String,
