@@ -194,6 +194,8 @@ async fn answers<'a>(s: &Server, cases: Vec<Case<'a>>) -> Vec<(&'a str, &'a str,
     out
 }
 
+// One request a line reads best as a table.
+#[rustfmt::skip]
 async fn real_answers_are_what_the_document_says(t: &TestDb) {
     let s = Server::start(t).await;
     let (status, doc) = s.call("GET", "/openapi.json", &[], None).await;
@@ -206,328 +208,84 @@ async fn real_answers_are_what_the_document_says(t: &TestDb) {
     let mut ok = record("api.stripe.com", "success");
     ok["node_id"] = json!(node);
     ok["latency_ms"] = json!(30);
-    let obs = json!({"host": "api.stripe.com", "method": "GET", "status": 200, "latency_ms": 3});
-    let registration =
-        json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"});
+    let obs = obs_for("api.stripe.com");
+    let registration = json!({"name": "bot", "model_provider": "acme", "model_id": "m-1", "environment": "test"});
     let mut big = record("npm:big", "success");
     big["padding"] = json!("p".repeat(1024 * 1024));
+    let (rec, observe, register) = ("/api/interactions", "/v1/telemetry/observe", "/v1/auth/agents/register");
+    let reputation = "/api/reputation/{target}";
 
     // What the first requests store is what the later answers are about, in this order.
-    let mut cases = vec![
-        case(
-            "post",
-            "/api/interactions",
-            "/api/interactions",
-            Some(json!([failing, ok, 5])),
-            201,
-        ),
-        case(
-            "post",
-            "/api/interactions",
-            "/api/interactions",
-            Some(record("npm:search-a", "success")),
-            201,
-        ),
-        case(
-            "post",
-            "/api/interactions",
-            "/api/interactions",
-            Some(record("npm:search-b", "partial")),
-            201,
-        ),
-        case(
-            "post",
-            "/api/interactions",
-            "/api/interactions",
-            Some(json!([5])),
-            400,
-        ),
-        case(
-            "post",
-            "/api/interactions",
-            "/api/interactions",
-            Some(big),
-            413,
-        ),
-        case(
-            "post",
-            "/v1/telemetry/observe",
-            "/v1/telemetry/observe",
-            Some(obs.clone()),
-            200,
-        ),
-        case(
-            "post",
-            "/v1/telemetry/observe",
-            "/v1/telemetry/observe",
-            Some(json!([obs, {"host": "x"}])),
-            200,
-        ),
-        case(
-            "post",
-            "/v1/telemetry/observe",
-            "/v1/telemetry/observe",
-            Some(json!({"host": "localhost"})),
-            400,
-        ),
-        case(
-            "get",
-            "/api/reputation/{target}",
-            "/api/reputation/api.stripe.com?task_type=search",
-            None,
-            200,
-        )
-        .header("x-lowdown-node-id", node),
-        case(
-            "get",
-            "/api/reputation/{target}",
-            "/api/reputation/api.stripe.com",
-            None,
-            200,
-        ),
-        case(
-            "get",
-            "/api/reputation/{target}",
-            "/api/reputation/search",
-            None,
-            200,
-        ),
-        case(
-            "get",
-            "/api/reputation/{target}",
-            "/api/reputation/nothing.example.com",
-            None,
-            200,
-        ),
-        case(
-            "get",
-            "/api/reputation/{target}",
-            "/api/reputation/x",
-            None,
-            400,
-        )
-        .header("x-lowdown-node-id", "bad"),
-        case(
-            "get",
-            "/api/compare",
-            "/api/compare?targets=api.stripe.com,npm:search-a",
-            None,
-            200,
-        ),
-        case(
-            "get",
-            "/api/compare",
-            "/api/compare?targets=api.stripe.com",
-            None,
-            400,
-        ),
-        case(
-            "get",
-            "/api/node/{node_id}",
-            &format!("/api/node/{node}"),
-            None,
-            200,
-        ),
-        case(
-            "get",
-            "/api/node/{node_id}",
-            "/api/node/ld_unknown",
-            None,
-            200,
-        ),
+    let mut seen = answers(&s, vec![
+        case("post", rec, rec, Some(json!([failing, ok, 5])), 201),
+        case("post", rec, rec, Some(record("npm:search-a", "success")), 201),
+        case("post", rec, rec, Some(record("npm:search-b", "partial")), 201),
+        case("post", rec, rec, Some(json!([5])), 400),
+        case("post", rec, rec, Some(big), 413),
+        case("post", observe, observe, Some(obs.clone()), 200),
+        case("post", observe, observe, Some(json!([obs, {"host": "x"}])), 200),
+        case("post", observe, observe, Some(json!({"host": "localhost"})), 400),
+        case("get", reputation, "/api/reputation/api.stripe.com?task_type=search", None, 200).header("x-lowdown-node-id", node),
+        case("get", reputation, "/api/reputation/api.stripe.com", None, 200),
+        case("get", reputation, "/api/reputation/search", None, 200),
+        case("get", reputation, "/api/reputation/nothing.example.com", None, 200),
+        case("get", reputation, "/api/reputation/x", None, 400).header("x-lowdown-node-id", "bad"),
+        case("get", "/api/compare", "/api/compare?targets=api.stripe.com,npm:search-a", None, 200),
+        case("get", "/api/compare", "/api/compare?targets=api.stripe.com", None, 400),
+        case("get", "/api/node/{node_id}", &format!("/api/node/{node}"), None, 200),
+        case("get", "/api/node/{node_id}", "/api/node/ld_unknown", None, 200),
         case("get", "/api/node/{node_id}", "/api/node/nope", None, 400),
-        case(
-            "post",
-            "/v1/auth/agents/register",
-            "/v1/auth/agents/register",
-            Some(json!({"name": 5})),
-            400,
-        ),
+        case("post", register, register, Some(json!({"name": 5})), 400),
         case("get", "/healthz", "/healthz", None, 200),
         case("get", "/v1/services", "/v1/services", None, 200),
         case("get", "/v1/services/{slug}", "/v1/services/nope", None, 404),
         case("get", "/v1/sampling/salt", "/v1/sampling/salt", None, 401),
         case("get", "/v1/sampling/salts", "/v1/sampling/salts", None, 200),
-        case(
-            "get",
-            "/v1/sampling/salts",
-            "/v1/sampling/salts?limit=0",
-            None,
-            400,
-        ),
-        case(
-            "post",
-            "/v1/sampling/verify",
-            "/v1/sampling/verify",
-            Some(json!({})),
-            400,
-        ),
-        case(
-            "get",
-            "/v1/agents/{agent_id}/reputation",
-            "/v1/agents/nobody/reputation",
-            None,
-            404,
-        ),
-        case(
-            "get",
-            "/v1/provider/directives",
-            "/v1/provider/directives",
-            None,
-            401,
-        ),
-        case(
-            "get",
-            "/v1/benchmark/directives/{directive_id}",
-            "/v1/benchmark/directives/d",
-            None,
-            403,
-        )
-        .header("authorization", "Bearer x"),
-    ];
-    let mut seen = Vec::new();
-    seen.extend(answers(&s, std::mem::take(&mut cases)).await);
+        case("get", "/v1/sampling/salts", "/v1/sampling/salts?limit=0", None, 400),
+        case("post", "/v1/sampling/verify", "/v1/sampling/verify", Some(json!({})), 400),
+        case("get", "/v1/agents/{agent_id}/reputation", "/v1/agents/nobody/reputation", None, 404),
+        case("get", "/v1/provider/directives", "/v1/provider/directives", None, 401),
+        case("get", "/v1/benchmark/directives/{directive_id}", "/v1/benchmark/directives/d", None, 403).header("authorization", "Bearer x"),
+    ]).await;
 
     // A registered agent: its key, the salt, provider mode.
-    let key = {
-        let (_, a) = s
-            .call(
-                "POST",
-                "/v1/auth/agents/register",
-                &[],
-                Some(registration.to_string()),
-            )
-            .await;
-        a["agent_key"].as_str().unwrap().to_owned()
-    };
-    let agent_id = seen.len();
-    seen.extend(
-        answers(
-            &s,
-            vec![
-                case(
-                    "post",
-                    "/v1/auth/agents/register",
-                    "/v1/auth/agents/register",
-                    Some(registration.clone()),
-                    201,
-                ),
-                case("get", "/v1/sampling/salt", "/v1/sampling/salt", None, 200)
-                    .header("x-agent-key", &key),
-                case(
-                    "post",
-                    "/v1/provider/register",
-                    "/v1/provider/register",
-                    None,
-                    201,
-                )
-                .header("x-agent-key", &key),
-                case(
-                    "post",
-                    "/v1/provider/register",
-                    "/v1/provider/register",
-                    None,
-                    200,
-                )
-                .header("x-agent-key", &key),
-                case(
-                    "get",
-                    "/v1/provider/directives",
-                    "/v1/provider/directives",
-                    None,
-                    200,
-                )
-                .header("x-agent-key", &key),
-                case(
-                    "get",
-                    "/v1/provider/earnings",
-                    "/v1/provider/earnings",
-                    None,
-                    200,
-                )
-                .header("x-agent-key", &key),
-            ],
-        )
-        .await,
-    );
-    let agent = seen[agent_id].3["agent_id"].as_str().unwrap().to_owned();
+    let (_, a) = s.call("POST", register, &[], Some(registration.to_string())).await;
+    let key = a["agent_key"].as_str().unwrap().to_owned();
+    let agent = a["agent_id"].as_str().unwrap().to_owned();
     let path = format!("/v1/agents/{agent}/reputation");
-    seen.extend(
-        answers(
-            &s,
-            vec![case(
-                "get",
-                "/v1/agents/{agent_id}/reputation",
-                &path,
-                None,
-                200,
-            )],
-        )
-        .await,
-    );
+    seen.extend(answers(&s, vec![
+        case("post", register, register, Some(registration.clone()), 201),
+        case("get", "/v1/sampling/salt", "/v1/sampling/salt", None, 200).header("x-agent-key", &key),
+        case("post", "/v1/provider/register", "/v1/provider/register", None, 201).header("x-agent-key", &key),
+        case("post", "/v1/provider/register", "/v1/provider/register", None, 200).header("x-agent-key", &key),
+        case("get", "/v1/provider/directives", "/v1/provider/directives", None, 200).header("x-agent-key", &key),
+        case("get", "/v1/provider/earnings", "/v1/provider/earnings", None, 200).header("x-agent-key", &key),
+        case("get", "/v1/agents/{agent_id}/reputation", &path, None, 200),
+    ]).await);
 
-    // Over the limits: the network's observations (60 an hour, some used above) and its
+    // Over the limits: the network's observations (60 an hour, 2 used above) and its
     // registrations (10 an hour, 2 used above).
     let fill = Value::Array((0..58).map(|_| obs_for("api.example.com")).collect());
     let mut over = vec![
-        case(
-            "post",
-            "/v1/telemetry/observe",
-            "/v1/telemetry/observe",
-            Some(fill),
-            200,
-        ),
-        case(
-            "post",
-            "/v1/telemetry/observe",
-            "/v1/telemetry/observe",
-            Some(obs_for("api.example.com")),
-            429,
-        ),
+        case("post", observe, observe, Some(fill), 200),
+        case("post", observe, observe, Some(obs_for("api.example.com")), 429),
     ];
-    for _ in 0..8 {
-        over.push(case(
-            "post",
-            "/v1/auth/agents/register",
-            "/v1/auth/agents/register",
-            Some(registration.clone()),
-            201,
-        ));
-    }
-    over.push(case(
-        "post",
-        "/v1/auth/agents/register",
-        "/v1/auth/agents/register",
-        Some(registration.clone()),
-        429,
-    ));
+    over.extend((0..8).map(|_| case("post", register, register, Some(registration.clone()), 201)));
+    over.push(case("post", register, register, Some(registration), 429));
     seen.extend(answers(&s, over).await);
     s.stop().await;
 
     // The answers that carry the most, so that an empty answer cannot pass for them.
     let full = &seen[8].3;
-    for field in [
-        "telemetry",
-        "latency_ms",
-        "task_breakdown",
-        "recent_trends",
-        "by_server_version",
-    ] {
-        assert!(
-            !full[field].is_null(),
-            "the contributor answer has no {field}: {full}"
-        );
+    for field in ["telemetry", "latency_ms", "task_breakdown", "recent_trends", "by_server_version"] {
+        assert!(!full[field].is_null(), "the contributor answer has no {field}: {full}");
     }
     assert!(seen[10].3["candidates"].is_array(), "{}", seen[10].3);
     let failures: Vec<String> = seen
         .iter()
         .filter_map(|(m, p, status, body)| violations(&doc, m, p, *status, body))
         .collect();
-    assert!(
-        failures.is_empty(),
-        "answers the document does not describe:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "answers the document does not describe:\n{}", failures.join("\n"));
 }
 on_both!(real_answers_are_what_the_document_says);
 
