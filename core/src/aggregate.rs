@@ -37,6 +37,7 @@ pub use message::message;
 
 /// The one bucket a record is counted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeClass {
     /// A tool interaction that succeeded. Rated.
@@ -185,6 +186,7 @@ impl SourceCounts {
 
 /// How much independent organic evidence stands behind a `success_rate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     /// No rated interactions.

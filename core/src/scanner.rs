@@ -62,6 +62,7 @@ pub const WINDOW_DAYS: i64 = 30;
 /// answer asked for; `blocked_url` is a URL or address the SSRF rules refuse (no byte is
 /// sent to it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorType {
     /// No answer within [`REQUEST_TIMEOUT_MS`].
@@ -84,6 +85,7 @@ pub enum ErrorType {
 
 /// Why a day of a cohort member has no observation (SPEC §8 `missing_days[].reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MissingReason {
     /// The target was not a cohort member that day.

@@ -237,6 +237,7 @@ pub fn prepare_observation(
 
 /// How a telemetry status counts (SPEC §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StatusClass {
     /// 1xx–3xx. Counts in the rate as a success.

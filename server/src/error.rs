@@ -158,17 +158,35 @@ impl From<crate::db::DbError> for AppError {
     }
 }
 
+/// The body of every error answer (the `Error` schema of `/openapi.json`).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Error")]
+pub struct ErrorBody {
+    /// What is wrong, naming the field (a 5xx says only `internal error`).
+    pub error: String,
+    /// Stable snake_case kind, for programs: bad_request, not_found, payload_too_large,
+    /// rate_limited, request_timeout, method_not_allowed, internal, or a refusal's own (e.g.
+    /// expired_salt, salt_not_published, agent_key).
+    pub reason: &'static str,
+    /// When no item of an array is valid: every refused item by index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<Vec<lowdown_core::record::validate::Rejection>>,
+}
+
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         if let AppError::Internal { detail } = &self {
             tracing::error!(error = %detail, "request failed");
         }
-        let status = self.status();
-        let mut body = serde_json::json!({ "error": self.to_string(), "reason": self.reason() });
-        if let AppError::NoneValid { rejected, .. } = &self {
-            body["rejected"] = serde_json::json!(rejected);
-        }
-        let mut response = (status, axum::Json(body)).into_response();
+        let body = ErrorBody {
+            error: self.to_string(),
+            reason: self.reason(),
+            rejected: match &self {
+                AppError::NoneValid { rejected, .. } => Some(rejected.clone()),
+                _ => None,
+            },
+        };
+        let mut response = (self.status(), axum::Json(body)).into_response();
         if let Some(secs) = self.retry_after() {
             set_retry_after(response.headers_mut(), secs);
         }

@@ -1,12 +1,15 @@
-//! The OpenAPI 3.1 document served at `/openapi.json`. Its paths are checked against
-//! [`crate::routes::ROUTES`] by a test, and every documented status is exercised by the
-//! HTTP tests.
+//! The OpenAPI 3.1 document served at `/openapi.json`. Its paths are a table per route
+//! here (and in `gateway`, `provider` and `pages`), checked against
+//! [`crate::routes::ROUTES`] by a test; its component schemas are derived from the answer
+//! types ([`derived`]), but for the few still typed by hand ([`hand_written`], each marked
+//! with the branch that types it). A test validates real answers against the document.
 
 use lowdown_core::record::validate::{MAX_BATCH, MAX_NAME, MAX_TARGET};
 use lowdown_core::telemetry::{
     RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR, REGISTRATIONS_PER_CALLER_PER_HOUR,
 };
-use serde_json::{json, Value};
+use schemars::generate::SchemaSettings;
+use serde_json::{json, Map, Value};
 
 fn error_response(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
@@ -24,37 +27,46 @@ fn json_body(schema: Value) -> Value {
     json!({"required": true, "content": {"application/json": {"schema": schema}}})
 }
 
-fn schemas() -> Value {
+/// The component schemas, each derived from the type its answer is serialised from
+/// (`schemars`, serialisation contract: doc comments are the descriptions, serde
+/// attributes are honoured, the core's types come from its `schemars` feature). `$ref`s
+/// point into `#/components/schemas`.
+fn derived() -> Map<String, Value> {
+    let mut generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| s.definitions_path = "/components/schemas".into())
+        .into_generator();
+    generator.subschema_for::<crate::error::ErrorBody>();
+    generator.subschema_for::<crate::routes::reputation::Answer>();
+    generator.subschema_for::<crate::routes::reputation::Candidates>();
+    generator.subschema_for::<crate::routes::compare::Answer>();
+    let mut all = generator.take_definitions(true);
+    // typed on branch typed: the telemetry block is a `serde_json::Value` until then.
+    if let Some(Value::Object(props)) = all
+        .get_mut("Reputation")
+        .and_then(|s| s.get_mut("properties"))
+    {
+        props.insert("telemetry".into(), r("Telemetry"));
+    }
+    all
+}
+
+/// Schemas typed by hand until their answers are typed structs.
+fn hand_written() -> Value {
     let enum_of = |v: &[&str]| json!({"type": "string", "enum": v});
     let count = json!({"type": "integer", "minimum": 0});
     let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
-    let mut all = json!({
-        "Error": {"type": "object", "required": ["error", "reason"], "properties": {
-            "error": {"type": "string", "description": "What is wrong, naming the field."},
-            "reason": {"type": "string", "description": "Stable snake_case kind, for programs: bad_request, not_found, payload_too_large, rate_limited, request_timeout, method_not_allowed, internal, or a refusal's own (e.g. expired_salt, salt_not_published, agent_key)."},
-            "rejected": {"type": "array", "items": r("Rejection"), "description": "When no item of an array is valid: every refused item by index."}}},
-        "Rejection": {"type": "object", "required": ["index", "error"], "properties": {
-            "index": {"type": "integer", "minimum": 0, "description": "Position of the item in the submitted array (0 for a single object)."},
-            "error": {"type": "string", "description": "`field: what is wrong` (`record: …` when the item is not an object); never echoes the value."}}},
+    json!({
+        // typed on branch typed (routes/interactions.rs)
         "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected", "rate_limited"], "properties": {
             "ok": {"type": "boolean", "description": "true when any record was accepted (false only in a 429)."},
             "accepted": {"type": "integer", "minimum": 0, "description": "Valid records taken, each now stored (new or already)."},
             "duplicates": {"type": "integer", "minimum": 0, "description": "Accepted records whose record_id was already stored or repeated: acknowledged, never counted twice, free of every quota."},
             "rejected": {"type": "array", "items": r("Rejection"), "description": "Refused records by index (invalid); sending them again fails again."},
-            "rate_limited": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Indices of valid records refused over a quota (their node id's, the agent key's or the network's records per sliding hour): send them again after Retry-After."}}},
-        "BySource": {"type": "object", "properties": {"organic": count.clone(), "seeded": count.clone(), "synthetic": count.clone()}},
-        "Source": {"type": "object", "required": ["dataset", "license", "retrieved_at", "cite"], "description": "Always the answer's last field: where the numbers come from and how to cite them.", "properties": {
-            "dataset": {"type": "string", "description": "`Lowdown records: <deployment name>`."},
-            "license": {"const": "CC BY 4.0"},
-            "retrieved_at": {"type": "string", "format": "date-time"},
-            "cite": {"type": "string", "description": "`<dataset>, <subject>, retrieved <retrieved_at>. CC BY 4.0, https://creativecommons.org/licenses/by/4.0/`: include it when republishing."}}},
-        "OrganicRow": {"type": "object", "description": "One row of a breakdown, organic only; rows with no organic tool interaction are left out.", "properties": {
-            "interactions": {"type": "integer", "minimum": 1, "description": "Organic tool interactions (rated, rejected, cancelled)."},
-            "rated_interactions": count.clone(), "success_rate": rate.clone()}},
-        "Latency": {"type": ["object", "null"], "description": "Rated organic tool calls that carried a latency; null when none did. p50/p95 are latency-bucket upper bounds.", "properties": {
-            "avg": {"type": "number"}, "p50": {"type": "number"}, "p95": {"type": "number"}}},
-        "FailureCounts": {"type": "object", "description": "Rated organic failures per failure_type (`unspecified` when none was recorded); sums to the failures; rejections are never in it.",
-            "additionalProperties": {"type": "integer", "minimum": 1}},
+            "rate_limited": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Indices of valid records refused over a quota (their node id's, the agent key's or the network's records per sliding hour): send them again after Retry-After."},
+            "error": {"type": "string", "description": "Only in a 429: the quota that refused them."},
+            "reason": {"type": "string", "description": "Only in a 429: the quota's stable kind."}}},
+        // typed on branch typed (db/telemetry.rs)
         "Telemetry": {"type": "object", "description": "Self-reported HTTP telemetry (organic); never changes success_rate.", "properties": {
             "observations": count.clone(), "weighted_success_rate": rate.clone(),
             "status_classes": {"type": "object", "properties": {"success": count.clone(), "failure": count.clone(), "throttled": count.clone(), "rejected": count.clone()}},
@@ -67,49 +79,17 @@ fn schemas() -> Value {
             "by_source": r("BySource"),
             "subject": {"type": "object", "properties": {"kind": enum_of(&["host", "service"]), "name": {"type": "string"}}},
             "note": {"type": "string"}}},
-        "Reputation": {"type": "object", "required": ["target", "resolved_target", "message", "source"], "properties": {
-            "target": {"type": "string", "description": "The name asked for."},
-            "resolved_target": {"type": ["string", "null"], "description": "The stored target answered for; null when nothing matched."},
-            "task_type": {"type": "string"},
-            "candidates": {"type": "array", "items": {"type": "string"}, "description": "Present (and no numbers) when a short name matched several targets, or a namespaced name (npm:, pypi:, mcp:, url:) matched none exactly: similar names are listed, never substituted."},
-            "message": {"type": "string"},
-            "interactions": count.clone(), "rated_interactions": count.clone(),
-            "capped": {"type": "integer", "minimum": 0, "description": "Rated organic calls past their network's cap (20 per target per UTC day): counted in interactions, never rated."},
-            "contributors": {"type": "integer", "minimum": 0, "description": "Distinct node ids or agent keys among the rated organic records."},
-            "networks": {"type": "integer", "minimum": 0, "description": "Distinct client networks (IPv4 /24, IPv6 /48) among the rated organic records."},
-            "top_network_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": "The largest share of the rated records one network holds; null when nothing is rated."},
-            "success_rate": rate.clone(),
-            "protocol_requests": count.clone(), "rejected_requests": count.clone(), "cancelled_requests": count.clone(),
-            "by_source": r("BySource"),
-            "confidence": {"type": "string", "enum": ["none", "low", "medium", "high"], "description": "none with 0 rated; low below 10 rated or 3 networks; medium below 100 rated or 10 networks; else high."},
-            "latency_ms": r("Latency"),
-            "failure_breakdown": r("FailureCounts"),
-            "telemetry": r("Telemetry"),
-            "registry": r("RegistryBlock"),
-            "scanner": r("ScannerBlock"),
-            "packages": {"type": "array", "items": r("PackageItem"), "description": "An MCP Registry entry: every package it declares, npm and PyPI ones checked daily with the scan, others listed as unchecked. An npm:/pypi: name: that package's facts, when Lowdown checked it."},
-            "registry_entries": {"type": "array", "items": {"type": "string"}, "description": "An npm:/pypi: name with records of its own: the MCP Registry entries (mcp:<name>) declaring that package. Without records of its own the name resolves to the one declaring entry, or lists several as candidates."},
-            "task_breakdown": {"type": "object", "description": "Contributors only; organic; tasks with an organic tool interaction.", "additionalProperties": {"type": "object", "properties": {
-                "success": count.clone(), "partial": count.clone(), "failure": count.clone(), "rejected": count.clone(), "cancelled": count.clone(),
-                "failure_types": r("FailureCounts"), "interactions": count.clone(), "rated_interactions": count.clone(), "success_rate": rate.clone()}}},
-            "recent_trends": {"type": "array", "description": "Contributors only; organic; the last 30 days that had an organic tool interaction.", "items": {"type": "object", "properties": {
-                "date": {"type": "string", "format": "date"}, "count": {"type": "integer", "minimum": 1, "description": "Organic tool interactions that day."}, "success_rate": rate.clone()}}},
-            "by_server_version": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("OrganicRow")},
-            "by_schema_hash": {"type": "object", "description": "Contributors only; `(none)` for records without one.", "additionalProperties": r("OrganicRow")},
-            "source": r("Source")}},
-        "Comparison": {"type": "object", "properties": {
-            "ranked": {"type": "array", "items": {"type": "object", "properties": {"target": {"type": "string"}, "success_rate": rate.clone(), "rated_interactions": count.clone(), "confidence": enum_of(&["none", "low", "medium", "high"])}}},
-            "recommendation": {"type": "object", "properties": {"target": {"type": ["string", "null"]}, "reason": {"type": "string"}}},
-            "task_type": {"type": ["string", "null"]},
-            "source": r("Source")}},
+        // typed on branch typed (routes/node.rs)
         "Node": {"type": "object", "required": ["node_id", "status", "contribution", "network"], "properties": {
             "node_id": {"type": "string"}, "status": enum_of(&["unknown", "active"]),
             "contribution": {"type": ["object", "null"], "properties": {"interactions": count.clone(), "targets_observed": count.clone(), "active_days": count.clone(),
                 "first_seen": {"type": "string", "format": "date-time"}, "last_seen": {"type": "string", "format": "date-time"}}},
-            "network": {"type": "object", "properties": {"total_nodes": count.clone(), "total_interactions": count.clone()}},
+            "network": {"type": "object", "properties": {"total_nodes": count.clone(), "total_interactions": count}},
             "rank": {"type": "object", "properties": {"percentile": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of nodes that contributed no more than this one."}}}}},
+        // typed on branch typed (routes/telemetry.rs)
         "Weighed": {"type": "object", "required": ["weight", "service_id"], "properties": {
             "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
+        // typed on branch typed (routes/telemetry.rs)
         "ObserveResult": {"oneOf": [
             {"type": "object", "description": "One observation.", "required": ["ok", "weight", "service_id"], "properties": {
                 "ok": {"const": true}, "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
@@ -118,21 +98,27 @@ fn schemas() -> Value {
                 "accepted": {"type": "integer", "minimum": 1, "description": "Items stored now plus acknowledged duplicates."},
                 "rate_limited": {"type": "integer", "minimum": 0, "description": "Items refused past the caller's remaining budget (the last ones)."},
                 "items": {"type": "array", "items": {"oneOf": [r("Weighed"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}]},
+        // typed on branch typed (routes/agents.rs: the request is read from a Value there)
         "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
             "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
             "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME},
             "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}},
+        // typed on branch typed (routes/agents.rs)
         "AgentKey": {"type": "object", "properties": {"agent_key": {"type": "string", "pattern": "^ak_[0-9a-f]{48}$"}, "agent_id": {"type": "string"}}},
+        // typed on branch typed (routes/meta.rs)
         "Health": {"type": "object", "properties": {"ok": {"const": true}, "database": enum_of(&["sqlite", "postgres"]), "version": {"type": "string"}}}
-    });
-    contract_components(&mut all);
-    all
+    })
 }
 
-/// The record and the observation, from the core's one definition of them, with what the
-/// server adds: it refuses private hosts.
-fn contract_components(all: &mut Value) {
+/// Every component: the derived ones, the hand-written ones, and the record and the
+/// observation from the core's one definition of them, with what the server adds: it
+/// refuses private hosts.
+fn schemas() -> Value {
     use lowdown_core::contract::{json_schema, OBSERVATION, RECORD};
+    let mut all = derived();
+    if let Value::Object(hand) = hand_written() {
+        all.extend(hand);
+    }
     let mut record = json_schema(&RECORD);
     record["properties"]["target"]["description"] = json!(format!(
         "{} A target naming a private or special-use host (`url:localhost`, `10.0.0.7`, `db.internal`) is refused.",
@@ -140,16 +126,9 @@ fn contract_components(all: &mut Value) {
     ));
     let mut observation = json_schema(&OBSERVATION);
     observation["properties"]["host"]["description"] = json!("Bare host only: no scheme, port, path or query. Private and special-use hosts (localhost, private addresses, .local, .internal, single labels, metadata endpoints) are refused, never stored.");
-    all["InteractionRecord"] = record;
-    all["Observation"] = observation;
-}
-
-/// `schemas` plus the Scanner's answer blocks.
-fn with_scanner(mut schemas: Value) -> Value {
-    if let Value::Object(m) = &mut schemas {
-        m.extend(crate::scanner::openapi::schemas());
-    }
-    schemas
+    all.insert("InteractionRecord".into(), record);
+    all.insert("Observation".into(), observation);
+    Value::Object(all)
 }
 
 /// The whole document (the sampling gateway's part comes from `crate::gateway::openapi`).
@@ -182,11 +161,11 @@ fn base_document() -> Value {
                         "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": r("Recorded")}}},
                     "400": error_response("The body is not a record or an array of records, or no record is valid (then `rejected` lists each by index)."), "413": too_large.clone(),
                     "429": {"description": "Valid records, none taken: every one is over a quota (`rate_limited` lists them; `error` names the quota).", "headers": {"Retry-After": retry_after.clone()},
-                        "content": {"application/json": {"schema": {"allOf": [r("Recorded"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}, "500": internal.clone()}}},
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Recorded", "required": ["error", "reason"]}}}}, "500": internal.clone()}}},
             "/api/reputation/{target}": {"get": {"operationId": "getReputation", "summary": "What the network has seen of a target.",
                 "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
                     "description": "As recorded (a `/` raw or `%2F`); `pypi:` names also by PEP 503 and `npm:` names in any case; or a short name that matches one target."}, task_param.clone(), node_header],
-                "responses": {"200": ok("The answer, or `candidates` (never a substitute).", r("Reputation")), "400": bad.clone(), "500": internal.clone()}}},
+                "responses": {"200": ok("The answer, or `candidates` (never a substitute).", json!({"oneOf": [r("Reputation"), r("Candidates")]})), "400": bad.clone(), "500": internal.clone()}}},
             "/api/compare": {"get": {"operationId": "compareTargets", "summary": "Rank 2-5 targets by organic success rate.",
                 "parameters": [{"name": "targets", "in": "query", "required": true, "schema": {"type": "string"}, "description": "2 to 5 names, comma-separated."}, task_param],
                 "responses": {"200": ok("Ranked, with a recommendation only when the evidence allows.", r("Comparison")), "400": bad.clone(), "500": internal.clone()}}},
@@ -211,6 +190,6 @@ fn base_document() -> Value {
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness and a database round trip.", "responses": {"200": ok("Up.", r("Health")), "500": internal}}}
         },
-        "components": {"schemas": with_scanner(schemas())}
+        "components": {"schemas": schemas()}
     })
 }

@@ -13,6 +13,7 @@ pub const UNSPECIFIED_FAILURE: &str = "unspecified";
 
 /// One organic row of a breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct OrganicRow {
     /// Organic tool interactions (rated, rejected and cancelled; protocol traffic is not).
     pub interactions: u64,
@@ -35,6 +36,7 @@ pub fn organic_row(organic: &ClassCounts) -> Option<OrganicRow> {
 
 /// `latency_ms{avg, p50, p95}` of rated organic tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LatencySummary {
     /// Mean, rounded to 0.1 ms.
     pub avg: f64,

@@ -35,6 +35,7 @@ pub enum CompareError {
 
 /// One candidate in ranked order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Ranked {
     /// The target as given.
     pub target: String,
@@ -48,6 +49,7 @@ pub struct Ranked {
 
 /// Which candidate the evidence favours, and why, in facts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Recommendation {
     /// The leader, or `None` when the evidence is too thin.
     pub target: Option<String>,
@@ -57,6 +59,7 @@ pub struct Recommendation {
 
 /// The result of [`compare`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// Candidates best first.
     pub ranked: Vec<Ranked>,

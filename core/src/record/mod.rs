@@ -17,6 +17,7 @@ pub use recorder::Recorder;
 /// client withdrew with `notifications/cancelled` before it finished. It is recorded so
 /// that volume is honest, but it never counts in `success_rate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The call did what was asked.
@@ -31,6 +32,7 @@ pub enum Outcome {
 
 /// Why an interaction failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FailureType {
     /// The caller sent arguments the tool rejected.
@@ -47,6 +49,7 @@ pub enum FailureType {
 
 /// Where a failure happened (SPEC §3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorLayer {
     /// The tool itself reported failure; counts in `success_rate`.
@@ -59,6 +62,7 @@ pub enum ErrorLayer {
 
 /// Whether an exchange was a tool interaction or protocol traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RequestKind {
     /// A `tools/call` (or a non-MCP interaction reported directly).
@@ -69,6 +73,7 @@ pub enum RequestKind {
 
 /// What kind of thing the target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TargetType {
     /// An MCP server or other tool (the proxy records these).
@@ -85,6 +90,7 @@ pub enum TargetType {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
 )]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// Real use by real agents.

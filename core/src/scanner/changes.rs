@@ -27,6 +27,7 @@ pub const MAX_EVENT_NAMES: usize = 50;
 
 /// The overall shape of the changes seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     /// Fewer than 3 observed days in the window.
@@ -41,6 +42,7 @@ pub enum Pattern {
 
 /// `{from, to}` of a count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FromTo {
     /// Before.
     pub from: Option<u64>,
@@ -50,6 +52,8 @@ pub struct FromTo {
 
 /// One change of one remote's definitions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "DefinitionEvent"))]
 pub struct Event {
     /// The day it was observed.
     pub day: String,
@@ -67,6 +71,7 @@ pub struct Event {
 
 /// The `definition_changes` block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DefinitionChanges {
     /// See [`Pattern`].
     pub pattern: Pattern,

@@ -88,6 +88,8 @@ pub struct ScannerFacts {
 
 /// `latest`: the most recent day's best observation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "ScannerLatest"))]
 pub struct Latest {
     /// 0, 1 or 2.
     pub reached_level: u8,
@@ -109,6 +111,8 @@ pub struct Latest {
 
 /// One day of the 30-day strip.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "ScannerDay"))]
 pub struct Daily {
     /// UTC day.
     pub day: String,
@@ -126,6 +130,8 @@ pub struct Daily {
 
 /// A day without an observation, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "MissingDay"))]
 pub struct Missing {
     /// UTC day.
     pub day: String,
@@ -135,6 +141,7 @@ pub struct Missing {
 
 /// Declared (Registry) beside observed (Scanner).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DeclaredVsObserved {
     /// Registry version.
     pub declared_version: Option<String>,
@@ -148,6 +155,7 @@ pub struct DeclaredVsObserved {
 
 /// The detail of a cohort member.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ScannerDetail {
     /// First observation ever.
     pub first_observed_at: Option<String>,
@@ -171,6 +179,7 @@ pub struct ScannerDetail {
 
 /// The `scanner` block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ScannerBlock {
     /// At least one observation exists.
     pub observed: bool,
@@ -354,6 +363,7 @@ pub struct RegistryFacts {
 
 /// One change in `changes_30d`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DayChange {
     /// UTC day of the read that saw it.
     pub day: String,
@@ -367,6 +377,7 @@ pub struct DayChange {
 
 /// The `registry` block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RegistryBlock {
     /// In the latest successful Registry read (any status).
     pub listed: bool,

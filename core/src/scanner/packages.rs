@@ -118,6 +118,7 @@ impl PackageKey {
 
 /// Why a declared package is listed as unchecked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Unchecked {
     /// Lowdown checks npm and PyPI only (`oci`, `nuget`, `mcpb`, ... are listed as declared).
@@ -160,6 +161,7 @@ pub struct Facts {
 
 /// PEP 792 project status markers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ProjectStatus {
     /// The default.
@@ -174,6 +176,7 @@ pub enum ProjectStatus {
 
 /// How a PyPI package is missing (from the Index API).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NotFoundKind {
     /// The index has no project of that name (404).
@@ -235,6 +238,7 @@ pub(crate) fn version(raw: Option<&str>) -> Option<String> {
 
 /// One declared package in the answer's `packages` block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PackageItem {
     /// The Registry's `registryType` (`npm`, `pypi`, `oci`, ...).
     pub registry_type: String,
@@ -257,6 +261,7 @@ pub struct PackageItem {
 
 /// The checked facts of a [`PackageItem`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ItemFacts {
     /// See [`Facts::latest`].
     pub latest: Option<String>,

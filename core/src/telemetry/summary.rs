@@ -34,6 +34,7 @@ pub fn latency_bucket(latency_ms: f64) -> usize {
 
 /// Which of the four weights (SPEC §4) an observation carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WeightTier {
     /// No valid agent key, host outside the catalog: 0.1.
@@ -75,6 +76,7 @@ impl WeightTier {
 
 /// Observation counts per status class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct StatusCounts {
     /// 1xx–3xx.
     pub success: u64,
@@ -113,6 +115,7 @@ impl StatusCounts {
 
 /// Observation counts per weight tier: how much of the evidence is keyed and catalogued.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct WeightMix {
     /// Weight 0.1.
     pub anonymous_unknown_host: u64,

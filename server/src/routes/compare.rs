@@ -58,7 +58,8 @@ pub async fn get(
 }
 
 /// The compare answer: the core's comparison, the task, and `source` last.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Comparison")]
 pub struct Answer {
     #[serde(flatten)]
     comparison: lowdown_core::aggregate::Comparison,

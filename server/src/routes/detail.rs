@@ -21,16 +21,20 @@ pub const TREND_DAYS: i64 = 30;
 const NONE_KEY: &str = "(none)";
 
 /// The detail block, flattened into the answer.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct Contributor {
+    /// Contributors only; organic; tasks with an organic tool interaction.
     task_breakdown: BTreeMap<String, TaskRow>,
+    /// Contributors only; organic; the last 30 days that had an organic tool interaction.
     recent_trends: Vec<Trend>,
+    /// Contributors only; `(none)` for records without one.
     by_server_version: BTreeMap<String, OrganicRow>,
+    /// Contributors only; `(none)` for records without one.
     by_schema_hash: BTreeMap<String, OrganicRow>,
 }
 
 /// One task: organic counts per class, rated failures per type, and the row figures.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TaskRow {
     success: u64,
     partial: u64,
@@ -43,9 +47,13 @@ struct TaskRow {
 }
 
 /// One day: organic tool interactions and the organic success rate.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct Trend {
+    /// The UTC day.
+    #[schemars(extend("format" = "date"))]
     date: String,
+    /// Organic tool interactions that day.
+    #[schemars(range(min = 1))]
     count: u64,
     success_rate: Option<f64>,
 }

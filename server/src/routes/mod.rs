@@ -9,7 +9,7 @@ use crate::error::AppError;
 use crate::state::AppState;
 
 mod agents;
-mod compare;
+pub(crate) mod compare;
 mod detail;
 mod interactions;
 mod meta;

@@ -28,44 +28,75 @@ pub struct Params {
     pub task_type: Option<String>,
 }
 
-#[derive(Serialize)]
+/// Interactions per source (organic, seeded, synthetic), reported apart, never mixed.
+#[derive(Serialize, schemars::JsonSchema)]
 struct BySource {
     organic: u64,
     seeded: u64,
     synthetic: u64,
 }
 
-/// The answer for a name that matches several targets (or, namespaced, none exactly).
-#[derive(Serialize)]
+/// The answer for a name that matches several targets (or, namespaced, none exactly):
+/// similar names are listed, never substituted, and no numbers are given.
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct Candidates {
+    /// The name asked for.
     target: String,
+    /// Always null: nothing is answered for until one candidate is asked for.
     resolved_target: Option<String>,
+    /// The stored targets the name may mean.
     candidates: Vec<String>,
     message: String,
     source: crate::services::source::Source,
 }
 
-/// The answer, serialised in this field order (`source` last, SPEC §5).
-#[derive(Serialize)]
+/// What the network has seen of a target, serialised in this field order (`source` last,
+/// SPEC §5).
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Reputation")]
 pub(crate) struct Answer {
+    /// The name asked for.
     target: String,
+    /// The stored target answered for; null when nothing matched.
     resolved_target: Option<String>,
+    /// The task asked for, when one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     task_type: Option<String>,
+    /// The answer in a sentence, facts only.
     message: String,
+    /// Tool interactions of every source (all classes but protocol).
     interactions: u64,
+    /// Organic success + partial + failure.
     rated_interactions: u64,
+    /// Rated organic calls past their network's cap (20 per target per UTC day): counted
+    /// in interactions, never rated.
     capped: u64,
+    /// Distinct node ids or agent keys among the rated organic records.
     contributors: u64,
+    /// Distinct client networks (IPv4 /24, IPv6 /48) among the rated organic records.
     networks: u64,
+    /// The largest share of the rated records one network holds; null when nothing is rated.
+    #[schemars(range(min = 0, max = 1))]
     top_network_share: Option<f64>,
+    /// Organic successes / rated, 3 decimals; null when nothing is rated.
+    #[schemars(range(min = 0, max = 1))]
     success_rate: Option<f64>,
+    /// Protocol requests, every source; never rated.
     protocol_requests: u64,
+    /// Request-layer rejections, every source; never rated.
     rejected_requests: u64,
+    /// Cancelled requests, every source; never rated.
     cancelled_requests: u64,
+    /// Interactions per source.
     by_source: BySource,
+    /// none with 0 rated; low below 10 rated or 3 networks; medium below 100 rated or 10
+    /// networks; else high.
     confidence: aggregate::Confidence,
+    /// Rated organic tool calls that carried a latency; null when none did. p50/p95 are
+    /// latency-bucket upper bounds.
     latency_ms: Option<LatencySummary>,
+    /// Rated organic failures per failure_type (`unspecified` when none was recorded);
+    /// sums to the failures; rejections are never in it.
     failure_breakdown: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     telemetry: Option<Value>,

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::db::{observations, Db, DbResult};
 
 /// The blocks added to the answer for a Registry entry.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Blocks {
     /// What the Registry declares.
     pub registry: RegistryBlock,
@@ -34,7 +34,7 @@ pub struct Blocks {
 
 /// What an answer for an `npm:`/`pypi:` name adds: the Registry entries declaring the
 /// package, and the package's own facts when it was checked.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PackageBlocks {
     /// `mcp:<name>` of every Registry entry declaring this package, sorted.
     pub registry_entries: Vec<String>,

@@ -13,7 +13,6 @@ pub mod answer;
 pub mod cli;
 pub mod http;
 pub mod net;
-pub mod openapi;
 pub mod packages;
 pub mod progress;
 pub mod registry;

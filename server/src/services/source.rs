@@ -16,16 +16,20 @@ pub fn dataset(state: &AppState) -> String {
     format!("Lowdown records: {}", state.deployment)
 }
 
-/// The block itself, serialised in this field order.
-#[derive(Debug, Clone, Serialize)]
+/// Always the answer's last field: where the numbers come from and how to cite them
+/// (serialised in this field order).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Source {
-    /// `Lowdown records: <deployment>`.
+    /// `Lowdown records: <deployment name>`.
     pub dataset: String,
-    /// Always [`LICENSE`].
+    /// Always `CC BY 4.0`.
+    #[schemars(extend("const" = LICENSE))]
     pub license: &'static str,
     /// When the answer was given (ISO-8601, UTC).
+    #[schemars(extend("format" = "date-time"))]
     pub retrieved_at: String,
-    /// The line to paste when republishing.
+    /// `<dataset>, <subject>, retrieved <retrieved_at>. CC BY 4.0,
+    /// https://creativecommons.org/licenses/by/4.0/`: include it when republishing.
     pub cite: String,
 }
 

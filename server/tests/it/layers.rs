@@ -28,7 +28,6 @@ const LAYERS: &[(&str, Layer)] = &[
     ("provider::agree", Layer::Service),
     ("provider::verify", Layer::Service),
     ("scanner::cli", Layer::App),
-    ("scanner::openapi", Layer::Handler),
     ("extract", Layer::Handler),
     ("routes", Layer::Handler),
     ("pages", Layer::Handler),

@@ -18,6 +18,7 @@ mod listeners;
 mod meta;
 mod migrate;
 mod migrate_rollups;
+mod openapi;
 mod packages;
 mod pages;
 mod provider_api;
