@@ -75,6 +75,7 @@ impl WeightTier {
 
 /// Observation counts per status class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct StatusCounts {
     /// 1xx–3xx.
     pub success: u64,
@@ -113,6 +114,7 @@ impl StatusCounts {
 
 /// Observation counts per weight tier: how much of the evidence is keyed and catalogued.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct WeightMix {
     /// Weight 0.1.
     pub anonymous_unknown_host: u64,

@@ -23,31 +23,31 @@ const NONE_KEY: &str = "(none)";
 /// The detail block, flattened into the answer.
 #[derive(Serialize)]
 pub(crate) struct Contributor {
-    task_breakdown: BTreeMap<String, TaskRow>,
-    recent_trends: Vec<Trend>,
-    by_server_version: BTreeMap<String, OrganicRow>,
-    by_schema_hash: BTreeMap<String, OrganicRow>,
+    pub(crate) task_breakdown: BTreeMap<String, TaskRow>,
+    pub(crate) recent_trends: Vec<Trend>,
+    pub(crate) by_server_version: BTreeMap<String, OrganicRow>,
+    pub(crate) by_schema_hash: BTreeMap<String, OrganicRow>,
 }
 
 /// One task: organic counts per class, rated failures per type, and the row figures.
 #[derive(Serialize)]
-struct TaskRow {
-    success: u64,
-    partial: u64,
-    failure: u64,
-    rejected: u64,
-    cancelled: u64,
-    failure_types: BTreeMap<String, u64>,
+pub(crate) struct TaskRow {
+    pub(crate) success: u64,
+    pub(crate) partial: u64,
+    pub(crate) failure: u64,
+    pub(crate) rejected: u64,
+    pub(crate) cancelled: u64,
+    pub(crate) failure_types: BTreeMap<String, u64>,
     #[serde(flatten)]
-    row: OrganicRow,
+    pub(crate) row: OrganicRow,
 }
 
 /// One day: organic tool interactions and the organic success rate.
 #[derive(Serialize)]
-struct Trend {
-    date: String,
-    count: u64,
-    success_rate: Option<f64>,
+pub(crate) struct Trend {
+    pub(crate) date: String,
+    pub(crate) count: u64,
+    pub(crate) success_rate: Option<f64>,
 }
 
 /// The detail for `target` (optionally one task) at `now`.

@@ -12,7 +12,6 @@ use lowdown_core::aggregate::{self, LatencySummary, Summary};
 use lowdown_core::defaults::NODE_ID_HEADER;
 use lowdown_core::record::validate::{validate_node_id, MAX_NAME, MAX_TARGET};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::detail::{contributor, Contributor};
 use crate::clock;
@@ -28,56 +27,57 @@ pub struct Params {
     pub task_type: Option<String>,
 }
 
+/// Interactions per source.
 #[derive(Serialize)]
-struct BySource {
-    organic: u64,
-    seeded: u64,
-    synthetic: u64,
+pub(crate) struct BySource {
+    pub(crate) organic: u64,
+    pub(crate) seeded: u64,
+    pub(crate) synthetic: u64,
 }
 
 /// The answer for a name that matches several targets (or, namespaced, none exactly).
 #[derive(Serialize)]
 pub(crate) struct Candidates {
-    target: String,
-    resolved_target: Option<String>,
-    candidates: Vec<String>,
-    message: String,
-    source: crate::services::source::Source,
+    pub(crate) target: String,
+    pub(crate) resolved_target: Option<String>,
+    pub(crate) candidates: Vec<String>,
+    pub(crate) message: String,
+    pub(crate) source: crate::services::source::Source,
 }
 
 /// The answer, serialised in this field order (`source` last, SPEC §5).
 #[derive(Serialize)]
 pub(crate) struct Answer {
-    target: String,
-    resolved_target: Option<String>,
+    pub(crate) target: String,
+    pub(crate) resolved_target: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    task_type: Option<String>,
-    message: String,
-    interactions: u64,
-    rated_interactions: u64,
-    capped: u64,
-    contributors: u64,
-    networks: u64,
-    top_network_share: Option<f64>,
-    success_rate: Option<f64>,
-    protocol_requests: u64,
-    rejected_requests: u64,
-    cancelled_requests: u64,
-    by_source: BySource,
-    confidence: aggregate::Confidence,
-    latency_ms: Option<LatencySummary>,
-    failure_breakdown: BTreeMap<String, u64>,
+    pub(crate) task_type: Option<String>,
+    pub(crate) message: String,
+    pub(crate) interactions: u64,
+    pub(crate) rated_interactions: u64,
+    pub(crate) capped: u64,
+    pub(crate) contributors: u64,
+    pub(crate) networks: u64,
+    pub(crate) top_network_share: Option<f64>,
+    pub(crate) success_rate: Option<f64>,
+    pub(crate) protocol_requests: u64,
+    pub(crate) rejected_requests: u64,
+    pub(crate) cancelled_requests: u64,
+    pub(crate) by_source: BySource,
+    pub(crate) confidence: aggregate::Confidence,
+    pub(crate) latency_ms: Option<LatencySummary>,
+    pub(crate) failure_breakdown: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    telemetry: Option<Value>,
+    pub(crate) telemetry: Option<crate::db::telemetry::Block>,
     #[serde(flatten)]
-    contributor: Option<Contributor>,
+    pub(crate) contributor: Option<Contributor>,
     /// `registry`, `scanner` and `packages`, for an MCP Registry entry.
     #[serde(flatten)]
-    registry: Option<crate::scanner::answer::Blocks>,
+    pub(crate) registry: Option<crate::scanner::answer::Blocks>,
     /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
     #[serde(flatten)]
-    package: Option<crate::scanner::answer::PackageBlocks>,
-    source: crate::services::source::Source,
+    pub(crate) package: Option<crate::scanner::answer::PackageBlocks>,
+    pub(crate) source: crate::services::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.
