@@ -293,6 +293,7 @@ impl<T> Checked<T> {
 /// One refused item of a batch, as the API reports it:
 /// `{"index": 3, "error": "outcome: must be one of success|partial|failure|cancelled"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Rejection {
     /// Position of the item in the submitted array (0 for a single object).
     pub index: usize,
