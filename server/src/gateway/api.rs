@@ -12,6 +12,7 @@ use lowdown_core::sample::{
 };
 use serde_json::{json, Value};
 
+use super::services::ServiceView;
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
@@ -36,17 +37,27 @@ fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, AppError>
     }
 }
 
+/// The answer of `GET /v1/services`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct ServiceList {
+    /// Every catalog entry, in catalog order.
+    pub services: Vec<ServiceView>,
+}
+
 /// `GET /v1/services`: every catalog entry with `audit` and `probe_health`.
-pub async fn list(State(state): State<AppState>) -> Answer {
+pub async fn list(State(state): State<AppState>) -> Result<Json<ServiceList>, AppError> {
     let mut out = Vec::with_capacity(state.prowl.services.len());
     for s in &state.prowl.services {
         out.push(super::services::view(&state, s, false).await?);
     }
-    Ok(Json(json!({"services": out})))
+    Ok(Json(ServiceList { services: out }))
 }
 
 /// `GET /v1/services/{slug}`: one entry with `score` beside `audit` and `probe_health`.
-pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Answer {
+pub async fn one(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+) -> Result<Json<ServiceView>, AppError> {
     let s = state
         .prowl
         .by_slug(&slug)

@@ -102,11 +102,7 @@ fn scanner(block: &ScannerBlock) -> String {
                 s(&dv.declared_version),
                 s(&dv.observed_server_version),
             ],
-            vec![
-                "hosts".into(),
-                s(&dv.declared_hosts),
-                s(&dv.observed_hosts),
-            ],
+            vec!["hosts".into(), s(&dv.declared_hosts), s(&dv.observed_hosts)],
         ],
     ));
     let dc = &sc.definition_changes;
@@ -210,10 +206,9 @@ fn packages(items: &[PackageItem]) -> String {
                 _ => "—".to_owned(),
             };
             let found = match f {
-                _ if !i.checked => format!(
-                    "not checked ({})",
-                    s(&i.unchecked_reason).replace('_', " ")
-                ),
+                _ if !i.checked => {
+                    format!("not checked ({})", s(&i.unchecked_reason).replace('_', " "))
+                }
                 Some(f) if f.not_found => format!(
                     "not found ({}) since {}",
                     s(&f.not_found_kind).replace("—", "404"),
@@ -254,7 +249,11 @@ pub(crate) fn sections(a: &Answer) -> String {
         out.push_str(&scanner(&b.scanner));
         out.push_str(&registry(&b.registry));
     }
-    if let Some(p) = a.package.as_ref().filter(|p| !p.registry_entries.is_empty()) {
+    if let Some(p) = a
+        .package
+        .as_ref()
+        .filter(|p| !p.registry_entries.is_empty())
+    {
         out.push_str(
             "<h2 id=\"registry-entries\">MCP Registry entries declaring this package</h2><ul>",
         );

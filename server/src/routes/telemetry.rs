@@ -201,7 +201,11 @@ pub async fn post(
                 weight,
             },
             Some(Item::Refused { error }) => Single::Refused { error, ok: true },
-            None => return Err(AppError::internal("telemetry: the single item has no answer")),
+            None => {
+                return Err(AppError::internal(
+                    "telemetry: the single item has no answer",
+                ))
+            }
         };
         return Ok(Json(single).into_response());
     }
