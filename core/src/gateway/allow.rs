@@ -15,6 +15,7 @@ use super::headers::forward_request_header;
 /// Whose credential a service's sampled calls carry to the vendor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum Mode {
     /// The operator's key, injected by the gateway (public read-only APIs); the agent's
     /// credential header never leaves the client.

@@ -109,6 +109,7 @@ pub fn audit(calls: &[CallSample]) -> Audit {
 
 /// Probe health over the last [`PROBE_WINDOW`] ProxyCalls.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProbeHealth {
     /// Errors over counted calls (3 decimals), `None` with none counted.
     pub error_rate: Option<f64>,
@@ -136,6 +137,7 @@ pub fn probe_health(calls: &[CallSample]) -> ProbeHealth {
 
 /// The live score of a service.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LiveScore {
     /// `round(100 × (0.7 × success + 0.3 × speed))`, limited by the cap; `None` with
     /// nothing counted.

@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use lowdown_core::record::Source;
 use lowdown_core::telemetry::{
-    latency_bucket, status_class, summarize_telemetry, Observation, StatusClass, TelemetryRollup,
-    WeightTier, LATENCY_BUCKETS_MS,
+    latency_bucket, status_class, summarize_telemetry, Observation, StatusClass, StatusCounts,
+    TelemetryRollup, WeightMix, WeightTier, LATENCY_BUCKETS_MS,
 };
-use serde_json::{json, Value};
+use serde::Serialize;
 use sqlx::{AnyConnection, Row};
 
 use super::upsert::{add_counts, insert_new, where_in, Val};
@@ -277,10 +277,54 @@ fn tier_of(tenths: i64) -> Option<WeightTier> {
     .find(|t| t.tenths() as i64 == tenths)
 }
 
+/// What the `telemetry` block always says about itself.
+const NOTE: &str = "self-reported HTTP telemetry; organic only; never part of success_rate";
+
+/// The `telemetry` block of a reputation answer. Keys in alphabetical order, the order
+/// the answer has always given them.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Block {
+    /// Observations per source (`organic`, `seeded`, `synthetic`), every source counted.
+    pub by_source: BTreeMap<String, u64>,
+    /// Distinct agent keys behind the organic observations.
+    pub contributors: u64,
+    /// Median latency of organic observations, as a histogram bucket's upper bound.
+    pub latency_p50_ms: Option<f64>,
+    /// 95th percentile latency, same convention.
+    pub latency_p95_ms: Option<f64>,
+    /// Distinct networks behind the organic observations.
+    pub networks: u64,
+    /// What the block is and is not.
+    pub note: &'static str,
+    /// Organic observations counted.
+    pub observations: u64,
+    /// Unweighted organic counts per status class.
+    pub status_classes: StatusCounts,
+    /// Organic observations per exact status code (`none`: no response).
+    pub status_codes: BTreeMap<String, u64>,
+    /// What was observed: a host or a catalog service id.
+    pub subject: Subject,
+    /// The largest share one network holds of the organic observations.
+    pub top_network_share: Option<f64>,
+    /// Organic observations per weight tier.
+    pub weight_mix: WeightMix,
+    /// Weighted organic success rate (throttled and rejected are not in it).
+    pub weighted_success_rate: Option<f64>,
+}
+
+/// The subject of a [`Block`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Subject {
+    /// `host` or `service`.
+    pub kind: &'static str,
+    /// The host name or service id.
+    pub name: String,
+}
+
 /// The `telemetry{...}` block for a host or catalog service id, or `None` when nothing was
 /// observed. Numbers summarise organic observations (the core's rules); `by_source`
 /// counts observations of every source, so nothing is mixed silently.
-pub async fn block(db: &Db, subject: &str) -> DbResult<Option<Value>> {
+pub async fn block(db: &Db, subject: &str) -> DbResult<Option<Block>> {
     // One query for both kinds (one round trip per answer); a host wins over a service
     // id of the same name.
     let all = sqlx::query(
@@ -338,22 +382,24 @@ pub async fn block(db: &Db, subject: &str) -> DbResult<Option<Value>> {
         let summary = summarize_telemetry(&rollup);
         let organic = by_source.get("organic").copied().unwrap_or(0);
         let who = independence(db, kind, subject).await?;
-        let mut v = serde_json::to_value(summary).map_err(crate::db::DbError::internal)?;
-        if let Value::Object(m) = &mut v {
-            m.insert("contributors".into(), json!(who.contributors));
-            m.insert("networks".into(), json!(who.networks));
-            m.insert(
-                "top_network_share".into(),
-                json!(lowdown_core::aggregate::share(who.top_network, organic)),
-            );
-            m.insert("subject".into(), json!({"kind": kind, "name": subject}));
-            m.insert("by_source".into(), json!(by_source));
-            m.insert(
-                "note".into(),
-                json!("self-reported HTTP telemetry; organic only; never part of success_rate"),
-            );
-        }
-        return Ok(Some(v));
+        return Ok(Some(Block {
+            by_source,
+            contributors: who.contributors,
+            latency_p50_ms: summary.latency_p50_ms,
+            latency_p95_ms: summary.latency_p95_ms,
+            networks: who.networks,
+            note: NOTE,
+            observations: summary.observations,
+            status_classes: summary.status_classes,
+            status_codes: summary.status_codes,
+            subject: Subject {
+                kind,
+                name: subject.to_owned(),
+            },
+            top_network_share: lowdown_core::aggregate::share(who.top_network, organic),
+            weight_mix: summary.weight_mix,
+            weighted_success_rate: summary.weighted_success_rate,
+        }));
     }
     Ok(None)
 }

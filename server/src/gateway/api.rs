@@ -12,6 +12,7 @@ use lowdown_core::sample::{
 };
 use serde_json::{json, Value};
 
+use super::services::ServiceView;
 use crate::clock::iso;
 use crate::db::gateway::{self as store, salts};
 use crate::error::AppError;
@@ -36,17 +37,27 @@ fn text<'a>(body: &'a Value, key: &str, max: usize) -> Result<&'a str, AppError>
     }
 }
 
+/// The answer of `GET /v1/services`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct ServiceList {
+    /// Every catalog entry, in catalog order.
+    pub services: Vec<ServiceView>,
+}
+
 /// `GET /v1/services`: every catalog entry with `audit` and `probe_health`.
-pub async fn list(State(state): State<AppState>) -> Answer {
+pub async fn list(State(state): State<AppState>) -> Result<Json<ServiceList>, AppError> {
     let mut out = Vec::with_capacity(state.prowl.services.len());
     for s in &state.prowl.services {
         out.push(super::services::view(&state, s, false).await?);
     }
-    Ok(Json(json!({"services": out})))
+    Ok(Json(ServiceList { services: out }))
 }
 
 /// `GET /v1/services/{slug}`: one entry with `score` beside `audit` and `probe_health`.
-pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Answer {
+pub async fn one(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+) -> Result<Json<ServiceView>, AppError> {
     let s = state
         .prowl
         .by_slug(&slug)
@@ -56,25 +67,94 @@ pub async fn one(State(state): State<AppState>, Path(slug): Path<String>) -> Ans
     Ok(Json(super::services::view(&state, s, true).await?))
 }
 
+/// The answer of `GET /v1/sampling/salt` (keys in alphabetical order, as always given).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct CurrentSalt {
+    /// Until when receipts decided with this salt are accepted (ISO-8601).
+    pub accepted_until: String,
+    /// The agent behind the key, so a client holding only its key can decide (SPEC §10).
+    pub agent_id: String,
+    /// Today's salt.
+    pub salt: String,
+    /// The salt's id (its UTC day).
+    pub salt_id: String,
+    /// Until when the salt is current (ISO-8601).
+    pub valid_until: String,
+}
+
+/// One retired salt.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct RetiredSalt {
+    /// When it stopped being accepted (ISO-8601).
+    pub retired_at: String,
+    /// The salt.
+    pub salt: String,
+    /// Its id (its UTC day).
+    pub salt_id: String,
+    /// When it became current (ISO-8601).
+    pub valid_from: String,
+    /// When it stopped being current (ISO-8601).
+    pub valid_until: String,
+}
+
+/// The answer of `GET /v1/sampling/salts`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct RetiredSalts {
+    /// Retired salts, newest first.
+    pub salts: Vec<RetiredSalt>,
+}
+
+/// The answer of `POST /v1/sampling/verify`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Verified {
+    /// The call's bucket in 0..1.
+    pub bucket: f64,
+    /// Whether the call is sampled.
+    pub sampled: bool,
+    /// Whether the claimed roll is the one the salt gives.
+    pub valid: bool,
+}
+
+/// The answer of `POST /v1/receipts` (201).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct ReceiptTaken {
+    /// The agent's signature checked out.
+    pub agent_signed: bool,
+    /// Always true.
+    pub ok: bool,
+    /// The statement's hash.
+    pub receipt_id: String,
+    /// The service's signature checked out.
+    pub service_signed: bool,
+    /// The weight the receipt counts with.
+    pub weight: f64,
+}
+
 /// `GET /v1/sampling/salt`: today's salt, for registered agents only, with the key's `agent_id`.
-pub async fn current_salt(State(state): State<AppState>, headers: HeaderMap) -> Answer {
+pub async fn current_salt(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<CurrentSalt>, AppError> {
     let agent = agent_of(&state, &headers).await?;
     let now = state.now();
     let epoch = salt_epoch(now);
     let id = salt_id(epoch);
     let salt = salts::get_or_create(&state.db, &id, now).await?;
     let w = salt_window(epoch);
-    Ok(Json(
-        // The agent_id rides along so a client that holds only its key can decide (SPEC §10).
-        json!({"salt_id": id, "salt": salt, "valid_until": iso(w.valid_until), "accepted_until": iso(w.accepted_until), "agent_id": agent.agent_id}),
-    ))
+    Ok(Json(CurrentSalt {
+        accepted_until: iso(w.accepted_until),
+        agent_id: agent.agent_id,
+        salt,
+        salt_id: id,
+        valid_until: iso(w.valid_until),
+    }))
 }
 
 /// `GET /v1/sampling/salts?limit=N`: retired salts only, newest first (default 30, at most 366).
 pub async fn published(
     State(state): State<AppState>,
     Query(q): Query<std::collections::HashMap<String, String>>,
-) -> Answer {
+) -> Result<Json<RetiredSalts>, AppError> {
     let limit = match q.get("limit") {
         None => 30,
         Some(l) => l
@@ -92,15 +172,27 @@ pub async fn published(
         current - 2
     };
     let rows = salts::up_to(&state.db, &salt_id(newest), limit).await?;
-    let list: Vec<Value> = rows.into_iter().filter_map(|(id, salt)| {
-        let w = salt_window(salt_id_epoch(&id)?);
-        Some(json!({"salt_id": id, "salt": salt, "valid_from": iso(w.valid_from), "valid_until": iso(w.valid_until), "retired_at": iso(w.accepted_until)}))
-    }).collect();
-    Ok(Json(json!({"salts": list})))
+    let salts = rows
+        .into_iter()
+        .filter_map(|(id, salt)| {
+            let w = salt_window(salt_id_epoch(&id)?);
+            Some(RetiredSalt {
+                retired_at: iso(w.accepted_until),
+                salt,
+                salt_id: id,
+                valid_from: iso(w.valid_from),
+                valid_until: iso(w.valid_until),
+            })
+        })
+        .collect();
+    Ok(Json(RetiredSalts { salts }))
 }
 
 /// `POST /v1/sampling/verify`: recomputes a past decision from a published salt.
-pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> Answer {
+pub async fn verify(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Verified>, AppError> {
     if !body.is_object() {
         return Err(bad("body: must be a JSON object"));
     }
@@ -132,9 +224,11 @@ pub async fn verify(State(state): State<AppState>, JsonBody(body): JsonBody) -> 
             message: format!("salt_id: no salt {id} was ever issued"),
         })?;
     let d = decide(service_id, agent_id, id, &salt, service.sampling_rate);
-    Ok(Json(
-        json!({"valid": d.roll.eq_ignore_ascii_case(claimed), "sampled": d.sampled, "bucket": d.bucket}),
-    ))
+    Ok(Json(Verified {
+        bucket: d.bucket,
+        sampled: d.sampled,
+        valid: d.roll.eq_ignore_ascii_case(claimed),
+    }))
 }
 
 fn opt_text<'a>(body: &'a Value, key: &str) -> Result<Option<&'a str>, AppError> {
@@ -151,7 +245,7 @@ pub async fn submit_receipt(
     State(state): State<AppState>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<ReceiptTaken>), AppError> {
     if !body.is_object() {
         return Err(bad("body: must be a JSON object"));
     }
@@ -225,9 +319,13 @@ pub async fn submit_receipt(
     }
     Ok((
         StatusCode::CREATED,
-        Json(
-            json!({"ok": true, "receipt_id": st.hash, "weight": weight, "agent_signed": agent_ok, "service_signed": service_ok}),
-        ),
+        Json(ReceiptTaken {
+            agent_signed: agent_ok,
+            ok: true,
+            receipt_id: st.hash,
+            service_signed: service_ok,
+            weight,
+        }),
     ))
 }
 

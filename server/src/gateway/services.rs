@@ -2,59 +2,131 @@
 //! all computed on read) and the `min_reputation` limit the gateway applies.
 
 use axum::http::StatusCode;
+use lowdown_core::gateway::allow::Mode;
 use lowdown_core::gateway::reputation::{meets_min_reputation, LIMITED_CALLS_PER_HOUR};
 use lowdown_core::gateway::score::{
-    live_score, probe_health, AUDIT_FLAG, PROBE_WINDOW, SCORE_CALL_WINDOW,
+    live_score, probe_health, LiveScore, ProbeHealth, AUDIT_FLAG, PROBE_WINDOW, SCORE_CALL_WINDOW,
 };
-use serde_json::{json, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
 
 use super::Service;
 use crate::db::gateway::{calls, AgentInfo};
 use crate::db::quota::Quota;
 use crate::error::AppError;
 use crate::error::AppResult;
+use crate::services::scores::Scores;
 use crate::state::AppState;
 
 const HOUR_MS: i64 = 3_600_000;
 /// How long an agent found to meet a service's `min_reputation` keeps that standing.
 const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
 
-/// The catalog entry as listed: no credential, ever.
-fn entry(s: &Service) -> Value {
-    json!({
-        "slug": s.slug, "service_id": s.service_id, "name": s.name, "upstream": s.upstream,
-        "hosts": s.hosts, "sampling_rate": s.sampling_rate, "allow": s.allow, "mode": s.mode,
-        "credential_header": s.credential_header, "public_key": s.public_key,
-        "min_reputation": if s.min_reputation.is_empty() { Value::Null } else { json!(s.min_reputation) },
-    })
+/// A catalog service as `GET /v1/services[/{slug}]` lists it: no credential, ever (keys
+/// in alphabetical order, as always given).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct ServiceView {
+    /// The tool names sampled calls may use.
+    pub allow: Vec<String>,
+    /// The audit of the service's recent calls.
+    pub audit: AuditView,
+    /// The displayed benchmark score of each kind.
+    pub benchmark: Scores,
+    /// The header the vendor's credential travels in, if any.
+    pub credential_header: Option<String>,
+    /// The hosts the service answers on.
+    pub hosts: Vec<String>,
+    /// The least reputation per dimension an agent needs past its limited calls; null for none.
+    pub min_reputation: Option<BTreeMap<String, f64>>,
+    /// Whose credential sampled calls carry.
+    pub mode: Mode,
+    /// The service's display name.
+    pub name: String,
+    /// The health of the service's recent probes, and the cap it puts on scores.
+    pub probe_health: ProbeHealth,
+    /// The key the service signs with, if any.
+    pub public_key: Option<String>,
+    /// The share of calls sampled.
+    pub sampling_rate: f64,
+    /// The live score (`GET /v1/services/{slug}` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<LiveScore>,
+    /// The catalog service id.
+    pub service_id: String,
+    /// The slug in `/v1/services/{slug}`.
+    pub slug: String,
+    /// The vendor's upstream URL.
+    pub upstream: String,
+}
+
+/// The `audit` block of a [`ServiceView`]; nulls before the first audit.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct AuditView {
+    /// When the audit ran (ISO-8601).
+    pub checked_at: Option<String>,
+    /// The error rate of the audited calls.
+    pub error_rate: Option<f64>,
+    /// The flag set when flagged.
+    pub flag: Option<&'static str>,
+    /// At least 10 counted calls and an error rate of 50 % or more.
+    pub flagged: bool,
+    /// Calls audited.
+    pub n: usize,
+    /// The ratio of the 95th to the 5th latency percentile.
+    pub p95_p5: Option<f64>,
 }
 
 /// One service with `audit` and `probe_health` (and `score` when `with_score`).
-pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<Value> {
+pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<ServiceView> {
     let now = state.now();
     let audit = super::audit::audit_if_due(state, s, now).await?;
     let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
     let health = probe_health(&recent[..recent.len().min(PROBE_WINDOW)]);
-    let mut v = entry(s);
-    v["audit"] = match audit {
-        Some(a) => json!({
-            "flagged": a.audit.flagged, "flag": a.audit.flagged.then_some(AUDIT_FLAG),
-            "error_rate": a.audit.error_rate, "p95_p5": a.audit.p95_p5, "n": a.audit.n,
-            "checked_at": crate::clock::iso(a.checked_at),
-        }),
-        None => {
-            json!({"flagged": false, "flag": null, "error_rate": null, "p95_p5": null, "n": 0, "checked_at": null})
-        }
+    let audit = match audit {
+        Some(a) => AuditView {
+            checked_at: Some(crate::clock::iso(a.checked_at)),
+            error_rate: a.audit.error_rate,
+            flag: a.audit.flagged.then_some(AUDIT_FLAG),
+            flagged: a.audit.flagged,
+            n: a.audit.n,
+            p95_p5: a.audit.p95_p5,
+        },
+        None => AuditView {
+            checked_at: None,
+            error_rate: None,
+            flag: None,
+            flagged: false,
+            n: 0,
+            p95_p5: None,
+        },
     };
-    v["probe_health"] = json!(health);
-    v["benchmark"] = crate::services::scores::block(state, &s.service_id, health.cap).await?;
-    if with_score {
-        let mut samples = recent;
-        samples
-            .extend(calls::observations_since(&state.db, &s.service_id, now - 24 * HOUR_MS).await?);
-        v["score"] = json!(live_score(&samples, health.cap));
-    }
-    Ok(v)
+    let benchmark = crate::services::scores::block(state, &s.service_id, health.cap).await?;
+    let score = match with_score {
+        true => {
+            let mut samples = recent;
+            let since = now - 24 * HOUR_MS;
+            samples.extend(calls::observations_since(&state.db, &s.service_id, since).await?);
+            Some(live_score(&samples, health.cap))
+        }
+        false => None,
+    };
+    Ok(ServiceView {
+        allow: s.allow.clone(),
+        audit,
+        benchmark,
+        credential_header: s.credential_header.clone(),
+        hosts: s.hosts.clone(),
+        min_reputation: (!s.min_reputation.is_empty()).then(|| s.min_reputation.clone()),
+        mode: s.mode,
+        name: s.name.clone(),
+        probe_health: health,
+        public_key: s.public_key.clone(),
+        sampling_rate: s.sampling_rate,
+        score,
+        service_id: s.service_id.clone(),
+        slug: s.slug.clone(),
+        upstream: s.upstream.clone(),
+    })
 }
 
 /// Refuses (429) an agent below the service's `min_reputation` that already took its 10

@@ -14,6 +14,23 @@ pub fn pct(rate: Option<f64>) -> String {
     rate.map_or("n/a".to_owned(), |r| format!("{:.1}%", r * 100.0))
 }
 
+/// The wire name of a value: an enumeration's serde name (`no_change_observed`), a
+/// number or a string as the answer gives it.
+pub fn label<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(serde_json::Value::Null) | Err(_) => "—".to_owned(),
+        Ok(serde_json::Value::Array(a)) if a.is_empty() => "—".to_owned(),
+        Ok(serde_json::Value::Array(a)) => a.iter().map(label).collect::<Vec<_>>().join(", "),
+        Ok(other) => other.to_string(),
+    }
+}
+
+/// `yes`, `no`, or `—` when unknown.
+pub fn yes(v: Option<bool>) -> String {
+    v.map_or("—", |b| if b { "yes" } else { "no" }).to_owned()
+}
+
 /// A label cut for an axis (the table and `data-label` keep it whole).
 fn short(label: &str, max: usize) -> String {
     if label.chars().count() <= max {

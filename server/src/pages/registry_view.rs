@@ -3,48 +3,32 @@
 //! Registry's declaration and its changes; the declared packages; and, for an `npm:` or
 //! `pypi:` name, the Registry entries declaring it. All read from the answer.
 
-use serde_json::Value;
+use lowdown_core::scanner::history::{RegistryBlock, ScannerBlock, ScannerDetail};
+use lowdown_core::scanner::packages::PackageItem;
 
-use super::charts::{figure, strip_chart, table, StripDay};
+use super::charts::{figure, label as s, strip_chart, table, yes, StripDay};
 use super::escape::{escape, path_segment};
-
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "—".to_owned(),
-        Value::Array(a) if a.is_empty() => "—".to_owned(),
-        Value::Array(a) => a.iter().map(s).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
-    }
-}
-
-fn yes(v: &Value) -> String {
-    match v.as_bool() {
-        Some(true) => "yes".into(),
-        Some(false) => "no".into(),
-        None => "—".into(),
-    }
-}
+use crate::routes::reputation::Answer;
 
 const SCANNER_SOURCE: &str = "Source: Lowdown Scanner observations (initialize and tools/list, once a day; tools are never called), kept apart from interactions and never in any rate.";
 
-fn strip(sc: &Value) -> String {
+fn strip(sc: &ScannerDetail) -> String {
     let mut days: Vec<StripDay> = Vec::new();
-    for d in sc["daily_30d"].as_array().into_iter().flatten() {
+    for d in &sc.daily_30d {
         days.push(StripDay {
-            day: s(&d["day"]),
-            level: d["reached_level"].as_u64().map(|l| l as u8),
-            status: d["http_status"].as_u64().map(|x| x as u16),
+            day: d.day.clone(),
+            level: Some(d.reached_level),
+            status: d.http_status,
             missing: None,
-            changed: d["tools_changed"].as_bool().unwrap_or(false),
+            changed: d.tools_changed,
         });
     }
-    for m in sc["missing_days"].as_array().into_iter().flatten() {
+    for m in &sc.missing_days {
         days.push(StripDay {
-            day: s(&m["day"]),
+            day: m.day.clone(),
             level: None,
             status: None,
-            missing: Some(s(&m["reason"])),
+            missing: Some(s(&m.reason)),
             changed: false,
         });
     }
@@ -68,49 +52,46 @@ fn strip(sc: &Value) -> String {
     figure(
         "strip",
         &strip_chart("strip-chart", "The Scanner's last 30 days", "One cell per day: the highest level reached (2: initialize and tools/list, 1: initialize only, 0: neither) or – for a day without an observation; Δ marks a tool definition change.", &days),
-        &format!("Highest level reached per day: 2 initialize and tools/list, 1 initialize only, 0 neither, – no observation (the table says why); Δ tool definitions changed. {observed} observed days of {}; {} observations in 30 days. {SCANNER_SOURCE}", days.len(), sc["observations_30d"].as_u64().unwrap_or(0)),
+        &format!("Highest level reached per day: 2 initialize and tools/list, 1 initialize only, 0 neither, – no observation (the table says why); Δ tool definitions changed. {observed} observed days of {}; {} observations in 30 days. {SCANNER_SOURCE}", days.len(), sc.observations_30d),
         &table("The Scanner's last 30 days", &["day", "level", "HTTP status", "definitions changed", "why no observation"], &rows),
     )
 }
 
-fn scanner(sc: &Value) -> String {
+fn scanner(block: &ScannerBlock) -> String {
     let mut out = String::from("<h2 id=\"scanner\">What the Scanner observed</h2>");
-    if sc["in_sample"].as_bool() != Some(true) {
-        out.push_str(&format!("<p>{}</p>", escape(&s(&sc["note"]))));
+    let Some(sc) = block.detail.as_ref().filter(|_| block.in_sample) else {
+        out.push_str(&format!("<p>{}</p>", escape(&s(&block.note))));
         return out;
-    }
+    };
     out.push_str(&format!(
         "<p>First observed {}, last observed {}.</p>",
-        escape(&s(&sc["first_observed_at"])),
-        escape(&s(&sc["last_observed_at"]))
+        escape(&s(&sc.first_observed_at)),
+        escape(&s(&sc.last_observed_at))
     ));
     out.push_str(&strip(sc));
-    let l = &sc["latest"];
-    if !l.is_null() {
+    if let Some(l) = &sc.latest {
         out.push_str(&table(
             "Latest observation",
             &["field", "value"],
             &[
-                vec!["observed at".into(), s(&l["observed_at"])],
-                vec!["reached level".into(), s(&l["reached_level"])],
-                vec!["HTTP status".into(), s(&l["http_status"])],
-                vec!["error type".into(), s(&l["error_type"])],
-                vec!["tools".into(), s(&l["tool_count"])],
-                vec!["server version".into(), s(&l["server_version"])],
+                vec!["observed at".into(), l.observed_at.clone()],
+                vec!["reached level".into(), l.reached_level.to_string()],
+                vec!["HTTP status".into(), s(&l.http_status)],
+                vec!["error type".into(), s(&l.error_type)],
+                vec!["tools".into(), s(&l.tool_count)],
+                vec!["server version".into(), s(&l.server_version)],
                 vec![
                     "initialize latency (ms)".into(),
-                    l["latency_ms"]
-                        .as_f64()
-                        .map_or("—".into(), |v| format!("{v:.1}")),
+                    l.latency_ms.map_or("—".into(), |v| format!("{v:.1}")),
                 ],
                 vec![
                     "asks for authentication (WWW-Authenticate)".into(),
-                    yes(&l["www_authenticate"]),
+                    yes(Some(l.www_authenticate)),
                 ],
             ],
         ));
     }
-    let dv = &sc["declared_vs_observed"];
+    let dv = &sc.declared_vs_observed;
     out.push_str("<h3>Declared and observed</h3>");
     out.push_str(&table(
         "Declared in the MCP Registry, observed by the Scanner",
@@ -118,44 +99,37 @@ fn scanner(sc: &Value) -> String {
         &[
             vec![
                 "version".into(),
-                s(&dv["declared_version"]),
-                s(&dv["observed_server_version"]),
+                s(&dv.declared_version),
+                s(&dv.observed_server_version),
             ],
-            vec![
-                "hosts".into(),
-                s(&dv["declared_hosts"]),
-                s(&dv["observed_hosts"]),
-            ],
+            vec!["hosts".into(), s(&dv.declared_hosts), s(&dv.observed_hosts)],
         ],
     ));
-    let dc = &sc["definition_changes"];
-    let last = match dc["last_change"].as_str() {
+    let dc = &sc.definition_changes;
+    let last = match &dc.last_change {
         Some(day) => format!(
             "; last change {day}, after {} stable days",
-            s(&dc["stable_days_before_last_change"])
+            s(&dc.stable_days_before_last_change)
         ),
         None => "; no change recorded".to_owned(),
     };
     out.push_str(&format!(
         "<h3>Tool definitions</h3><p>Over 30 days, each day compared with the previous observation of the same remote: <b>{}</b>{}.</p>",
-        escape(&s(&dc["pattern"]).replace('_', " ")),
+        escape(&s(&dc.pattern).replace('_', " ")),
         escape(&last)
     ));
-    if let Some(events) = dc["events"].as_array().filter(|e| !e.is_empty()) {
-        let rows: Vec<Vec<String>> = events
+    if !dc.events.is_empty() {
+        let rows: Vec<Vec<String>> = dc
+            .events
             .iter()
             .map(|e| {
                 vec![
-                    s(&e["day"]),
-                    s(&e["remote_url"]),
-                    s(&e["changed"]),
-                    format!(
-                        "{} → {}",
-                        s(&e["tool_count"]["from"]),
-                        s(&e["tool_count"]["to"])
-                    ),
-                    s(&e["tools_added"]),
-                    s(&e["tools_removed"]),
+                    e.day.clone(),
+                    e.remote_url.clone(),
+                    s(&e.changed),
+                    format!("{} → {}", s(&e.tool_count.from), s(&e.tool_count.to)),
+                    s(&e.tools_added),
+                    s(&e.tools_removed),
                 ]
             })
             .collect();
@@ -165,13 +139,13 @@ fn scanner(sc: &Value) -> String {
             &rows,
         ));
     }
-    if let Some(names) = sc["tool_names"].as_array().filter(|n| !n.is_empty()) {
+    if !sc.tool_names.is_empty() {
         out.push_str(&format!(
             "<p>Tool names ({}): {}</p>",
-            names.len(),
-            names
+            sc.tool_names.len(),
+            sc.tool_names
                 .iter()
-                .map(|n| format!("<code>{}</code>", escape(&s(n))))
+                .map(|n| format!("<code>{}</code>", escape(n)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -180,27 +154,28 @@ fn scanner(sc: &Value) -> String {
     out
 }
 
-fn registry(r: &Value) -> String {
+fn registry(r: &RegistryBlock) -> String {
     let mut out = String::from("<h2 id=\"registry\">What the MCP Registry declares</h2>");
     out.push_str(&table(
         "Registry declaration",
         &["field", "value"],
         &[
-            vec!["listed".into(), yes(&r["listed"])],
-            vec!["status".into(), s(&r["status"])],
-            vec!["declared version".into(), s(&r["declared_version"])],
-            vec!["remote hosts".into(), s(&r["remote_hosts"])],
+            vec!["listed".into(), yes(Some(r.listed))],
+            vec!["status".into(), r.status.clone()],
+            vec!["declared version".into(), s(&r.declared_version)],
+            vec!["remote hosts".into(), s(&r.remote_hosts)],
             vec![
                 "recorded since this deployment's first Registry read".into(),
-                yes(&r["recorded_since_baseline"]),
+                yes(Some(r.recorded_since_baseline)),
             ],
         ],
     ));
-    match r["changes_30d"].as_array().filter(|c| !c.is_empty()) {
-        Some(changes) => {
+    match r.changes_30d.as_slice() {
+        [] => out.push_str("<p>No declaration change in the last 30 days.</p>"),
+        changes => {
             let rows: Vec<Vec<String>> = changes
                 .iter()
-                .map(|c| vec![s(&c["day"]), s(&c["field"]), s(&c["from"]), s(&c["to"])])
+                .map(|c| vec![c.day.clone(), c.field.clone(), s(&c.from), s(&c.to)])
                 .collect();
             out.push_str(&table(
                 "Declaration changes, last 30 days",
@@ -208,54 +183,51 @@ fn registry(r: &Value) -> String {
                 &rows,
             ));
         }
-        None => out.push_str("<p>No declaration change in the last 30 days.</p>"),
     }
     out.push_str("<p class=\"source\">Source: the official MCP Registry, read by the Lowdown Scanner at every scan.</p>");
     out
 }
 
-fn packages(p: &Value) -> String {
-    let Some(items) = p.as_array().filter(|i| !i.is_empty()) else {
+fn packages(items: &[PackageItem]) -> String {
+    if items.is_empty() {
         return String::new();
-    };
+    }
     let rows: Vec<Vec<String>> = items
         .iter()
         .map(|i| {
+            let f = i.facts.as_ref();
             let flag = match (
-                i["latest_deprecated"].as_bool(),
-                i["latest_yanked"].as_bool(),
+                f.and_then(|f| f.latest_deprecated),
+                f.and_then(|f| f.latest_yanked),
             ) {
                 (Some(true), _) => "deprecated".to_owned(),
                 (_, Some(true)) => "yanked".to_owned(),
                 (Some(false), _) | (_, Some(false)) => "no".to_owned(),
                 _ => "—".to_owned(),
             };
-            let found = if i["checked"].as_bool() != Some(true) {
-                format!(
-                    "not checked ({})",
-                    s(&i["unchecked_reason"]).replace('_', " ")
-                )
-            } else if i["not_found"].as_bool() == Some(true) {
-                format!(
+            let found = match f {
+                _ if !i.checked => {
+                    format!("not checked ({})", s(&i.unchecked_reason).replace('_', " "))
+                }
+                Some(f) if f.not_found => format!(
                     "not found ({}) since {}",
-                    s(&i["not_found_kind"]).replace("—", "404"),
-                    s(&i["not_found_since"])
-                )
-            } else {
-                "found".to_owned()
+                    s(&f.not_found_kind).replace("—", "404"),
+                    s(&f.not_found_since)
+                ),
+                _ => "found".to_owned(),
             };
             vec![
-                format!("{}:{}", s(&i["registry_type"]), s(&i["identifier"])),
-                s(&i["declared_version"]),
-                s(&i["latest"]),
-                yes(&i["declared_is_latest"]),
+                format!("{}:{}", i.registry_type, i.identifier),
+                s(&i.declared_version),
+                s(&f.map(|f| &f.latest)),
+                yes(f.and_then(|f| f.declared_is_latest.flatten())),
                 flag,
-                s(&i["project_status"]),
+                s(&f.map(|f| f.project_status)),
                 found,
                 format!(
                     "{}{}",
-                    s(&i["checked_at"]),
-                    if i["last_check_failed"].as_bool() == Some(true) {
+                    s(&f.map(|f| &f.checked_at)),
+                    if f.is_some_and(|f| f.last_check_failed) {
                         " (the latest check failed)"
                     } else {
                         ""
@@ -271,19 +243,21 @@ fn packages(p: &Value) -> String {
 }
 
 /// The Scanner, Registry and package sections of an answer (empty for other targets).
-pub fn sections(a: &Value) -> String {
+pub(crate) fn sections(a: &Answer) -> String {
     let mut out = String::new();
-    if a.get("scanner").is_some() {
-        out.push_str(&scanner(&a["scanner"]));
+    if let Some(b) = &a.registry {
+        out.push_str(&scanner(&b.scanner));
+        out.push_str(&registry(&b.registry));
     }
-    if a.get("registry").is_some() {
-        out.push_str(&registry(&a["registry"]));
-    }
-    if let Some(entries) = a["registry_entries"].as_array().filter(|e| !e.is_empty()) {
+    if let Some(p) = a
+        .package
+        .as_ref()
+        .filter(|p| !p.registry_entries.is_empty())
+    {
         out.push_str(
             "<h2 id=\"registry-entries\">MCP Registry entries declaring this package</h2><ul>",
         );
-        for e in entries.iter().filter_map(Value::as_str) {
+        for e in &p.registry_entries {
             out.push_str(&format!(
                 "<li><a href=\"/t/{}\">{}</a></li>",
                 path_segment(e),
@@ -292,6 +266,11 @@ pub fn sections(a: &Value) -> String {
         }
         out.push_str("</ul>");
     }
-    out.push_str(&packages(&a["packages"]));
+    let items = match (&a.registry, &a.package) {
+        (Some(b), _) => b.packages.as_slice(),
+        (None, Some(p)) => p.packages.as_slice(),
+        (None, None) => &[],
+    };
+    out.push_str(&packages(items));
     out
 }

@@ -8,26 +8,16 @@ use std::cmp::Ordering;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::Value;
+use std::collections::BTreeMap;
 
-use super::charts::{figure, pct, rate_chart, table, value_chart, RateBar, ValueBar};
+use lowdown_core::aggregate::OrganicRow;
+
+use super::charts::{figure, label, pct, rate_chart, table, value_chart, RateBar, ValueBar};
 use super::escape::{escape, path_segment};
 use super::layout::{html, page};
 use crate::error::AppResult;
-use crate::routes::reputation::{reply, Reply};
+use crate::routes::reputation::{reply, Answer, Candidates, Reply};
 use crate::state::AppState;
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
-fn s(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "—".to_owned(),
-        other => other.to_string(),
-    }
-}
 
 /// Version order: numeric runs compared as numbers, text runs as text; `(none)` last.
 pub fn version_order(a: &str, b: &str) -> Ordering {
@@ -68,13 +58,13 @@ fn rows_chart(
     title: &str,
     table_title: &str,
     key: &str,
-    map: &Value,
+    map: &BTreeMap<String, OrganicRow>,
     order_by_version: bool,
 ) -> String {
-    let Some(obj) = map.as_object().filter(|o| !o.is_empty()) else {
+    if map.is_empty() {
         return String::new();
-    };
-    let mut keys: Vec<&String> = obj.keys().collect();
+    }
+    let mut keys: Vec<&String> = map.keys().collect();
     if order_by_version {
         keys.sort_by(|a, b| version_order(a, b));
     }
@@ -82,9 +72,9 @@ fn rows_chart(
         .iter()
         .map(|k| RateBar {
             label: (*k).clone(),
-            rate: obj[*k]["success_rate"].as_f64(),
-            n: u(&obj[*k]["rated_interactions"]),
-            interactions: u(&obj[*k]["interactions"]),
+            rate: map[*k].success_rate,
+            n: map[*k].rated_interactions,
+            interactions: map[*k].interactions,
         })
         .collect();
     let rows: Vec<Vec<String>> = bars
@@ -112,18 +102,19 @@ fn rows_chart(
     )
 }
 
-fn trends(a: &Value) -> String {
-    let Some(days) = a["recent_trends"].as_array().filter(|d| !d.is_empty()) else {
+fn trends(a: &Answer) -> String {
+    let days = a.contributor.as_ref().map_or(&[][..], |c| &c.recent_trends);
+    if days.is_empty() {
         return "<p class=\"muted\">No organic tool interaction in the last 30 days.</p>"
             .to_owned();
-    };
+    }
     let bars: Vec<RateBar> = days
         .iter()
         .map(|d| RateBar {
-            label: s(&d["date"]),
-            rate: d["success_rate"].as_f64(),
-            n: u(&d["count"]),
-            interactions: u(&d["count"]),
+            label: d.date.clone(),
+            rate: d.success_rate,
+            n: d.count,
+            interactions: d.count,
         })
         .collect();
     let rows: Vec<Vec<String>> = bars
@@ -139,17 +130,12 @@ fn trends(a: &Value) -> String {
     )
 }
 
-fn latency(a: &Value, hist: &[(f64, u64)]) -> String {
-    let l = &a["latency_ms"];
-    if l.is_null() {
+fn latency(a: &Answer, hist: &[(f64, u64)]) -> String {
+    let Some(l) = &a.latency_ms else {
         return "<p class=\"muted\">No rated organic call carried a latency.</p>".to_owned();
-    }
+    };
     let n: u64 = hist.iter().map(|h| h.1).sum();
-    let (p50, avg, p95) = (
-        l["p50"].as_f64().unwrap_or(0.0),
-        l["avg"].as_f64().unwrap_or(0.0),
-        l["p95"].as_f64().unwrap_or(0.0),
-    );
+    let (p50, avg, p95) = (l.p50, l.avg, l.p95);
     let bars = [
         ValueBar {
             label: "p50".into(),
@@ -185,23 +171,13 @@ fn latency(a: &Value, hist: &[(f64, u64)]) -> String {
     )
 }
 
-fn failures(a: &Value) -> String {
-    let Some(obj) = a["failure_breakdown"].as_object().filter(|o| !o.is_empty()) else {
+fn failures(a: &Answer) -> String {
+    let obj = &a.failure_breakdown;
+    if obj.is_empty() {
         return "<p class=\"muted\">No rated organic failure.</p>".to_owned();
-    };
-    let bars: Vec<ValueBar> = obj
-        .iter()
-        .map(|(k, v)| ValueBar {
-            label: k.clone(),
-            value: u(v) as f64,
-            text: u(v).to_string(),
-        })
-        .collect();
-    let total: u64 = obj.values().map(u).sum();
-    let rows: Vec<Vec<String>> = obj
-        .iter()
-        .map(|(k, v)| vec![k.clone(), u(v).to_string()])
-        .collect();
+    }
+    let (bars, rows) = counts(obj);
+    let total: u64 = obj.values().sum();
     figure(
         "failures",
         &value_chart("failures-chart", "Failure breakdown", "Rated organic failures per failure type.", &bars, true),
@@ -210,46 +186,56 @@ fn failures(a: &Value) -> String {
     )
 }
 
-fn telemetry(a: &Value) -> String {
-    let t = &a["telemetry"];
-    if t.is_null() {
+/// The bars and table rows of a count per key.
+fn counts(map: &BTreeMap<String, u64>) -> (Vec<ValueBar>, Vec<Vec<String>>) {
+    let bars = map
+        .iter()
+        .map(|(k, v)| ValueBar {
+            label: k.clone(),
+            value: *v as f64,
+            text: v.to_string(),
+        })
+        .collect();
+    let rows = map
+        .iter()
+        .map(|(k, v)| vec![k.clone(), v.to_string()])
+        .collect();
+    (bars, rows)
+}
+
+fn telemetry(a: &Answer) -> String {
+    let Some(t) = &a.telemetry else {
         return String::new();
-    }
+    };
     let mut out = format!(
         "<h2 id=\"telemetry\">Telemetry</h2><p>{} (subject: {} {}).</p><ul class=\"facts\"><li><b>{}</b>observations</li><li><b>{}</b>weighted success rate</li><li><b>{}</b>latency p50 (ms, ≤)</li><li><b>{}</b>latency p95 (ms, ≤)</li></ul>",
-        escape(&s(&t["note"])),
-        escape(&s(&t["subject"]["kind"])),
-        escape(&s(&t["subject"]["name"])),
-        u(&t["observations"]),
-        escape(&pct(t["weighted_success_rate"].as_f64())),
-        escape(&s(&t["latency_p50_ms"])),
-        escape(&s(&t["latency_p95_ms"])),
+        escape(t.note),
+        escape(t.subject.kind),
+        escape(&t.subject.name),
+        t.observations,
+        escape(&pct(t.weighted_success_rate)),
+        escape(&label(&t.latency_p50_ms)),
+        escape(&label(&t.latency_p95_ms)),
     );
-    if let Some(codes) = t["status_codes"].as_object().filter(|o| !o.is_empty()) {
-        let bars: Vec<ValueBar> = codes
-            .iter()
-            .map(|(k, v)| ValueBar {
-                label: k.clone(),
-                value: u(v) as f64,
-                text: u(v).to_string(),
-            })
-            .collect();
-        let rows: Vec<Vec<String>> = codes
-            .iter()
-            .map(|(k, v)| vec![k.clone(), u(v).to_string()])
-            .collect();
+    if !t.status_codes.is_empty() {
+        let (bars, rows) = counts(&t.status_codes);
         out.push_str(&figure(
             "telemetry-status",
             &value_chart("telemetry-status-chart", "Telemetry by HTTP status", "Organic telemetry observations per HTTP status code (none: no response).", &bars, false),
-            &format!("Organic telemetry observations per status, n = {}. Source: self-reported HTTP telemetry, weighted by reporter; never part of the success rate.", u(&t["observations"])),
+            &format!("Organic telemetry observations per status, n = {}. Source: self-reported HTTP telemetry, weighted by reporter; never part of the success rate.", t.observations),
             &table("Telemetry by status", &["status", "observations"], &rows),
         ));
     }
     out
 }
 
-fn tasks(a: &Value) -> String {
-    let Some(obj) = a["task_breakdown"].as_object().filter(|o| !o.is_empty()) else {
+fn tasks(a: &Answer) -> String {
+    let Some(obj) = a
+        .contributor
+        .as_ref()
+        .map(|c| &c.task_breakdown)
+        .filter(|o| !o.is_empty())
+    else {
         return String::new();
     };
     let rows: Vec<Vec<String>> = obj
@@ -257,12 +243,12 @@ fn tasks(a: &Value) -> String {
         .map(|(k, t)| {
             vec![
                 k.clone(),
-                u(&t["interactions"]).to_string(),
-                u(&t["success"]).to_string(),
-                u(&t["partial"]).to_string(),
-                u(&t["failure"]).to_string(),
-                u(&t["rejected"]).to_string(),
-                pct(t["success_rate"].as_f64()),
+                t.row.interactions.to_string(),
+                t.success.to_string(),
+                t.partial.to_string(),
+                t.failure.to_string(),
+                t.rejected.to_string(),
+                pct(t.row.success_rate),
             ]
         })
         .collect();
@@ -284,32 +270,33 @@ fn tasks(a: &Value) -> String {
     )
 }
 
-fn summary_facts(a: &Value) -> String {
+fn summary_facts(a: &Answer) -> String {
     let f = |n: String, label: &str| format!("<li><b>{}</b>{}</li>", escape(&n), escape(label));
-    let bs = &a["by_source"];
+    let bs = &a.by_source;
+    let bound = |v: Option<f64>| v.map_or("—".into(), |v| format!("≤ {v} ms"));
     format!(
         "<ul class=\"facts\" id=\"summary\">{}{}{}{}{}{}{}{}</ul><p class=\"muted\">By source: organic {}, seeded {}, synthetic {} (only organic counts in rates). Not in any rate: {} protocol requests, {} rejected requests, {} cancelled, {} capped (one network counts at most 20 rated calls a day per target). The largest share one network holds of the rated calls: {}.</p>",
-        f(u(&a["interactions"]).to_string(), "interactions (every source)"),
-        f(u(&a["rated_interactions"]).to_string(), "rated organic interactions"),
-        f(u(&a["networks"]).to_string(), "networks behind them"),
-        f(u(&a["contributors"]).to_string(), "contributors (nodes or agent keys)"),
-        f(pct(a["success_rate"].as_f64()), "organic success rate"),
-        f(s(&a["confidence"]), "confidence"),
-        f(a["latency_ms"]["p50"].as_f64().map_or("—".into(), |v| format!("≤ {v} ms")), "latency p50"),
-        f(a["latency_ms"]["p95"].as_f64().map_or("—".into(), |v| format!("≤ {v} ms")), "latency p95"),
-        u(&bs["organic"]), u(&bs["seeded"]), u(&bs["synthetic"]),
-        u(&a["protocol_requests"]), u(&a["rejected_requests"]), u(&a["cancelled_requests"]),
-        u(&a["capped"]), pct(a["top_network_share"].as_f64()),
+        f(a.interactions.to_string(), "interactions (every source)"),
+        f(a.rated_interactions.to_string(), "rated organic interactions"),
+        f(a.networks.to_string(), "networks behind them"),
+        f(a.contributors.to_string(), "contributors (nodes or agent keys)"),
+        f(pct(a.success_rate), "organic success rate"),
+        f(label(&a.confidence), "confidence"),
+        f(bound(a.latency_ms.map(|l| l.p50)), "latency p50"),
+        f(bound(a.latency_ms.map(|l| l.p95)), "latency p95"),
+        bs.organic, bs.seeded, bs.synthetic,
+        a.protocol_requests, a.rejected_requests, a.cancelled_requests,
+        a.capped, pct(a.top_network_share),
     )
 }
 
 /// The body of a target page from its answer and latency histogram.
-pub fn body(asked: &str, a: &Value, hist: &[(f64, u64)]) -> String {
-    let name = a["resolved_target"].as_str().unwrap_or(asked);
+pub(crate) fn body(asked: &str, a: &Answer, hist: &[(f64, u64)]) -> String {
+    let name = a.resolved_target.as_deref().unwrap_or(asked);
     let mut out = format!(
         "<h1>{}</h1><p class=\"lead\" id=\"message\">{}</p>",
         escape(name),
-        escape(&s(&a["message"]))
+        escape(&a.message)
     );
     if name != asked {
         out.push_str(&format!(
@@ -320,11 +307,15 @@ pub fn body(asked: &str, a: &Value, hist: &[(f64, u64)]) -> String {
     out.push_str(&summary_facts(a));
     out.push_str(&format!(
         "<p class=\"source\">Source: {}. The same answer as JSON: <a href=\"/api/reputation/{}\">/api/reputation/{}</a>.</p>",
-        escape(&s(&a["source"]["cite"])),
+        escape(&a.source.cite),
         path_segment(name),
         escape(name)
     ));
-    if u(&a["interactions"]) > 0 || u(&a["protocol_requests"]) > 0 {
+    let none = BTreeMap::new();
+    let (versions, hashes) = a.contributor.as_ref().map_or((&none, &none), |c| {
+        (&c.by_server_version, &c.by_schema_hash)
+    });
+    if a.interactions > 0 || a.protocol_requests > 0 {
         out.push_str("<h2 id=\"interactions\">What agents recorded</h2>");
         out.push_str("<h3>Success rate by day</h3>");
         out.push_str(&trends(a));
@@ -333,7 +324,7 @@ pub fn body(asked: &str, a: &Value, hist: &[(f64, u64)]) -> String {
             "Success rate by server version",
             "By server version",
             "server version",
-            &a["by_server_version"],
+            versions,
             true,
         ));
         out.push_str(&rows_chart(
@@ -341,7 +332,7 @@ pub fn body(asked: &str, a: &Value, hist: &[(f64, u64)]) -> String {
             "Success rate by tool schema hash",
             "By tool schema hash",
             "schema hash",
-            &a["by_schema_hash"],
+            hashes,
             false,
         ));
         out.push_str("<h3>Latency</h3>");
@@ -357,26 +348,22 @@ pub fn body(asked: &str, a: &Value, hist: &[(f64, u64)]) -> String {
     out
 }
 
-fn candidates_body(asked: &str, c: &Value) -> String {
-    let items: String = c["candidates"]
-        .as_array()
-        .map(|v| {
-            v.iter()
-                .filter_map(Value::as_str)
-                .map(|t| {
-                    format!(
-                        "<li><a href=\"/t/{}\">{}</a></li>",
-                        path_segment(t),
-                        escape(t)
-                    )
-                })
-                .collect()
+fn candidates_body(asked: &str, c: &Candidates) -> String {
+    let items: String = c
+        .candidates
+        .iter()
+        .map(|t| {
+            format!(
+                "<li><a href=\"/t/{}\">{}</a></li>",
+                path_segment(t),
+                escape(t)
+            )
         })
-        .unwrap_or_default();
+        .collect();
     format!(
         "<h1>{}</h1><p class=\"lead\">{}</p><ul>{items}</ul>",
         escape(asked),
-        escape(&s(&c["message"]))
+        escape(&c.message)
     )
 }
 
@@ -397,19 +384,13 @@ pub async fn get(State(state): State<AppState>, Path(target): Path<String>) -> A
     }
     let now = state.now();
     match reply(&state, target.clone(), None, true, now).await? {
-        Reply::Candidates(c) => {
-            let v = serde_json::to_value(&c).map_err(crate::error::AppError::internal)?;
-            Ok(html(
-                StatusCode::OK,
-                page(&target, &deployment, None, &candidates_body(&target, &v)),
-            ))
-        }
+        Reply::Candidates(c) => Ok(html(
+            StatusCode::OK,
+            page(&target, &deployment, None, &candidates_body(&target, &c)),
+        )),
         Reply::Answer(a) => {
-            let v = serde_json::to_value(&*a).map_err(crate::error::AppError::internal)?;
-            let known = !v["resolved_target"].is_null()
-                || v.get("registry").is_some()
-                || v.get("registry_entries").is_some();
-            let name = v["resolved_target"].as_str().unwrap_or(&target).to_owned();
+            let known = a.resolved_target.is_some() || a.registry.is_some() || a.package.is_some();
+            let name = a.resolved_target.clone().unwrap_or_else(|| target.clone());
             let hist = crate::db::latency::histogram(&state.db, &name, None).await?;
             let status = if known {
                 StatusCode::OK
@@ -423,7 +404,7 @@ pub async fn get(State(state): State<AppState>, Path(target): Path<String>) -> A
                     &name,
                     &deployment,
                     Some(&canonical),
-                    &body(&target, &v, &hist),
+                    &body(&target, &a, &hist),
                 ),
             ))
         }

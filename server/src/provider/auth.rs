@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::clock::iso;
@@ -77,12 +77,23 @@ pub async fn provider(state: &AppState, headers: &HeaderMap) -> Result<Provider,
         })
 }
 
+/// The answer of `POST /v1/provider/register`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Registration {
+    /// The agent behind the provider.
+    pub agent_id: String,
+    /// The provider's id.
+    pub provider_id: String,
+    /// When it registered (ISO-8601).
+    pub registered_at: String,
+}
+
 /// `POST /v1/provider/register`: makes the agent behind `X-Agent-Key` a provider (201), or
 /// answers its existing registration (200). No body is needed.
 pub async fn register(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<Registration>), AppError> {
     let agent_id = agent(&state, &headers).await?;
     let now = state.now();
     let (p, created) = store::register_provider(&state.db, &agent_id, now).await?;
@@ -93,9 +104,11 @@ pub async fn register(
     };
     Ok((
         status,
-        Json(
-            json!({"provider_id": p.provider_id, "agent_id": p.agent_id, "registered_at": iso(p.created_at)}),
-        ),
+        Json(Registration {
+            agent_id: p.agent_id,
+            provider_id: p.provider_id,
+            registered_at: iso(p.created_at),
+        }),
     ))
 }
 

@@ -3,7 +3,8 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::db::agents::{register as store, NewAgent};
 use crate::db::quota::Quota;
@@ -13,6 +14,15 @@ use crate::state::AppState;
 
 /// Longest value of each registration field, in characters.
 pub const MAX_FIELD: usize = 128;
+
+/// The answer of `POST /api/agents/register`: the new agent's id and its key (shown once).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Registered {
+    /// The agent's public id (`ag_…`).
+    pub agent_id: String,
+    /// The secret key to send as `X-Agent-Key` (`ak_…`); Lowdown keeps only its hash.
+    pub agent_key: String,
+}
 
 fn field(body: &Value, key: &str) -> AppResult<String> {
     match body.get(key) {
@@ -33,7 +43,7 @@ pub async fn register(
     State(state): State<AppState>,
     origin: Origin,
     JsonBody(body): JsonBody,
-) -> AppResult<(StatusCode, Json<Value>)> {
+) -> AppResult<(StatusCode, Json<Registered>)> {
     if !body.is_object() {
         return Err(AppError::bad_request("body: must be a JSON object"));
     }
@@ -59,6 +69,9 @@ pub async fn register(
     let r = store(&state.db, agent, state.now(), quota).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"agent_key": r.agent_key, "agent_id": r.agent_id})),
+        Json(Registered {
+            agent_id: r.agent_id,
+            agent_key: r.agent_key,
+        }),
     ))
 }

@@ -24,38 +24,38 @@ const NONE_KEY: &str = "(none)";
 #[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct Contributor {
     /// Contributors only; organic; tasks with an organic tool interaction.
-    task_breakdown: BTreeMap<String, TaskRow>,
+    pub(crate) task_breakdown: BTreeMap<String, TaskRow>,
     /// Contributors only; organic; the last 30 days that had an organic tool interaction.
-    recent_trends: Vec<Trend>,
+    pub(crate) recent_trends: Vec<Trend>,
     /// Contributors only; `(none)` for records without one.
-    by_server_version: BTreeMap<String, OrganicRow>,
+    pub(crate) by_server_version: BTreeMap<String, OrganicRow>,
     /// Contributors only; `(none)` for records without one.
-    by_schema_hash: BTreeMap<String, OrganicRow>,
+    pub(crate) by_schema_hash: BTreeMap<String, OrganicRow>,
 }
 
 /// One task: organic counts per class, rated failures per type, and the row figures.
 #[derive(Serialize, schemars::JsonSchema)]
-struct TaskRow {
-    success: u64,
-    partial: u64,
-    failure: u64,
-    rejected: u64,
-    cancelled: u64,
-    failure_types: BTreeMap<String, u64>,
+pub(crate) struct TaskRow {
+    pub(crate) success: u64,
+    pub(crate) partial: u64,
+    pub(crate) failure: u64,
+    pub(crate) rejected: u64,
+    pub(crate) cancelled: u64,
+    pub(crate) failure_types: BTreeMap<String, u64>,
     #[serde(flatten)]
-    row: OrganicRow,
+    pub(crate) row: OrganicRow,
 }
 
 /// One day: organic tool interactions and the organic success rate.
 #[derive(Serialize, schemars::JsonSchema)]
-struct Trend {
+pub(crate) struct Trend {
     /// The UTC day.
     #[schemars(extend("format" = "date"))]
-    date: String,
+    pub(crate) date: String,
     /// Organic tool interactions that day.
     #[schemars(range(min = 1))]
-    count: u64,
-    success_rate: Option<f64>,
+    pub(crate) count: u64,
+    pub(crate) success_rate: Option<f64>,
 }
 
 /// The detail for `target` (optionally one task) at `now`.

@@ -7,7 +7,7 @@ use axum::Json;
 use lowdown_core::record::validate::{check_records, Rejection};
 use lowdown_core::record::InteractionRecord;
 use lowdown_core::telemetry::unlisted_target;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::db::ingest::{Fate, Sender};
 use crate::db::quota::{Draws, Quota};
@@ -23,6 +23,27 @@ use crate::state::AppState;
 /// optional; an unknown key counts as none) and of the client's network, unless that
 /// network is trusted (`--trusted-network`); a record already stored draws on nothing.
 ///
+/// The answer of `POST /api/interactions` (keys in alphabetical order, as always given).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Ingested {
+    /// Valid records taken (each is now stored), duplicates included.
+    pub accepted: usize,
+    /// Records among them whose `record_id` was already stored or repeated.
+    pub duplicates: usize,
+    /// Why nothing was accepted, when every valid record was over a budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// At least one record was accepted.
+    pub ok: bool,
+    /// Indices of the records refused over a budget.
+    pub rate_limited: Vec<usize>,
+    /// The stable reason of `error` (`rate_limited`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// The records refused as invalid, with what is wrong.
+    pub rejected: Vec<Rejection>,
+}
+
 /// 201 `{"ok":true,"accepted":N,"duplicates":D,"rejected":[{"index":i,"error":"field: …"}],
 /// "rate_limited":[i, …]}`: `accepted` counts every valid record taken (each is now
 /// stored), `duplicates` those among them whose `record_id` was already stored or repeated
@@ -78,19 +99,21 @@ pub async fn post(
         }
     }
     crate::db::quota::prune_if_due(&state.db, state.now()).await;
-    let mut body = json!({
-        "ok": accepted > 0,
-        "accepted": accepted,
-        "duplicates": duplicates,
-        "rejected": rejected,
-        "rate_limited": limited,
-    });
+    let mut body = Ingested {
+        accepted,
+        duplicates,
+        error: None,
+        ok: accepted > 0,
+        rate_limited: limited,
+        reason: None,
+        rejected,
+    };
     let refusal = ingested.refusal(&sender);
     let status = match (&refusal, accepted) {
         (Some((q, retry)), 0) => {
             let e = crate::error::AppError::from(q.refusal(*retry));
-            body["error"] = json!(e.to_string());
-            body["reason"] = json!(e.reason());
+            body.error = Some(e.to_string());
+            body.reason = Some(e.reason());
             StatusCode::TOO_MANY_REQUESTS
         }
         _ => StatusCode::CREATED,

@@ -4,22 +4,36 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::db::Backend;
 use crate::error::AppResult;
 use crate::state::AppState;
 
+/// The answer of `GET /healthz`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Health {
+    /// The database engine answered: `sqlite` or `postgres`.
+    pub database: &'static str,
+    /// Always true (an unreachable database is a 5xx).
+    pub ok: bool,
+    /// The server's version.
+    pub version: &'static str,
+}
+
 /// Liveness plus a database round trip.
-pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Value>> {
+pub async fn healthz(State(state): State<AppState>) -> AppResult<Json<Health>> {
     state.db.ping().await?;
     let database = match state.db.backend {
         Backend::Sqlite => "sqlite",
         Backend::Postgres => "postgres",
     };
-    Ok(Json(
-        json!({"ok": true, "database": database, "version": env!("CARGO_PKG_VERSION")}),
-    ))
+    Ok(Json(Health {
+        database,
+        ok: true,
+        version: env!("CARGO_PKG_VERSION"),
+    }))
 }
 
 /// How an agent uses this API, in plain text; its field table comes from the core's one

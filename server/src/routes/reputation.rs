@@ -12,7 +12,6 @@ use lowdown_core::aggregate::{self, LatencySummary, Summary};
 use lowdown_core::defaults::NODE_ID_HEADER;
 use lowdown_core::record::validate::{validate_node_id, MAX_NAME, MAX_TARGET};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::detail::{contributor, Contributor};
 use crate::clock;
@@ -30,10 +29,10 @@ pub struct Params {
 
 /// Interactions per source (organic, seeded, synthetic), reported apart, never mixed.
 #[derive(Serialize, schemars::JsonSchema)]
-struct BySource {
-    organic: u64,
-    seeded: u64,
-    synthetic: u64,
+pub(crate) struct BySource {
+    pub(crate) organic: u64,
+    pub(crate) seeded: u64,
+    pub(crate) synthetic: u64,
 }
 
 /// The answer for a name that matches several targets (or, namespaced, none exactly):
@@ -41,13 +40,13 @@ struct BySource {
 #[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct Candidates {
     /// The name asked for.
-    target: String,
+    pub(crate) target: String,
     /// Always null: nothing is answered for until one candidate is asked for.
-    resolved_target: Option<String>,
+    pub(crate) resolved_target: Option<String>,
     /// The stored targets the name may mean.
-    candidates: Vec<String>,
-    message: String,
-    source: crate::services::source::Source,
+    pub(crate) candidates: Vec<String>,
+    pub(crate) message: String,
+    pub(crate) source: crate::services::source::Source,
 }
 
 /// What the network has seen of a target, serialised in this field order (`source` last,
@@ -56,59 +55,59 @@ pub(crate) struct Candidates {
 #[schemars(rename = "Reputation")]
 pub(crate) struct Answer {
     /// The name asked for.
-    target: String,
+    pub(crate) target: String,
     /// The stored target answered for; null when nothing matched.
-    resolved_target: Option<String>,
+    pub(crate) resolved_target: Option<String>,
     /// The task asked for, when one was.
     #[serde(skip_serializing_if = "Option::is_none")]
-    task_type: Option<String>,
+    pub(crate) task_type: Option<String>,
     /// The answer in a sentence, facts only.
-    message: String,
+    pub(crate) message: String,
     /// Tool interactions of every source (all classes but protocol).
-    interactions: u64,
+    pub(crate) interactions: u64,
     /// Organic success + partial + failure.
-    rated_interactions: u64,
+    pub(crate) rated_interactions: u64,
     /// Rated organic calls past their network's cap (20 per target per UTC day): counted
     /// in interactions, never rated.
-    capped: u64,
+    pub(crate) capped: u64,
     /// Distinct node ids or agent keys among the rated organic records.
-    contributors: u64,
+    pub(crate) contributors: u64,
     /// Distinct client networks (IPv4 /24, IPv6 /48) among the rated organic records.
-    networks: u64,
+    pub(crate) networks: u64,
     /// The largest share of the rated records one network holds; null when nothing is rated.
     #[schemars(range(min = 0, max = 1))]
-    top_network_share: Option<f64>,
+    pub(crate) top_network_share: Option<f64>,
     /// Organic successes / rated, 3 decimals; null when nothing is rated.
     #[schemars(range(min = 0, max = 1))]
-    success_rate: Option<f64>,
+    pub(crate) success_rate: Option<f64>,
     /// Protocol requests, every source; never rated.
-    protocol_requests: u64,
+    pub(crate) protocol_requests: u64,
     /// Request-layer rejections, every source; never rated.
-    rejected_requests: u64,
+    pub(crate) rejected_requests: u64,
     /// Cancelled requests, every source; never rated.
-    cancelled_requests: u64,
+    pub(crate) cancelled_requests: u64,
     /// Interactions per source.
-    by_source: BySource,
+    pub(crate) by_source: BySource,
     /// none with 0 rated; low below 10 rated or 3 networks; medium below 100 rated or 10
     /// networks; else high.
-    confidence: aggregate::Confidence,
+    pub(crate) confidence: aggregate::Confidence,
     /// Rated organic tool calls that carried a latency; null when none did. p50/p95 are
     /// latency-bucket upper bounds.
-    latency_ms: Option<LatencySummary>,
+    pub(crate) latency_ms: Option<LatencySummary>,
     /// Rated organic failures per failure_type (`unspecified` when none was recorded);
     /// sums to the failures; rejections are never in it.
-    failure_breakdown: BTreeMap<String, u64>,
+    pub(crate) failure_breakdown: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    telemetry: Option<Value>,
+    pub(crate) telemetry: Option<crate::db::telemetry::Block>,
     #[serde(flatten)]
-    contributor: Option<Contributor>,
+    pub(crate) contributor: Option<Contributor>,
     /// `registry`, `scanner` and `packages`, for an MCP Registry entry.
     #[serde(flatten)]
-    registry: Option<crate::scanner::answer::Blocks>,
+    pub(crate) registry: Option<crate::scanner::answer::Blocks>,
     /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
     #[serde(flatten)]
-    package: Option<crate::scanner::answer::PackageBlocks>,
-    source: crate::services::source::Source,
+    pub(crate) package: Option<crate::scanner::answer::PackageBlocks>,
+    pub(crate) source: crate::services::source::Source,
 }
 
 /// Checks the optional `task_type` parameter.

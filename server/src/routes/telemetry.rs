@@ -9,7 +9,7 @@ use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
 use lowdown_core::record::validate::Rejection;
 use lowdown_core::telemetry::{check_observations, key_tier, unlisted_host};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::db::agents::KeyHolder;
 use crate::db::quota::{Draws, Quota};
@@ -18,6 +18,59 @@ use crate::db::{agents, catalog};
 use crate::error::{AppError, AppResult};
 use crate::extract::{JsonBody, Origin};
 use crate::state::AppState;
+
+/// One item of a telemetry answer: what was stored, or why not.
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Item {
+    /// Stored (or an acknowledged duplicate).
+    Taken {
+        /// The catalog service the host belongs to, if any.
+        service_id: Option<String>,
+        /// The weight it was given (agent key standing and catalog).
+        weight: f64,
+    },
+    /// Refused: invalid, a private host, or over a budget.
+    Refused {
+        /// What is wrong.
+        error: String,
+    },
+}
+
+/// The answer to one observation (keys in alphabetical order, as always given).
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Single {
+    /// Stored.
+    Taken {
+        /// Always true.
+        ok: bool,
+        /// The catalog service the host belongs to, if any.
+        service_id: Option<String>,
+        /// The weight it was given.
+        weight: f64,
+    },
+    /// Refused over a budget.
+    Refused {
+        /// What is wrong.
+        error: String,
+        /// Always true (the request itself was well-formed).
+        ok: bool,
+    },
+}
+
+/// The answer to an array of observations.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Batch {
+    /// Items stored, acknowledged duplicates included.
+    pub accepted: usize,
+    /// One answer per submitted item, in order.
+    pub items: Vec<Item>,
+    /// Always true.
+    pub ok: bool,
+    /// Items refused over a budget.
+    pub rate_limited: usize,
+}
 
 /// Longest agent key header considered (longer is not a key this server issued).
 const MAX_KEY_LEN: usize = 128;
@@ -44,7 +97,7 @@ pub async fn post(
 ) -> AppResult<Response> {
     let checked = check_observations(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
     let single = checked.single;
-    let mut answers: Vec<Option<Value>> = Vec::with_capacity(checked.items.len());
+    let mut answers: Vec<Option<Item>> = Vec::with_capacity(checked.items.len());
     let mut rejected = Vec::new();
     let mut valid = Vec::new();
     for (index, item) in checked.items.into_iter().enumerate() {
@@ -59,7 +112,9 @@ pub async fn post(
             },
             Err(e) => Rejection::new(index, "observation", &e).error,
         };
-        answers.push(Some(json!({ "error": refusal })));
+        answers.push(Some(Item::Refused {
+            error: refusal.clone(),
+        }));
         rejected.push(Rejection {
             index,
             error: refusal,
@@ -108,9 +163,12 @@ pub async fn post(
             network: origin.network.clone(),
         });
     }
-    let weighed: Vec<Value> = items
+    let weighed: Vec<Item> = items
         .iter()
-        .map(|w| json!({"weight": w.tier.weight(), "service_id": w.service_id}))
+        .map(|w| Item::Taken {
+            service_id: w.service_id.clone(),
+            weight: w.tier.weight(),
+        })
         .collect();
     // Counted and stored in one transaction: a refused request writes nothing.
     let stored = store(&state.db, items, now, &draws).await?;
@@ -126,26 +184,41 @@ pub async fn post(
                 limited += 1;
                 retry_after = retry_after.max(r.retry_after_secs);
                 let q = &draws.quotas[r.budget];
-                json!({"error": format!(
-                    "rate limited: {} {} per hour for this {}; retry after {} s",
-                    q.limit, q.what, q.scope, r.retry_after_secs
-                )})
+                Item::Refused {
+                    error: format!(
+                        "rate limited: {} {} per hour for this {}; retry after {} s",
+                        q.limit, q.what, q.scope, r.retry_after_secs
+                    ),
+                }
             }
         });
     }
     if single {
-        let mut a = answers.pop().flatten().unwrap_or_default();
-        if let Value::Object(m) = &mut a {
-            m.insert("ok".into(), json!(true));
-        }
-        return Ok(Json(a).into_response());
+        let single = match answers.pop().flatten() {
+            Some(Item::Taken { service_id, weight }) => Single::Taken {
+                ok: true,
+                service_id,
+                weight,
+            },
+            Some(Item::Refused { error }) => Single::Refused { error, ok: true },
+            None => {
+                return Err(AppError::internal(
+                    "telemetry: the single item has no answer",
+                ))
+            }
+        };
+        return Ok(Json(single).into_response());
     }
-    let mut response = Json(json!({
-        "ok": true,
-        "accepted": accepted,
-        "rate_limited": limited,
-        "items": answers,
-    }))
+    let items = answers
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| AppError::internal("telemetry: an item has no answer"))?;
+    let mut response = Json(Batch {
+        accepted,
+        items,
+        ok: true,
+        rate_limited: limited,
+    })
     .into_response();
     if limited > 0 {
         crate::error::set_retry_after(response.headers_mut(), retry_after);

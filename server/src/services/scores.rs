@@ -5,36 +5,64 @@
 
 use lowdown_core::benchmark::displace::capped;
 use lowdown_core::benchmark::Kind;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
 use crate::clock::iso;
 use crate::db::provider as store;
 use crate::error::AppResult;
 use crate::state::AppState;
 
-/// `{protocol: {value, capped_by, uncapped, providers, reason, set_at, verified_by} | null,
-/// agent: …}`. `verified_by`: `server_probe` (protocol: each reading agreed with the
-/// server's own probe) or `two_networks` (agent: each reading agreed with a provider's of
-/// another network).
-pub async fn block(state: &AppState, service_id: &str, cap: Option<u32>) -> AppResult<Value> {
-    let mut out = Map::new();
-    out.insert("protocol".into(), Value::Null);
-    out.insert("agent".into(), Value::Null);
+/// The `benchmark` block: the displayed score of each kind, null before the first.
+#[derive(Debug, Default, Serialize, schemars::JsonSchema)]
+pub struct Scores {
+    /// The `agent` score: each reading agreed with a provider's of another network.
+    pub agent: Option<Score>,
+    /// The `protocol` score: each reading agreed with the server's own probe.
+    pub protocol: Option<Score>,
+}
+
+/// One displayed score (keys in alphabetical order, as always given).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Score {
+    /// `probe_health` when the probe-health cap lowered it, else null.
+    pub capped_by: Option<&'static str>,
+    /// Distinct providers behind it.
+    pub providers: i64,
+    /// Why it was set (`first`, `higher`, `providers`, `stale`).
+    pub reason: String,
+    /// When it was set (ISO-8601).
+    pub set_at: String,
+    /// 0–100, before the cap.
+    pub uncapped: f64,
+    /// 0–100, after the cap.
+    pub value: f64,
+    /// `server_probe` (protocol) or `two_networks` (agent).
+    pub verified_by: &'static str,
+}
+
+/// The `benchmark` block of `service_id` under the probe-health `cap`.
+pub async fn block(state: &AppState, service_id: &str, cap: Option<u32>) -> AppResult<Scores> {
+    let mut out = Scores::default();
     for s in store::scores(&state.db, service_id).await? {
         let (value, capped_by) = capped(s.value, cap);
-        let verified_by = if s.kind == Kind::Agent.as_str() {
-            "two_networks"
-        } else {
-            "server_probe"
+        let agent = s.kind == Kind::Agent.as_str();
+        let score = Score {
+            capped_by,
+            providers: s.providers,
+            reason: s.reason,
+            set_at: iso(s.set_at),
+            uncapped: s.value,
+            value,
+            verified_by: if agent {
+                "two_networks"
+            } else {
+                "server_probe"
+            },
         };
-        out.insert(
-            s.kind.clone(),
-            json!({
-                "value": value, "capped_by": capped_by, "uncapped": s.value,
-                "providers": s.providers, "reason": s.reason, "set_at": iso(s.set_at),
-                "verified_by": verified_by,
-            }),
-        );
+        match agent {
+            true => out.agent = Some(score),
+            false => out.protocol = Some(score),
+        }
     }
-    Ok(Value::Object(out))
+    Ok(out)
 }
