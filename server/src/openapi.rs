@@ -1,8 +1,8 @@
 //! The OpenAPI 3.1 document served at `/openapi.json`. Its paths are a table per route
 //! here (and in `gateway`, `provider` and `pages`), checked against
 //! [`crate::routes::ROUTES`] by a test; its component schemas are derived from the answer
-//! types ([`derived`]), but for the few still typed by hand ([`hand_written`], each marked
-//! with the branch that types it). A test validates real answers against the document.
+//! types ([`derived`]), but for the requests still read from a `Value` ([`hand_written`]).
+//! A test validates real answers against the document.
 
 use lowdown_core::record::validate::{MAX_BATCH, MAX_NAME, MAX_TARGET};
 use lowdown_core::telemetry::{
@@ -40,73 +40,24 @@ fn derived() -> Map<String, Value> {
     generator.subschema_for::<crate::routes::reputation::Answer>();
     generator.subschema_for::<crate::routes::reputation::Candidates>();
     generator.subschema_for::<crate::routes::compare::Answer>();
-    let mut all = generator.take_definitions(true);
-    // typed on branch typed: the telemetry block is a `serde_json::Value` until then.
-    if let Some(Value::Object(props)) = all
-        .get_mut("Reputation")
-        .and_then(|s| s.get_mut("properties"))
-    {
-        props.insert("telemetry".into(), r("Telemetry"));
-    }
-    all
+    generator.subschema_for::<crate::routes::interactions::Ingested>();
+    generator.subschema_for::<crate::routes::node::NodeAnswer>();
+    generator.subschema_for::<crate::routes::telemetry::Single>();
+    generator.subschema_for::<crate::routes::telemetry::Batch>();
+    generator.subschema_for::<crate::routes::agents::Registered>();
+    generator.subschema_for::<crate::routes::meta::Health>();
+    generator.take_definitions(true)
 }
 
-/// Schemas typed by hand until their answers are typed structs.
+/// Schemas typed by hand: requests read field by field from a `Value` (their errors name
+/// each field), so there is no type to derive them from.
 fn hand_written() -> Value {
-    let enum_of = |v: &[&str]| json!({"type": "string", "enum": v});
-    let count = json!({"type": "integer", "minimum": 0});
-    let rate = json!({"type": ["number", "null"], "minimum": 0, "maximum": 1});
     json!({
-        // typed on branch typed (routes/interactions.rs)
-        "Recorded": {"type": "object", "required": ["ok", "accepted", "duplicates", "rejected", "rate_limited"], "properties": {
-            "ok": {"type": "boolean", "description": "true when any record was accepted (false only in a 429)."},
-            "accepted": {"type": "integer", "minimum": 0, "description": "Valid records taken, each now stored (new or already)."},
-            "duplicates": {"type": "integer", "minimum": 0, "description": "Accepted records whose record_id was already stored or repeated: acknowledged, never counted twice, free of every quota."},
-            "rejected": {"type": "array", "items": r("Rejection"), "description": "Refused records by index (invalid); sending them again fails again."},
-            "rate_limited": {"type": "array", "items": {"type": "integer", "minimum": 0}, "description": "Indices of valid records refused over a quota (their node id's, the agent key's or the network's records per sliding hour): send them again after Retry-After."},
-            "error": {"type": "string", "description": "Only in a 429: the quota that refused them."},
-            "reason": {"type": "string", "description": "Only in a 429: the quota's stable kind."}}},
-        // typed on branch typed (db/telemetry.rs)
-        "Telemetry": {"type": "object", "description": "Self-reported HTTP telemetry (organic); never changes success_rate.", "properties": {
-            "observations": count.clone(), "weighted_success_rate": rate.clone(),
-            "status_classes": {"type": "object", "properties": {"success": count.clone(), "failure": count.clone(), "throttled": count.clone(), "rejected": count.clone()}},
-            "latency_p50_ms": {"type": ["number", "null"]}, "latency_p95_ms": {"type": ["number", "null"]},
-            "status_codes": {"type": "object", "additionalProperties": count.clone()},
-            "contributors": {"type": "integer", "minimum": 0, "description": "Distinct agent keys among the organic observations."},
-            "networks": {"type": "integer", "minimum": 0, "description": "Distinct client networks (IPv4 /24, IPv6 /48) among the organic observations."},
-            "top_network_share": {"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": "The largest share of the organic observations one network sent."},
-            "weight_mix": {"type": "object", "properties": {"anonymous_unknown_host": count.clone(), "anonymous_known_host": count.clone(), "key_unknown_host": count.clone(), "key_known_host": count.clone()}},
-            "by_source": r("BySource"),
-            "subject": {"type": "object", "properties": {"kind": enum_of(&["host", "service"]), "name": {"type": "string"}}},
-            "note": {"type": "string"}}},
-        // typed on branch typed (routes/node.rs)
-        "Node": {"type": "object", "required": ["node_id", "status", "contribution", "network"], "properties": {
-            "node_id": {"type": "string"}, "status": enum_of(&["unknown", "active"]),
-            "contribution": {"type": ["object", "null"], "properties": {"interactions": count.clone(), "targets_observed": count.clone(), "active_days": count.clone(),
-                "first_seen": {"type": "string", "format": "date-time"}, "last_seen": {"type": "string", "format": "date-time"}}},
-            "network": {"type": "object", "properties": {"total_nodes": count.clone(), "total_interactions": count}},
-            "rank": {"type": "object", "properties": {"percentile": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of nodes that contributed no more than this one."}}}}},
-        // typed on branch typed (routes/telemetry.rs)
-        "Weighed": {"type": "object", "required": ["weight", "service_id"], "properties": {
-            "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
-        // typed on branch typed (routes/telemetry.rs)
-        "ObserveResult": {"oneOf": [
-            {"type": "object", "description": "One observation.", "required": ["ok", "weight", "service_id"], "properties": {
-                "ok": {"const": true}, "weight": {"type": "number", "enum": [0.1, 0.3, 0.5, 1.0]}, "service_id": {"type": ["string", "null"]}}},
-            {"type": "object", "description": "An array: one item per observation, in order.", "required": ["ok", "accepted", "rate_limited", "items"], "properties": {
-                "ok": {"const": true},
-                "accepted": {"type": "integer", "minimum": 1, "description": "Items stored now plus acknowledged duplicates."},
-                "rate_limited": {"type": "integer", "minimum": 0, "description": "Items refused past the caller's remaining budget (the last ones)."},
-                "items": {"type": "array", "items": {"oneOf": [r("Weighed"), {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}]}}}}]},
-        // typed on branch typed (routes/agents.rs: the request is read from a Value there)
+        // Read field by field in routes/agents.rs.
         "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
             "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
             "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME},
-            "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}},
-        // typed on branch typed (routes/agents.rs)
-        "AgentKey": {"type": "object", "properties": {"agent_key": {"type": "string", "pattern": "^ak_[0-9a-f]{48}$"}, "agent_id": {"type": "string"}}},
-        // typed on branch typed (routes/meta.rs)
-        "Health": {"type": "object", "properties": {"ok": {"const": true}, "database": enum_of(&["sqlite", "postgres"]), "version": {"type": "string"}}}
+            "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}}
     })
 }
 
@@ -176,7 +127,7 @@ fn base_document() -> Value {
                 "parameters": [{"name": "X-Agent-Key", "in": "header", "required": false, "schema": {"type": "string"}, "description": "A registered ak_ key raises the weight and the rate limit."}],
                 "requestBody": json_body(json!({"oneOf": [r("Observation"), {"type": "array", "minItems": 1, "maxItems": MAX_BATCH, "items": r("Observation")}]})),
                 "responses": {"200": {"description": format!("Weighed and stored. Past the limit ({RATE_LIMIT_PER_KEY_PER_HOUR} observations per sliding hour per agent key, {RATE_LIMIT_PER_IP_PER_HOUR} per network without one) an array is partly accepted: the first items up to the remaining budget, the rest refused (`rate_limited`)."),
-                        "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": r("ObserveResult")}}},
+                        "headers": {"Retry-After": retry_after.clone()}, "content": {"application/json": {"schema": {"oneOf": [r("Observed"), r("ObservedBatch")]}}}},
                     "400": error_response("The body is not an observation or an array of them, or nothing in it is valid (a private host is refused, never stored)."), "413": too_large.clone(),
                     "429": {"description": "Nothing accepted: the caller's budget is used up.", "headers": {"Retry-After": retry_after.clone()},
                         "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},

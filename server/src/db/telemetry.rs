@@ -283,6 +283,7 @@ const NOTE: &str = "self-reported HTTP telemetry; organic only; never part of su
 /// The `telemetry` block of a reputation answer. Keys in alphabetical order, the order
 /// the answer has always given them.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Telemetry")]
 pub struct Block {
     /// Observations per source (`organic`, `seeded`, `synthetic`), every source counted.
     pub by_source: BTreeMap<String, u64>,

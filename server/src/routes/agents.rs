@@ -17,6 +17,7 @@ pub const MAX_FIELD: usize = 128;
 
 /// The answer of `POST /api/agents/register`: the new agent's id and its key (shown once).
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "AgentKey")]
 pub struct Registered {
     /// The agent's public id (`ag_…`).
     pub agent_id: String,

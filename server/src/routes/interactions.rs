@@ -25,6 +25,7 @@ use crate::state::AppState;
 ///
 /// The answer of `POST /api/interactions` (keys in alphabetical order, as always given).
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Recorded")]
 pub struct Ingested {
     /// Valid records taken (each is now stored), duplicates included.
     pub accepted: usize,

@@ -8,14 +8,14 @@ use tower_http::cors::{Any, CorsLayer};
 use crate::error::AppError;
 use crate::state::AppState;
 
-mod agents;
+pub(crate) mod agents;
 pub(crate) mod compare;
 mod detail;
-mod interactions;
-mod meta;
-mod node;
+pub(crate) mod interactions;
+pub(crate) mod meta;
+pub(crate) mod node;
 pub(crate) mod reputation;
-mod telemetry;
+pub(crate) mod telemetry;
 
 /// Every route as (method, path in OpenAPI form). `openapi.json` documents exactly these;
 /// a test checks both directions.

@@ -12,6 +12,7 @@ use crate::state::AppState;
 
 /// The answer of `GET /api/node/{node_id}` (keys in alphabetical order, as always given).
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Node")]
 pub struct NodeAnswer {
     /// What the node sent; null for a node that never sent a record.
     pub contribution: Option<Contribution>,

@@ -40,6 +40,7 @@ pub enum Item {
 /// The answer to one observation (keys in alphabetical order, as always given).
 #[derive(Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
+#[schemars(rename = "Observed")]
 pub enum Single {
     /// Stored.
     Taken {
@@ -61,6 +62,7 @@ pub enum Single {
 
 /// The answer to an array of observations.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ObservedBatch")]
 pub struct Batch {
     /// Items stored, acknowledged duplicates included.
     pub accepted: usize,
