@@ -8,7 +8,7 @@ use lowdown_core::record::validate::{MAX_BATCH, MAX_NAME, MAX_TARGET};
 use lowdown_core::telemetry::{
     RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR, REGISTRATIONS_PER_CALLER_PER_HOUR,
 };
-use schemars::generate::SchemaSettings;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Map, Value};
 
 fn error_response(description: &str) -> Value {
@@ -27,26 +27,34 @@ fn json_body(schema: Value) -> Value {
     json!({"required": true, "content": {"application/json": {"schema": schema}}})
 }
 
-/// The component schemas, each derived from the type its answer is serialised from
+/// Component schemas, each derived from the type its answer is serialised from (the types
+/// `register` adds)
 /// (`schemars`, serialisation contract: doc comments are the descriptions, serde
 /// attributes are honoured, the core's types come from its `schemars` feature). `$ref`s
 /// point into `#/components/schemas`.
-fn derived() -> Map<String, Value> {
+pub(crate) fn derived(register: impl FnOnce(&mut SchemaGenerator)) -> Map<String, Value> {
     let mut generator = SchemaSettings::draft2020_12()
         .for_serialize()
         .with(|s| s.definitions_path = "/components/schemas".into())
         .into_generator();
-    generator.subschema_for::<crate::error::ErrorBody>();
-    generator.subschema_for::<crate::routes::reputation::Answer>();
-    generator.subschema_for::<crate::routes::reputation::Candidates>();
-    generator.subschema_for::<crate::routes::compare::Answer>();
-    generator.subschema_for::<crate::routes::interactions::Ingested>();
-    generator.subschema_for::<crate::routes::node::NodeAnswer>();
-    generator.subschema_for::<crate::routes::telemetry::Single>();
-    generator.subschema_for::<crate::routes::telemetry::Batch>();
-    generator.subschema_for::<crate::routes::agents::Registered>();
-    generator.subschema_for::<crate::routes::meta::Health>();
+    register(&mut generator);
     generator.take_definitions(true)
+}
+
+/// The base document's components (the gateway and provider mode add theirs).
+fn base_derived() -> Map<String, Value> {
+    derived(|generator| {
+        generator.subschema_for::<crate::error::ErrorBody>();
+        generator.subschema_for::<crate::routes::reputation::Answer>();
+        generator.subschema_for::<crate::routes::reputation::Candidates>();
+        generator.subschema_for::<crate::routes::compare::Answer>();
+        generator.subschema_for::<crate::routes::interactions::Ingested>();
+        generator.subschema_for::<crate::routes::node::NodeAnswer>();
+        generator.subschema_for::<crate::routes::telemetry::Single>();
+        generator.subschema_for::<crate::routes::telemetry::Batch>();
+        generator.subschema_for::<crate::routes::agents::Registered>();
+        generator.subschema_for::<crate::routes::meta::Health>();
+    })
 }
 
 /// Schemas typed by hand: requests read field by field from a `Value` (their errors name
@@ -66,7 +74,7 @@ fn hand_written() -> Value {
 /// refuses private hosts.
 fn schemas() -> Value {
     use lowdown_core::contract::{json_schema, OBSERVATION, RECORD};
-    let mut all = derived();
+    let mut all = base_derived();
     if let Value::Object(hand) = hand_written() {
         all.extend(hand);
     }

@@ -69,6 +69,7 @@ pub async fn one(
 
 /// The answer of `GET /v1/sampling/salt` (keys in alphabetical order, as always given).
 #[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Salt")]
 pub struct CurrentSalt {
     /// Until when receipts decided with this salt are accepted (ISO-8601).
     pub accepted_until: String,
@@ -84,6 +85,7 @@ pub struct CurrentSalt {
 
 /// One retired salt.
 #[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "PublishedSalt")]
 pub struct RetiredSalt {
     /// When it stopped being accepted (ISO-8601).
     pub retired_at: String,
@@ -106,6 +108,7 @@ pub struct RetiredSalts {
 
 /// The answer of `POST /v1/sampling/verify`.
 #[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "SamplingVerifyResult")]
 pub struct Verified {
     /// The call's bucket in 0..1.
     pub bucket: f64,
@@ -117,6 +120,7 @@ pub struct Verified {
 
 /// The answer of `POST /v1/receipts` (201).
 #[derive(serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Receipt")]
 pub struct ReceiptTaken {
     /// The agent's signature checked out.
     pub agent_signed: bool,

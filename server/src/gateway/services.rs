@@ -25,6 +25,7 @@ const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
 /// A catalog service as `GET /v1/services[/{slug}]` lists it: no credential, ever (keys
 /// in alphabetical order, as always given).
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Service")]
 pub struct ServiceView {
     /// The tool names sampled calls may use.
     pub allow: Vec<String>,
@@ -61,6 +62,7 @@ pub struct ServiceView {
 
 /// The `audit` block of a [`ServiceView`]; nulls before the first audit.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Audit")]
 pub struct AuditView {
     /// When the audit ran (ISO-8601).
     pub checked_at: Option<String>,

@@ -79,6 +79,7 @@ pub async fn provider(state: &AppState, headers: &HeaderMap) -> Result<Provider,
 
 /// The answer of `POST /v1/provider/register`.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ProviderRegistration")]
 pub struct Registration {
     /// The agent behind the provider.
     pub agent_id: String,

@@ -34,6 +34,7 @@ pub struct Earnings {
 
 /// One line of the ledger.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "EarningsEntry")]
 pub struct Entry {
     /// When it was earned (ISO-8601).
     pub at: String,

@@ -20,19 +20,19 @@ fn refusal(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": r("Error")}}})
 }
 
+/// Provider mode's components: the answers with a type derived from it; by hand, the
+/// requests the core checks from a `Value` and the answers still built with `json!`.
 fn schemas() -> Value {
+    let mut all = crate::openapi::derived(|g| {
+        g.subschema_for::<super::auth::Registration>();
+        g.subschema_for::<super::earnings::Earnings>();
+    });
     let score = json!({"type": "number", "minimum": 0, "maximum": 100});
     let dim = json!({"type": "number", "minimum": 0, "maximum": 10});
     let time = json!({"type": "string", "format": "date-time"});
     let kind = json!({"type": "string", "enum": ["protocol", "agent"]});
-    let displayed = json!({"type": ["object", "null"], "properties": {
-        "value": score.clone(), "capped_by": {"type": ["string", "null"], "enum": ["probe_health", null]},
-        "uncapped": score.clone(), "providers": {"type": "integer", "minimum": 1},
-        "reason": {"type": "string", "enum": ["first", "higher", "providers", "stale"]}, "set_at": time.clone(),
-        "verified_by": {"type": "string", "enum": ["server_probe", "two_networks"],
-            "description": "protocol: every reading agreed with the server's own probe; agent: every reading agreed with a provider's of another network."}}});
-    json!({
-        // typed on branch typed (provider/*.rs)
+    let hand = json!({
+        // Checked from a Value by the core (benchmark::directive::check_spec), limits and all.
         "DirectiveSpec": {"oneOf": [
             {"type": "object", "title": "protocol", "required": ["remote_url"], "additionalProperties": false, "properties": {
                 "remote_url": {"type": "string", "format": "uri", "description": "An MCP remote (streamable HTTP), https and public: the Scanner's SSRF rules."}}},
@@ -45,12 +45,12 @@ fn schemas() -> Value {
                 "expect": {"type": "object", "required": ["contains"], "additionalProperties": false, "properties": {
                     "contains": {"type": "array", "minItems": 1, "maxItems": MAX_EXPECTED, "items": {"type": "string", "minLength": 1},
                         "description": "The run passes when the answer contains every string, exactly."}}}}}]},
-        // typed on branch typed (provider/*.rs)
+        // Checked from a Value by the core (benchmark::directive::check_new), limits and all.
         "NewDirective": {"type": "object", "required": ["service_id", "kind", "spec", "price_credits"], "additionalProperties": false, "properties": {
             "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
             "price_credits": {"type": "integer", "minimum": 1, "maximum": MAX_PRICE_CREDITS, "description": "What the vendor pays (outside Lowdown); the provider earns 70 %."},
             "critical": {"type": "boolean", "default": false, "description": "Reaches providers of higher agent reputation first."}}},
-        // typed on branch typed (provider/*.rs)
+        // Still built with json! (provider/directives.rs, provider/operator.rs).
         "Directive": {"type": "object", "required": ["directive_id", "service_id", "kind", "spec", "price_credits", "earn_credits", "critical", "created_at", "lease_seconds"], "properties": {
             "directive_id": {"type": "string", "pattern": "^bd_[0-9a-f]{16}$"}, "service_id": {"type": "string"}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
             "price_credits": {"type": "integer"}, "earn_credits": {"type": "number", "description": "70 % of the price."}, "critical": {"type": "boolean"},
@@ -61,12 +61,12 @@ fn schemas() -> Value {
             "submission": {"type": ["object", "null"], "description": "Operator views only: the submission that completed it."},
             "submissions": {"type": "array", "description": "Operator views only: every stored submission, oldest first, with its status: reading (it counts), pending (an agent result waiting for another network), disagreed, unverified (stored before results were checked).",
                 "items": {"type": "object"}}}},
-        // typed on branch typed (provider/*.rs)
+        // Checked from a Value by the core (benchmark::submission::check), limits and all.
         "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
             "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
             "actual_status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599}, "latency_ms": {"type": ["number", "null"], "minimum": 0},
             "error": {"type": ["string", "null"], "maxLength": MAX_ERROR_CHARS, "description": "A stable kind (timeout, not_in_answer); secrets are redacted, control characters dropped."}}},
-        // typed on branch typed (provider/*.rs)
+        // Checked from a Value by the core (benchmark::submission::check), limits and all.
         "Submission": {"type": "object", "required": ["directive_id", "dimensions", "overall_score", "test_results", "runner_id", "execution_time_ms"], "properties": {
             "directive_id": {"type": "string"},
             "dimensions": {"type": "object", "additionalProperties": dim.clone(), "description": "protocol: reachability, tool_discovery, tool_documentation, schema_quality, latency, agent_guidance; agent: expectations. Each 0-10."},
@@ -78,7 +78,7 @@ fn schemas() -> Value {
                 "properties": {"reached_level": {"type": "integer", "minimum": 0, "maximum": 2},
                     "tool_count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TOOL_COUNT, "description": "Tools over every page; level 2 only."},
                     "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}},
-        // typed on branch typed (provider/*.rs)
+        // Still built with json! (provider/submit.rs).
         "SubmissionResult": {"type": "object", "required": ["submission_id", "accepted", "recorded_score"], "properties": {
             "submission_id": {"type": "string"}, "accepted": {"const": true, "description": "Recorded (refusals are 4xx)."},
             "verification": {"type": "string", "enum": ["probe", "pending", "agreed"],
@@ -86,28 +86,20 @@ fn schemas() -> Value {
             "recorded_score": score.clone(), "displaced": {"type": "boolean", "description": "It became the service's displayed benchmark score."},
             "displaced_reason": {"type": ["string", "null"], "enum": ["first", "higher", "providers", "stale", null]},
             "credited_credits": {"type": "number"}}},
-        // typed on branch typed (provider/*.rs)
-        "ProviderRegistration": {"type": "object", "properties": {"provider_id": {"type": "string"}, "agent_id": {"type": "string"}, "registered_at": time.clone()}},
-        // typed on branch typed (provider/*.rs)
+        // Still built with json! (provider/directives.rs).
         "DirectiveList": {"type": "object", "properties": {
             "provider_id": {"type": "string"}, "directives": {"type": "array", "items": r("Directive")},
             "held_back": {"type": "integer", "minimum": 0, "description": "Critical directives not yet open to your rank."},
             "standing": {"type": ["object", "null"], "properties": {"rank": {"type": "integer"}, "providers": {"type": "integer"}}},
             "excluded": {"type": ["object", "null"], "description": "Three or more disagreements in 30 days: nothing is listed or may be claimed until then.",
                 "properties": {"disagreements": {"type": "integer"}, "until": time.clone()}}}},
-        // typed on branch typed (provider/*.rs)
-        "Lease": {"type": "object", "properties": {"directive_id": {"type": "string"}, "lease_expires_at": time.clone(), "lease_seconds": {"const": 1800}, "directive": r("Directive")}},
-        // typed on branch typed (provider/*.rs)
-        "Earnings": {"type": "object", "properties": {
-            "provider_id": {"type": "string"}, "total_credits": {"type": "number"}, "completed": {"type": "integer"},
-            "awaiting_agreement": {"type": "integer", "description": "Your agent results waiting for a provider of another network (no credit yet)."},
-            "entries": {"type": "array", "items": {"type": "object", "properties": {
-                "directive_id": {"type": "string"}, "submission_id": {"type": "string"}, "credits": {"type": "number"}, "at": time.clone()}}},
-            "note": {"type": "string"}}},
-        // typed on branch typed (provider/*.rs)
-        "Benchmark": {"type": "object", "description": "The displayed benchmark score per kind, from checked readings only (protocol: agreed with the server's own probe; agent: agreed by two networks): replaced only by a higher reading, by readings of two distinct providers, or when older than 14 days; limited by probe_health.cap on read.",
-            "properties": {"protocol": displayed.clone(), "agent": displayed}}
-    })
+        // Still built with json! (provider/directives.rs).
+        "Lease": {"type": "object", "properties": {"directive_id": {"type": "string"}, "lease_expires_at": time.clone(), "lease_seconds": {"const": 1800}, "directive": r("Directive")}}
+    });
+    if let Value::Object(hand) = hand {
+        all.extend(hand);
+    }
+    Value::Object(all)
 }
 
 fn paths() -> Value {
@@ -156,8 +148,7 @@ fn paths() -> Value {
     })
 }
 
-/// Adds provider mode's paths and schemas to `doc`, and `benchmark` to the `Service`
-/// schema of the catalog.
+/// Adds provider mode's paths and schemas to `doc`.
 pub fn extend(doc: &mut Value) {
     if let (Some(target), Value::Object(add)) =
         (doc.get_mut("paths").and_then(Value::as_object_mut), paths())
@@ -170,11 +161,5 @@ pub fn extend(doc: &mut Value) {
         schemas(),
     ) {
         target.extend(add);
-    }
-    if let Some(props) = doc
-        .pointer_mut("/components/schemas/Service/properties")
-        .and_then(Value::as_object_mut)
-    {
-        props.insert("benchmark".into(), r("Benchmark"));
     }
 }

@@ -14,6 +14,7 @@ use crate::state::AppState;
 
 /// The `benchmark` block: the displayed score of each kind, null before the first.
 #[derive(Debug, Default, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Benchmark")]
 pub struct Scores {
     /// The `agent` score: each reading agreed with a provider's of another network.
     pub agent: Option<Score>,
