@@ -27,7 +27,9 @@ const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
 #[derive(Serialize, schemars::JsonSchema)]
 #[schemars(rename = "Service")]
 pub struct ServiceView {
-    /// The tool names sampled calls may use.
+    /// The calls the gateway carries: a method, a space, a path prefix under the
+    /// upstream's base, matched at a `/` boundary (`GET /v1/search` carries `/v1/search`
+    /// and `/v1/search/x`, never `/v1/searchy`). Empty: none.
     pub allow: Vec<String>,
     /// The audit of the service's recent calls.
     pub audit: AuditView,

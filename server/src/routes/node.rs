@@ -44,6 +44,7 @@ pub struct Contribution {
 
 /// The network totals.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "NodeNetwork")]
 pub struct Network {
     /// Every stored record (all sources, all classes).
     pub total_interactions: u64,
@@ -53,6 +54,7 @@ pub struct Network {
 
 /// A node's rank.
 #[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "NodeRank")]
 pub struct Rank {
     /// The share of nodes that contributed no more than this one, 0-100, one decimal.
     pub percentile: f64,

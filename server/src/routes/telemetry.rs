@@ -22,6 +22,7 @@ use crate::state::AppState;
 /// One item of a telemetry answer: what was stored, or why not.
 #[derive(Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
+#[schemars(rename = "ObservedItem")]
 pub enum Item {
     /// Stored (or an acknowledged duplicate).
     Taken {
