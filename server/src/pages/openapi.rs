@@ -27,6 +27,7 @@ pub fn extend(doc: &mut Value) {
             "responses": {"200": html("The record."), "404": html("No scan has run yet.")}}},
         "/daily/feed.xml": {"get": {"operationId": "dailyRss", "summary": "RSS 2.0: one item per day with a scan (last 30), guid lowdown-daily:<day>.",
             "responses": {"200": {"description": "RSS 2.0.", "content": {"application/rss+xml": {"schema": {"type": "string"}}}}}}},
+        // By hand: daily/feed.rs still builds the JSON Feed with json!.
         "/daily/feed.json": {"get": {"operationId": "dailyJsonFeed", "summary": "JSON Feed 1.1: one item per day with a scan (last 30), id lowdown-daily:<day>; `_lowdown` carries the record's counts.",
             "responses": {"200": {"description": "JSON Feed 1.1.", "content": {"application/feed+json": {"schema": {"type": "object", "required": ["version", "title", "items"], "properties": {
                 "version": {"const": "https://jsonfeed.org/version/1.1"}, "title": {"type": "string"}, "home_page_url": {"type": "string"}, "feed_url": {"type": "string"},
