@@ -68,9 +68,11 @@ pub struct ReputationInputs {
 
 /// One dimension. `value` is `None` when there is nothing to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Dimension {
     /// The figure (integers are written as integers).
     #[serde(serialize_with = "serialize_num")]
+    #[cfg_attr(feature = "schemars", schemars(with = "Option<f64>"))]
     pub value: Option<f64>,
     /// How many things it was measured over.
     pub n: u64,

@@ -6,11 +6,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
 use lowdown_core::gateway::receipt::{parse_statement, receipt_weight, verify_signature};
-use lowdown_core::gateway::reputation::REPUTATION_WINDOW_MS;
+use lowdown_core::gateway::reputation::{Dimension, REPUTATION_WINDOW_MS};
 use lowdown_core::sample::{
     decide, salt_epoch, salt_id, salt_id_epoch, salt_state, salt_window, SaltState,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::services::ServiceView;
 use crate::clock::iso;
@@ -19,8 +19,6 @@ use crate::error::AppError;
 use crate::extract::JsonBody;
 use crate::services::agents::{agent, agent_of};
 use crate::state::AppState;
-
-type Answer = Result<Json<Value>, AppError>;
 
 fn bad(message: impl Into<String>) -> AppError {
     AppError::bad_request(message)
@@ -333,8 +331,41 @@ pub async fn submit_receipt(
     ))
 }
 
+/// The answer of `GET /v1/agents/{agent_id}/reputation`: seven dimensions over 30 days,
+/// never folded into one number (keys in alphabetical order, as always given).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct AgentReputation {
+    /// Refused forged or replayed decisions and receipts.
+    pub abuse_flags: Dimension,
+    /// The agent asked about.
+    pub agent_id: String,
+    /// Other agents whose reports `error_report_balance` compares with (each holding at
+    /// most max(20 %, 1/agents) of their reports).
+    pub compared_agents: u64,
+    /// Share of (service, hour) buckets where the agent's reported success rate is within
+    /// 0.2 of the gateway's.
+    pub consistency: Dimension,
+    /// Distinct services.
+    pub diversity: Dimension,
+    /// Its reported error rate minus the other agents' for the same services.
+    pub error_report_balance: Dimension,
+    /// Co-signed receipts over submitted receipts.
+    pub receipt_cosign_rate: Dimension,
+    /// The window's start (ISO-8601).
+    pub since: String,
+    /// Whole days since registration.
+    pub tenure_days: Dimension,
+    /// Records and observations (and ProxyCalls, receipts) in the window.
+    pub volume: Dimension,
+    /// The window, in days.
+    pub window_days: i64,
+}
+
 /// `GET /v1/agents/{agent_id}/reputation`: seven dimensions over 30 days.
-pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<String>) -> Answer {
+pub async fn reputation(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+) -> Result<Json<AgentReputation>, AppError> {
     crate::extract::check_name("agent_id", &agent_id, 128)?;
     let a = store::agent_by_id(&state.db, &agent_id)
         .await?
@@ -343,9 +374,17 @@ pub async fn reputation(State(state): State<AppState>, Path(agent_id): Path<Stri
         })?;
     let now = state.now();
     let rep = crate::services::agents::agent_reputation(&state, &a, now).await?;
-    let mut v = json!({"agent_id": a.agent_id, "window_days": REPUTATION_WINDOW_MS / 86_400_000, "since": iso(now - REPUTATION_WINDOW_MS)});
-    if let (Value::Object(m), Value::Object(dims)) = (&mut v, json!(rep)) {
-        m.extend(dims);
-    }
-    Ok(Json(v))
+    Ok(Json(AgentReputation {
+        abuse_flags: rep.abuse_flags,
+        agent_id: a.agent_id,
+        compared_agents: rep.compared_agents,
+        consistency: rep.consistency,
+        diversity: rep.diversity,
+        error_report_balance: rep.error_report_balance,
+        receipt_cosign_rate: rep.receipt_cosign_rate,
+        since: iso(now - REPUTATION_WINDOW_MS),
+        tenure_days: rep.tenure_days,
+        volume: rep.volume,
+        window_days: REPUTATION_WINDOW_MS / 86_400_000,
+    }))
 }

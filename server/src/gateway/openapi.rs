@@ -17,8 +17,7 @@ fn refusal(description: &str) -> Value {
 }
 
 /// The gateway's components: the answers derived from their types; by hand, the requests
-/// (read field by field from a `Value`, so their errors name each field) and the agent
-/// reputation (still built with `json!`).
+/// (read field by field from a `Value`, so their errors name each field).
 fn schemas() -> Value {
     use super::api;
     let mut all = crate::openapi::derived(|g| {
@@ -28,9 +27,8 @@ fn schemas() -> Value {
         g.subschema_for::<api::RetiredSalts>();
         g.subschema_for::<api::Verified>();
         g.subschema_for::<api::ReceiptTaken>();
+        g.subschema_for::<api::AgentReputation>();
     });
-    let count = json!({"type": "integer", "minimum": 0});
-    let dim = json!({"type": "object", "required": ["value", "n"], "properties": {"value": {"type": ["number", "null"]}, "n": count}});
     let hand = json!({
         // Read field by field in gateway/api.rs.
         "SamplingVerifyRequest": {"type": "object", "required": ["service_id", "agent_id", "salt_id", "sample_decision"], "properties": {
@@ -43,13 +41,7 @@ fn schemas() -> Value {
             "latency_ms": {"type": "number", "minimum": 0, "maximum": 86_400_000}, "nonce": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"}}},
         // Read field by field in gateway/api.rs.
         "ReceiptSubmission": {"type": "object", "required": ["statement"], "description": "Signatures are base64 Ed25519 over the statement's canonical JSON (sorted keys, no whitespace, JavaScript number and string forms).", "properties": {
-            "statement": r("Statement"), "agent_signature": {"type": ["string", "null"]}, "service_signature": {"type": ["string", "null"]}}},
-        // The answer is still built with json! in gateway/api.rs.
-        "AgentReputation": {"type": "object", "description": "Seven dimensions over 30 days, never folded into one number.", "properties": {
-            "agent_id": {"type": "string"}, "window_days": {"const": 30}, "since": {"type": "string", "format": "date-time"},
-            "volume": dim.clone(), "tenure_days": dim.clone(), "consistency": dim.clone(), "receipt_cosign_rate": dim.clone(),
-            "diversity": dim.clone(), "error_report_balance": dim.clone(), "abuse_flags": dim,
-            "compared_agents": {"type": "integer", "minimum": 0, "description": "Other agents error_report_balance compares with (each holding at most max(20 %, 1/agents) of their reports)."}}}
+            "statement": r("Statement"), "agent_signature": {"type": ["string", "null"]}, "service_signature": {"type": ["string", "null"]}}}
     });
     if let Value::Object(hand) = hand {
         all.extend(hand);
