@@ -20,8 +20,7 @@ import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import { startApi, eventually } from '../../npm/lowdown-proxy/test/helpers/api.js';
-import { spool } from '../../npm/lowdown-proxy/src/core.js';
-import { FILES } from '../../npm/lowdown-proxy/src/contract.js';
+import { spooledRecords } from '../../npm/lowdown-proxy/test/helpers/api.js';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -87,16 +86,7 @@ async function recordsOf(target, n, task) {
 
 /** What reached the server and what waits in the spool, once each (by `record_id`). */
 function made() {
-  const dir = path.join(home, FILES.SPOOL_DIR);
-  const spooled = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
-    .filter((name) => name.endsWith('.jsonl'))
-    .flatMap((name) => {
-      try {
-        return spool.decode(fs.readFileSync(path.join(dir, name), 'utf8')).records.map((r) => JSON.parse(r));
-      } catch {
-        return []; // taken by a proxy meanwhile
-      }
-    });
+  const spooled = spooledRecords(home);
   const seen = new Set();
   return [...api.records(), ...spooled].filter((r) => !seen.has(r.record_id) && seen.add(r.record_id));
 }

@@ -7,17 +7,25 @@ import net from 'node:net';
 import path from 'node:path';
 import { startLowdownServer } from './lowdown-server.js';
 import { Sender } from '../../src/record/sender.js';
+import { spoolDir } from '../../src/record/spool.js';
 
 /**
  * The records a run left in the spool of `home` (SPEC §3: at exit the proxy waits at most
  * 100 ms for the API, and what it could not deliver by then is spooled for the next run).
  */
 export function spooledRecords(home) {
-  const dir = path.join(home, 'spool');
+  const dir = spoolDir(home);
   if (!fs.existsSync(dir)) return [];
   // Waiting and claimed spool files: one record's JSON a line.
-  return fs.readdirSync(dir).filter((f) => /^\d.*\.jsonl(\.\d+\.sending)?$/.test(f))
-    .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).map((r) => JSON.parse(r)));
+  return fs.readdirSync(dir).filter((f) => /^\d.*\.jsonl(\.\d+\.sending)?$/.test(f)).flatMap((f) => {
+    let text;
+    try {
+      text = fs.readFileSync(path.join(dir, f), 'utf8');
+    } catch {
+      return []; // taken by a running proxy meanwhile
+    }
+    return text.split('\n').filter((l) => l.trim()).map((r) => JSON.parse(r));
+  });
 }
 
 /** Delivers what `home`'s spool holds to `apiUrl`, as the next run would. */
