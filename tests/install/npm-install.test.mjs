@@ -24,12 +24,12 @@ let project;
 const SESSION = `
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+let stderr = '';
 (async () => {
   const transport = new StdioClientTransport({
     command: 'npx', args: ['--no-install', 'lowdown-proxy', '--', 'npx', '--no-install', '@modelcontextprotocol/server-everything', 'stdio'],
     env: process.env, stderr: 'pipe',
   });
-  let stderr = '';
   transport.stderr.on('data', (d) => (stderr += d));
   const client = new Client({ name: 'install-test', version: '1.0.0' });
   await client.connect(transport);
@@ -40,7 +40,7 @@ const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio
   const bad = await client.callTool({ name: 'no-such-tool', arguments: {} });
   await client.close();
   console.log(JSON.stringify({ tools: tools.length, sums, echo, bad: bad.isError === true, stderr }));
-})().catch((e) => { console.error(e); process.exit(1); });
+})().catch((e) => { console.error(e); console.error('the proxy said: ' + JSON.stringify(stderr)); process.exit(1); });
 `;
 
 const freePort = () =>
