@@ -33,6 +33,7 @@ pub const PROVIDER_SHARE_PER_MILLE: i64 = 700;
 
 /// What a directive asks a provider to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// The Scanner's probe of an MCP remote plus conformance scoring; no LLM.

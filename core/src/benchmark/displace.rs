@@ -47,6 +47,7 @@ pub struct Reading {
 
 /// Why a reading replaced the displayed score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// Nothing was displayed.

@@ -13,7 +13,8 @@ use lowdown_core::benchmark::agreement;
 use lowdown_core::benchmark::directive::DirectiveError;
 use lowdown_core::benchmark::priority::{self, CRITICAL_HEAD_START_MS, DISAGREEMENT_WINDOW_MS};
 use lowdown_core::benchmark::{provider_share_millicredits, Kind, LEASE_MS};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::auth::provider;
 use crate::clock::iso;
@@ -44,14 +45,118 @@ pub fn spec_refusal(e: &DirectiveError) -> AppError {
     AppError::refused(StatusCode::UNPROCESSABLE_ENTITY, reason, e.to_string())
 }
 
+/// `spec`'s schema: the request's own, checked by the core.
+pub(super) fn spec_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"$ref": "#/components/schemas/DirectiveSpec"})
+}
+
+/// A directive as providers see it (keys in alphabetical order, as always given).
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Directive")]
+pub struct DirectiveView {
+    /// When it was posted.
+    #[schemars(extend("format" = "date-time"))]
+    pub created_at: String,
+    /// Reaches providers of higher agent reputation first.
+    pub critical: bool,
+    /// `bd_` + 16 hex.
+    #[schemars(regex(pattern = r"^bd_[0-9a-f]{16}$"))]
+    pub directive_id: String,
+    /// 70 % of the price.
+    pub earn_credits: f64,
+    /// What to run.
+    pub kind: Kind,
+    /// How long a claim holds it.
+    #[schemars(extend("const" = LEASE_SECONDS))]
+    pub lease_seconds: i64,
+    /// What the vendor pays (outside Lowdown).
+    pub price_credits: i64,
+    /// The catalog service it benchmarks.
+    pub service_id: String,
+    /// How, as posted.
+    #[schemars(schema_with = "spec_schema")]
+    pub spec: Value,
+}
+
+/// A lease's length in seconds.
+pub const LEASE_SECONDS: i64 = LEASE_MS / 1000;
+
 /// A directive as providers see it.
-pub fn view(d: &Directive) -> Value {
-    json!({
-        "directive_id": d.directive_id, "service_id": d.service_id, "kind": d.kind.as_str(),
-        "spec": d.spec, "price_credits": d.price_credits,
-        "earn_credits": credits(provider_share_millicredits(d.price_credits)),
-        "critical": d.critical, "created_at": iso(d.created_at), "lease_seconds": LEASE_MS / 1000,
-    })
+pub fn view(d: &Directive) -> DirectiveView {
+    DirectiveView {
+        created_at: iso(d.created_at),
+        critical: d.critical,
+        directive_id: d.directive_id.clone(),
+        earn_credits: credits(provider_share_millicredits(d.price_credits)),
+        kind: d.kind,
+        lease_seconds: LEASE_SECONDS,
+        price_credits: d.price_credits,
+        service_id: d.service_id.clone(),
+        spec: d.spec.clone(),
+    }
+}
+
+/// The answer of `GET /v1/provider/directives`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct DirectiveList {
+    /// Open directives, critical first, then oldest first.
+    pub directives: Vec<DirectiveView>,
+    /// Three or more disagreements in 30 days: nothing is listed or may be claimed until then.
+    pub excluded: Option<Exclusion>,
+    /// Critical directives not yet open to your rank.
+    pub held_back: usize,
+    /// The caller's provider id.
+    pub provider_id: String,
+    /// Where the caller stands among providers, while a critical directive is in its head start.
+    pub standing: Option<Standing>,
+}
+
+/// Why a provider is shown nothing.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Exclusion {
+    /// Disagreements in the last 30 days.
+    pub disagreements: usize,
+    /// When it may claim again.
+    #[schemars(extend("format" = "date-time"))]
+    pub until: String,
+}
+
+/// A provider's place in the provider order.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "ProviderStanding")]
+pub struct Standing {
+    /// How many providers there are.
+    pub providers: usize,
+    /// Its rank among them, 0 first.
+    pub rank: usize,
+}
+
+/// The answer of a claim.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Lease {
+    /// The directive leased.
+    pub directive: DirectiveView,
+    /// Its id.
+    pub directive_id: String,
+    /// When the lease ends.
+    #[schemars(extend("format" = "date-time"))]
+    pub lease_expires_at: String,
+    /// How long a claim holds it.
+    #[schemars(extend("const" = LEASE_SECONDS))]
+    pub lease_seconds: i64,
+}
+
+/// The answer of a release.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Released {
+    /// The directive given up.
+    pub directive_id: String,
+    /// Always true.
+    #[schemars(extend("const" = true))]
+    pub released: bool,
+    /// Open to everyone again.
+    #[schemars(extend("const" = "open"))]
+    pub status: &'static str,
 }
 
 /// Where `me` stands among all providers (rank, how many), by the provider order.
@@ -130,14 +235,20 @@ pub async fn list(
     State(state): State<AppState>,
     origin: Origin,
     headers: HeaderMap,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<DirectiveList>, AppError> {
     let me = provider(&state, &headers).await?;
     let now = state.now();
     if let Some((until, n)) = exclusion(&state, &me, now).await? {
-        return Ok(Json(json!({
-            "provider_id": me.provider_id, "directives": [], "held_back": 0, "standing": null,
-            "excluded": {"disagreements": n, "until": iso(until)},
-        })));
+        return Ok(Json(DirectiveList {
+            directives: Vec::new(),
+            excluded: Some(Exclusion {
+                disagreements: n,
+                until: iso(until),
+            }),
+            held_back: 0,
+            provider_id: me.provider_id,
+            standing: None,
+        }));
     }
     let open = store::open_directives(&state.db, now, LIST_LIMIT).await?;
     let pending = if open.iter().any(|d| d.kind == Kind::Agent) {
@@ -166,13 +277,13 @@ pub async fn list(
             shown.push(view(d));
         }
     }
-    Ok(Json(json!({
-        "provider_id": me.provider_id,
-        "directives": shown,
-        "held_back": held_back,
-        "standing": standing.map(|(rank, n)| json!({"rank": rank, "providers": n})),
-        "excluded": null,
-    })))
+    Ok(Json(DirectiveList {
+        directives: shown,
+        excluded: None,
+        held_back,
+        provider_id: me.provider_id,
+        standing: standing.map(|(rank, providers)| Standing { providers, rank }),
+    }))
 }
 
 /// `POST /v1/provider/directives/{id}/claim`: a 30-minute lease, one provider at a time.
@@ -181,7 +292,7 @@ pub async fn claim(
     origin: Origin,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Lease>, AppError> {
     crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
     let now = state.now();
@@ -211,10 +322,12 @@ pub async fn claim(
         }
     }
     match lease::claim(&state.db, &id, &me.provider_id, now).await? {
-        Ok(until) => Ok(Json(json!({
-            "directive_id": id, "lease_expires_at": iso(until), "lease_seconds": LEASE_MS / 1000,
-            "directive": view(&d),
-        }))),
+        Ok(until) => Ok(Json(Lease {
+            directive: view(&d),
+            directive_id: id,
+            lease_expires_at: iso(until),
+            lease_seconds: LEASE_SECONDS,
+        })),
         Err(m) => Err(m.refusal(&id)),
     }
 }
@@ -225,14 +338,16 @@ pub async fn release(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<Released>, AppError> {
     crate::extract::check_name("directive_id", &id, 64)?;
     let me = provider(&state, &headers).await?;
     let now = state.now();
     match lease::release(&state.db, &id, &me.provider_id, now).await? {
-        Ok(()) => Ok(Json(
-            json!({"directive_id": id, "released": true, "status": "open"}),
-        )),
+        Ok(()) => Ok(Json(Released {
+            directive_id: id,
+            released: true,
+            status: "open",
+        })),
         Err(m) => Err(m.refusal(&id)),
     }
 }

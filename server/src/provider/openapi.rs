@@ -1,7 +1,6 @@
 //! The OpenAPI description of provider mode, merged into `/openapi.json` by
 //! [`crate::openapi::document`].
 
-use lowdown_core::benchmark::agreement::AGREEMENT_POINTS;
 use lowdown_core::benchmark::directive::{
     MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS, MAX_URL_CHARS,
 };
@@ -21,15 +20,20 @@ fn refusal(description: &str) -> Value {
 }
 
 /// Provider mode's components: the answers with a type derived from it; by hand, the
-/// requests the core checks from a `Value` and the answers still built with `json!`.
+/// requests the core checks from a `Value`.
 fn schemas() -> Value {
     let mut all = crate::openapi::derived(|g| {
         g.subschema_for::<super::auth::Registration>();
         g.subschema_for::<super::earnings::Earnings>();
+        g.subschema_for::<super::directives::DirectiveView>();
+        g.subschema_for::<super::directives::DirectiveList>();
+        g.subschema_for::<super::directives::Lease>();
+        g.subschema_for::<super::directives::Released>();
+        g.subschema_for::<super::submit::SubmissionResult>();
+        g.subschema_for::<super::operator::Posted>();
+        g.subschema_for::<super::operator::OperatorDirective>();
     });
-    let score = json!({"type": "number", "minimum": 0, "maximum": 100});
     let dim = json!({"type": "number", "minimum": 0, "maximum": 10});
-    let time = json!({"type": "string", "format": "date-time"});
     let kind = json!({"type": "string", "enum": ["protocol", "agent"]});
     let hand = json!({
         // Checked from a Value by the core (benchmark::directive::check_spec), limits and all.
@@ -47,20 +51,9 @@ fn schemas() -> Value {
                         "description": "The run passes when the answer contains every string, exactly."}}}}}]},
         // Checked from a Value by the core (benchmark::directive::check_new), limits and all.
         "NewDirective": {"type": "object", "required": ["service_id", "kind", "spec", "price_credits"], "additionalProperties": false, "properties": {
-            "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
+            "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind, "spec": r("DirectiveSpec"),
             "price_credits": {"type": "integer", "minimum": 1, "maximum": MAX_PRICE_CREDITS, "description": "What the vendor pays (outside Lowdown); the provider earns 70 %."},
             "critical": {"type": "boolean", "default": false, "description": "Reaches providers of higher agent reputation first."}}},
-        // Still built with json! (provider/directives.rs, provider/operator.rs).
-        "Directive": {"type": "object", "required": ["directive_id", "service_id", "kind", "spec", "price_credits", "earn_credits", "critical", "created_at", "lease_seconds"], "properties": {
-            "directive_id": {"type": "string", "pattern": "^bd_[0-9a-f]{16}$"}, "service_id": {"type": "string"}, "kind": kind.clone(), "spec": r("DirectiveSpec"),
-            "price_credits": {"type": "integer"}, "earn_credits": {"type": "number", "description": "70 % of the price."}, "critical": {"type": "boolean"},
-            "created_at": time.clone(), "lease_seconds": {"const": 1800},
-            "status": {"type": "string", "enum": ["open", "claimed", "done", "refused"], "description": "Operator views only; refused: a stored directive today's rules refuse (see refused), never listed or leased."},
-            "refused": {"type": ["object", "null"], "description": "Operator views only: why no provider sees it.", "properties": {"reason": {"type": "string", "enum": ["local_command_refused", "mcp_server_not_https", "bad_request"]}, "error": {"type": "string"}}},
-            "lease": {"type": ["object", "null"], "properties": {"provider_id": {"type": "string"}, "expires_at": time.clone()}},
-            "submission": {"type": ["object", "null"], "description": "Operator views only: the submission that completed it."},
-            "submissions": {"type": "array", "description": "Operator views only: every stored submission, oldest first, with its status: reading (it counts), pending (an agent result waiting for another network), disagreed, unverified (stored before results were checked).",
-                "items": {"type": "object"}}}},
         // Checked from a Value by the core (benchmark::submission::check), limits and all.
         "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
             "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
@@ -77,24 +70,7 @@ fn schemas() -> Value {
                 "description": "protocol only, and required there: what the probe observed, checked against the server's own probe of the remote.",
                 "properties": {"reached_level": {"type": "integer", "minimum": 0, "maximum": 2},
                     "tool_count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TOOL_COUNT, "description": "Tools over every page; level 2 only."},
-                    "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}},
-        // Still built with json! (provider/submit.rs).
-        "SubmissionResult": {"type": "object", "required": ["submission_id", "accepted", "recorded_score"], "properties": {
-            "submission_id": {"type": "string"}, "accepted": {"const": true, "description": "Recorded (refusals are 4xx)."},
-            "verification": {"type": "string", "enum": ["probe", "pending", "agreed"],
-                "description": format!("probe: a protocol result the server's own probe agreed with (completed, credited); pending: an agent result waiting for a provider of another network (credit held); agreed: an agent result that agreed with one of another network (same verdict, overall within {AGREEMENT_POINTS} points): completed, the credit split among the agreeing providers.")},
-            "recorded_score": score.clone(), "displaced": {"type": "boolean", "description": "It became the service's displayed benchmark score."},
-            "displaced_reason": {"type": ["string", "null"], "enum": ["first", "higher", "providers", "stale", null]},
-            "credited_credits": {"type": "number"}}},
-        // Still built with json! (provider/directives.rs).
-        "DirectiveList": {"type": "object", "properties": {
-            "provider_id": {"type": "string"}, "directives": {"type": "array", "items": r("Directive")},
-            "held_back": {"type": "integer", "minimum": 0, "description": "Critical directives not yet open to your rank."},
-            "standing": {"type": ["object", "null"], "properties": {"rank": {"type": "integer"}, "providers": {"type": "integer"}}},
-            "excluded": {"type": ["object", "null"], "description": "Three or more disagreements in 30 days: nothing is listed or may be claimed until then.",
-                "properties": {"disagreements": {"type": "integer"}, "until": time.clone()}}}},
-        // Still built with json! (provider/directives.rs).
-        "Lease": {"type": "object", "properties": {"directive_id": {"type": "string"}, "lease_expires_at": time.clone(), "lease_seconds": {"const": 1800}, "directive": r("Directive")}}
+                    "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}}
     });
     if let Value::Object(hand) = hand {
         all.extend(hand);
@@ -114,12 +90,12 @@ fn paths() -> Value {
         "/v1/benchmark/directives": {"post": {"operationId": "postDirective", "summary": "Post a benchmark directive for a paying vendor (operator only).",
             "parameters": [bearer.clone()],
             "requestBody": {"required": true, "content": {"application/json": {"schema": r("NewDirective")}}},
-            "responses": {"201": ok("Stored, open.", r("Directive")), "400": bad.clone(),
+            "responses": {"201": ok("Stored, open.", r("PostedDirective")), "400": bad.clone(),
                 "422": refusal("local_command_refused (spec.mcp_server names a program: {command, args}) or mcp_server_not_https (spec.mcp_server.url is not https): a directive never runs code on a provider's machine."),
                 "401": refusal("Missing or wrong bearer token (admin_token)."), "403": refusal("The server runs without LOWDOWN_ADMIN_TOKEN (admin_disabled).")}}},
         "/v1/benchmark/directives/{directive_id}": {"get": {"operationId": "getDirective", "summary": "A directive with its status, lease and submission (operator only).",
             "parameters": [bearer, id.clone()],
-            "responses": {"200": ok("The directive.", r("Directive")), "401": refusal("Missing or wrong bearer token."), "403": refusal("No admin token configured."), "404": unknown.clone()}}},
+            "responses": {"200": ok("The directive.", r("OperatorDirective")), "401": refusal("Missing or wrong bearer token."), "403": refusal("No admin token configured."), "404": unknown.clone()}}},
         "/v1/provider/register": {"post": {"operationId": "registerProvider", "summary": "Make a registered agent a provider (idempotent).",
             "parameters": [key.clone()],
             "responses": {"201": ok("Registered.", r("ProviderRegistration")), "200": ok("Already a provider.", r("ProviderRegistration")), "401": unauthorized.clone()}}},
@@ -133,7 +109,7 @@ fn paths() -> Value {
                 "422": refusal("local_command_refused / mcp_server_not_https: a directive stored before today's rules that they refuse; it is never leased.")}}},
         "/v1/provider/directives/{directive_id}/release": {"post": {"operationId": "releaseDirective", "summary": "Give a lease up; the directive is open again at once.",
             "parameters": [key.clone(), id],
-            "responses": {"200": ok("Released.", json!({"type": "object", "properties": {"directive_id": {"type": "string"}, "released": {"const": true}, "status": {"const": "open"}}})),
+            "responses": {"200": ok("Released.", r("Released")),
                 "401": unauthorized.clone(), "403": not_provider.clone(), "404": unknown.clone(),
                 "409": refusal("not_claimed, lease_expired, directive_completed.")}}},
         "/v1/provider/submit": {"post": {"operationId": "submitResult", "summary": "Submit the result of the directive you hold. protocol: checked against the server's own probe, then 70 % of the price is credited; agent: held until a provider of another network agrees.",

@@ -6,11 +6,13 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::benchmark::directive::{check_new, McpServer, Spec};
+use lowdown_core::benchmark::Kind;
 use lowdown_core::scanner::target::Policy;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::auth::admin;
-use super::directives::{spec_refusal, view};
+use super::directives::{spec_refusal, view, DirectiveView, LEASE_SECONDS};
 use crate::clock::iso;
 use crate::db::leases::Misuse;
 use crate::db::provider as store;
@@ -35,7 +37,7 @@ pub async fn post(
     State(state): State<AppState>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<Posted>), AppError> {
     admin(&state, &headers)?;
     let d = check_new(&body).map_err(|e| spec_refusal(&e))?;
     if state.prowl.by_service_id(&d.service_id).is_none() {
@@ -55,9 +57,131 @@ pub async fn post(
         } => reachable("spec.mcp_server.url", url, policy)?,
     }
     let stored = store::insert_directive(&state.db, &d, state.now()).await?;
-    let mut v = view(&stored);
-    v["status"] = json!("open");
-    Ok((StatusCode::CREATED, Json(v)))
+    Ok((
+        StatusCode::CREATED,
+        Json(Posted {
+            directive: view(&stored),
+            status: Status::Open,
+        }),
+    ))
+}
+
+/// The answer of `POST /v1/benchmark/directives`: the directive as providers see it, and
+/// its status (`status` sorts after every key of the view, so the keys stay in order).
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "PostedDirective")]
+pub struct Posted {
+    /// The stored directive.
+    #[serde(flatten)]
+    pub directive: DirectiveView,
+    /// Always `open`.
+    pub status: Status,
+}
+
+/// Where a directive stands.
+#[derive(Clone, Copy, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "DirectiveStatus")]
+pub enum Status {
+    /// Listed, claimable.
+    Open,
+    /// Leased to a provider.
+    Claimed,
+    /// Completed by a submission.
+    Done,
+    /// A stored directive today's rules refuse (see `refused`): never listed or leased.
+    Refused,
+}
+
+/// The answer of `GET /v1/benchmark/directives/{id}`: the view's keys with the operator's
+/// among them, all in alphabetical order as always given (so not a flattened view).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct OperatorDirective {
+    /// When it was posted.
+    #[schemars(extend("format" = "date-time"))]
+    pub created_at: String,
+    /// Reaches providers of higher agent reputation first.
+    pub critical: bool,
+    /// `bd_` + 16 hex.
+    #[schemars(regex(pattern = r"^bd_[0-9a-f]{16}$"))]
+    pub directive_id: String,
+    /// 70 % of the price.
+    pub earn_credits: f64,
+    /// What to run.
+    pub kind: Kind,
+    /// The live lease, if any.
+    pub lease: Option<Holder>,
+    /// How long a claim holds it.
+    #[schemars(extend("const" = LEASE_SECONDS))]
+    pub lease_seconds: i64,
+    /// What the vendor pays (outside Lowdown).
+    pub price_credits: i64,
+    /// Why no provider sees it.
+    pub refused: Option<SpecRefused>,
+    /// The catalog service it benchmarks.
+    pub service_id: String,
+    /// How, as posted.
+    #[schemars(schema_with = "super::directives::spec_schema")]
+    pub spec: Value,
+    /// Where it stands.
+    pub status: Status,
+    /// The submission that completed it.
+    pub submission: Option<StoredSubmission>,
+    /// Every stored submission, oldest first.
+    pub submissions: Vec<StoredSubmission>,
+}
+
+/// Who holds a lease, until when.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "LeaseHolder")]
+pub struct Holder {
+    /// When the lease ends.
+    #[schemars(extend("format" = "date-time"))]
+    pub expires_at: String,
+    /// The provider holding it.
+    pub provider_id: String,
+}
+
+/// Why a stored directive is refused today.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "DirectiveRefused")]
+pub struct SpecRefused {
+    /// What is wrong, naming the field.
+    pub error: String,
+    /// The refusal's reason.
+    #[schemars(extend("enum" = ["local_command_refused", "mcp_server_not_https", "bad_request"]))]
+    pub reason: &'static str,
+}
+
+/// A stored submission as the operator sees it.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct StoredSubmission {
+    /// The dimensions as submitted.
+    pub dimensions: Value,
+    /// It changed the displayed score.
+    pub displaced: bool,
+    /// How long the run took.
+    pub execution_time_ms: f64,
+    /// The keyed id of the provider's client network.
+    pub network: Option<String>,
+    /// What a `protocol` run's probe observed.
+    pub observed: Value,
+    /// Who submitted it.
+    pub provider_id: String,
+    /// The recorded score.
+    pub recorded_score: f64,
+    /// The provider's runner.
+    pub runner_id: String,
+    /// reading (it counts), pending (an agent result waiting for another network), disagreed, unverified (stored before results were checked).
+    #[schemars(extend("enum" = ["reading", "pending", "disagreed", "unverified"]))]
+    pub status: String,
+    /// `bs_` + 16 hex.
+    pub submission_id: String,
+    /// When it was submitted.
+    #[schemars(extend("format" = "date-time"))]
+    pub submitted_at: String,
+    /// The tests, errors redacted.
+    pub test_results: Value,
 }
 
 /// `GET /v1/benchmark/directives/{id}`: the directive, its lease, the submission that
@@ -67,49 +191,74 @@ pub async fn one(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Result<Json<Value>, AppError> {
+) -> Result<Json<OperatorDirective>, AppError> {
     admin(&state, &headers)?;
     crate::extract::check_name("directive_id", &id, 64)?;
     let now = state.now();
     let d = store::directive(&state.db, &id)
         .await?
         .ok_or_else(|| Misuse::Unknown.refusal(&id))?;
-    let mut v = view(&d);
     let leased = d.leased_to(now).map(str::to_owned);
     let refused = d.refused();
-    v["status"] = json!(match (d.status.as_str(), &leased, &refused) {
-        ("done", _, _) => "done",
-        (_, _, Some(_)) => "refused",
-        (_, Some(_), _) => "claimed",
-        _ => "open",
-    });
-    v["refused"] = refused.map_or(Value::Null, |e| {
-        let r = spec_refusal(&e);
-        json!({"reason": r.reason(), "error": r.to_string()})
-    });
-    v["lease"] = match (&leased, d.lease_expires_at) {
-        (Some(h), Some(until)) => json!({"provider_id": h, "expires_at": iso(until)}),
-        _ => Value::Null,
+    let status = match (d.status.as_str(), &leased, &refused) {
+        ("done", _, _) => Status::Done,
+        (_, _, Some(_)) => Status::Refused,
+        (_, Some(_), _) => Status::Claimed,
+        _ => Status::Open,
     };
     let all = store::submissions_of(&state.db, &id).await?;
-    v["submission"] = d
+    let submission = d
         .submission_id
         .as_ref()
         .and_then(|sid| all.iter().find(|s| &s.submission_id == sid))
-        .map_or(Value::Null, submission_view);
-    v["submissions"] = all.iter().map(submission_view).collect();
-    Ok(Json(v))
+        .map(submission_view);
+    let v = view(&d);
+    Ok(Json(OperatorDirective {
+        created_at: v.created_at,
+        critical: v.critical,
+        directive_id: v.directive_id,
+        earn_credits: v.earn_credits,
+        kind: v.kind,
+        lease: match (leased, d.lease_expires_at) {
+            (Some(provider_id), Some(until)) => Some(Holder {
+                expires_at: iso(until),
+                provider_id,
+            }),
+            _ => None,
+        },
+        lease_seconds: v.lease_seconds,
+        price_credits: v.price_credits,
+        refused: refused.map(|e| {
+            let r = spec_refusal(&e);
+            SpecRefused {
+                error: r.to_string(),
+                reason: r.reason(),
+            }
+        }),
+        service_id: v.service_id,
+        spec: v.spec,
+        status,
+        submission,
+        submissions: all.iter().map(submission_view).collect(),
+    }))
 }
 
 /// A stored submission as the operator sees it. `status`: `reading` (it counts),
 /// `pending` (an agent result waiting for another network), `disagreed`, `unverified`
 /// (stored before results were checked).
-fn submission_view(s: &store::Submission) -> Value {
-    json!({
-        "submission_id": s.submission_id, "provider_id": s.provider_id, "status": s.status,
-        "recorded_score": s.recorded_score, "dimensions": s.dimensions, "observed": s.observed,
-        "test_results": s.test_results, "runner_id": s.runner_id,
-        "execution_time_ms": s.execution_time_ms, "displaced": s.displaced,
-        "network": s.network, "submitted_at": iso(s.created_at),
-    })
+fn submission_view(s: &store::Submission) -> StoredSubmission {
+    StoredSubmission {
+        dimensions: s.dimensions.clone(),
+        displaced: s.displaced,
+        execution_time_ms: s.execution_time_ms,
+        network: s.network.clone(),
+        observed: s.observed.clone(),
+        provider_id: s.provider_id.clone(),
+        recorded_score: s.recorded_score,
+        runner_id: s.runner_id.clone(),
+        status: s.status.clone(),
+        submission_id: s.submission_id.clone(),
+        submitted_at: iso(s.created_at),
+        test_results: s.test_results.clone(),
+    }
 }

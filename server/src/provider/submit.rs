@@ -14,12 +14,13 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::benchmark::agreement::Barred;
+use lowdown_core::benchmark::agreement::AGREEMENT_POINTS;
 use lowdown_core::benchmark::directive::Spec;
-use lowdown_core::benchmark::displace::Decision;
+use lowdown_core::benchmark::displace::{Decision, Reason};
 use lowdown_core::benchmark::submission::{check, directive_id, SubmissionError};
 use lowdown_core::benchmark::verify::Verdict;
 use lowdown_core::benchmark::Kind;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::agree::{self, Refused};
 use super::auth::provider;
@@ -81,18 +82,43 @@ struct Accepted {
     millicredits: i64,
 }
 
+/// The 201 answer of `POST /v1/provider/submit` (keys in alphabetical order, as always given).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct SubmissionResult {
+    /// Recorded (refusals are 4xx).
+    #[schemars(extend("const" = true))]
+    pub accepted: bool,
+    /// Credits earned by it now.
+    pub credited_credits: f64,
+    /// It became the service's displayed benchmark score.
+    pub displaced: bool,
+    /// Why it did.
+    pub displaced_reason: Option<Reason>,
+    /// The score recorded.
+    #[schemars(range(min = 0, max = 100))]
+    pub recorded_score: f64,
+    /// Its id.
+    pub submission_id: String,
+    /// How it was checked (the description names [`AGREEMENT_POINTS`] as it is).
+    #[schemars(extend("enum" = ["probe", "pending", "agreed"]))]
+    #[schemars(description = format!("probe: a protocol result the server's own probe agreed with (completed, credited); pending: an agent result waiting for a provider of another network (credit held); agreed: an agent result that agreed with one of another network (same verdict, overall within {AGREEMENT_POINTS} points): completed, the credit split among the agreeing providers."))]
+    pub verification: &'static str,
+}
+
 impl Accepted {
-    fn answer(self) -> (StatusCode, Json<Value>) {
+    fn answer(self) -> (StatusCode, Json<SubmissionResult>) {
         let d = self.decision;
         (
             StatusCode::CREATED,
-            Json(json!({
-                "submission_id": self.submission_id, "accepted": true,
-                "verification": self.verification, "recorded_score": self.recorded_score,
-                "displaced": d.is_some_and(|d| d.replace),
-                "displaced_reason": d.and_then(|d| d.reason),
-                "credited_credits": credits(self.millicredits),
-            })),
+            Json(SubmissionResult {
+                accepted: true,
+                credited_credits: credits(self.millicredits),
+                displaced: d.is_some_and(|d| d.replace),
+                displaced_reason: d.and_then(|d| d.reason),
+                recorded_score: self.recorded_score,
+                submission_id: self.submission_id,
+                verification: self.verification,
+            }),
         )
     }
 }
@@ -105,7 +131,7 @@ pub async fn post(
     origin: Origin,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
-) -> Result<(StatusCode, Json<Value>), AppError> {
+) -> Result<(StatusCode, Json<SubmissionResult>), AppError> {
     let me = provider(&state, &headers).await?;
     let bad = |e: SubmissionError| -> AppError { AppError::bad_request(e.to_string()) };
     let id = directive_id(&body).map_err(bad)?;
