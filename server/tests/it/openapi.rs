@@ -5,11 +5,13 @@
 //! the document does not name fails as surely as a missing or mistyped one.
 
 use crate::common;
+use crate::provider_fixtures;
 
 use std::time::Duration;
 
 use common::{record, TestDb};
 use lowdown_server::AppState;
+use provider_fixtures::{agent_result, honest, Bench, TOKEN};
 use serde_json::{json, Value};
 
 /// The document with every object schema that lists its properties closed.
@@ -95,10 +97,14 @@ struct Server {
 
 impl Server {
     async fn start(t: &TestDb) -> Server {
+        Server::on(AppState::new(t.db.clone(), "openapi-test")).await
+    }
+
+    /// The API of `state` on a fresh 127.0.0.1 port.
+    async fn on(state: AppState) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, rx) = tokio::sync::oneshot::channel::<()>();
-        let state = AppState::new(t.db.clone(), "openapi-test");
         let task = tokio::spawn(lowdown_server::serve(listener, state, async move {
             let _ = rx.await;
         }));
@@ -288,6 +294,60 @@ async fn real_answers_are_what_the_document_says(t: &TestDb) {
     assert!(failures.is_empty(), "answers the document does not describe:\n{}", failures.join("\n"));
 }
 on_both!(real_answers_are_what_the_document_says);
+
+/// Provider mode's answers with something in them: the operator's directives, a listing
+/// with open ones, a lease, a release, an agent result waiting for agreement, a protocol
+/// result the probe agreed with, and the operator's view of each stage.
+#[rustfmt::skip]
+async fn provider_answers_are_what_the_document_says(t: &TestDb) {
+    let b = Bench::start(t).await;
+    let s = Server::on(b.rig.state.clone().with_admin_token(Some(TOKEN.into()))).await;
+    let (status, doc) = s.call("GET", "/openapi.json", &[], None).await;
+    assert_eq!(status, 200);
+    let p = b.provider().await;
+    let auth = format!("Bearer {TOKEN}");
+    let posted = "/v1/benchmark/directives";
+    let agent = json!({"service_id": "svc_vendor", "kind": "agent", "price_credits": 2,
+        "spec": {"prompt": "Which tools does the server offer?", "mcp_server": {"url": "https://everything.vendor-fixture.com/mcp"},
+            "expect": {"contains": ["echo", "get-sum"]}}});
+    let protocol = json!({"service_id": "svc_vendor", "kind": "protocol", "price_credits": 1, "spec": {"remote_url": b.remote()}});
+    let mut seen = answers(&s, vec![
+        case("post", posted, posted, Some(agent), 201).header("authorization", &auth),
+        case("post", posted, posted, Some(protocol), 201).header("authorization", &auth),
+        case("get", "/v1/provider/directives", "/v1/provider/directives", None, 200).header("x-agent-key", &p.key),
+    ]).await;
+    let (a, pr) = (seen[0].3["directive_id"].as_str().unwrap().to_owned(), seen[1].3["directive_id"].as_str().unwrap().to_owned());
+    assert_eq!(seen[2].3["directives"].as_array().map(Vec::len), Some(2), "{}", seen[2].3);
+    let (claim, release, one) = ("/v1/provider/directives/{directive_id}/claim", "/v1/provider/directives/{directive_id}/release", "/v1/benchmark/directives/{directive_id}");
+    let (submit, key) = ("/v1/provider/submit", p.key.as_str());
+    seen.extend(answers(&s, vec![
+        case("post", claim, &format!("/v1/provider/directives/{a}/claim"), None, 200).header("x-agent-key", key),
+        case("post", release, &format!("/v1/provider/directives/{a}/release"), None, 200).header("x-agent-key", key),
+        case("post", claim, &format!("/v1/provider/directives/{a}/claim"), None, 200).header("x-agent-key", key),
+        case("post", submit, submit, Some(agent_result(&a, 2)), 201).header("x-agent-key", key),
+        case("get", one, &format!("/v1/benchmark/directives/{a}"), None, 200).header("authorization", &auth),
+        case("post", claim, &format!("/v1/provider/directives/{pr}/claim"), None, 200).header("x-agent-key", key),
+        case("get", one, &format!("/v1/benchmark/directives/{pr}"), None, 200).header("authorization", &auth),
+    ]).await);
+    seen.extend(answers(&s, vec![
+        case("post", submit, submit, Some(honest(&pr, &b.remote(), 10.0).await), 201).header("x-agent-key", key),
+        case("get", one, &format!("/v1/benchmark/directives/{pr}"), None, 200).header("authorization", &auth),
+    ]).await);
+    s.stop().await;
+
+    // The answers that carry the most, so that an empty answer cannot pass for them.
+    assert_eq!(seen[6].3["verification"], "pending", "{}", seen[6].3);
+    assert_eq!(seen[7].3["submissions"].as_array().map(Vec::len), Some(1), "{}", seen[7].3);
+    assert!(seen[9].3["lease"].is_object(), "{}", seen[9].3);
+    assert_eq!(seen[10].3["displaced_reason"], "first", "{}", seen[10].3);
+    assert!(seen[11].3["submission"].is_object(), "{}", seen[11].3);
+    let failures: Vec<String> = seen
+        .iter()
+        .filter_map(|(m, p, status, body)| violations(&doc, m, p, *status, body))
+        .collect();
+    assert!(failures.is_empty(), "answers the document does not describe:\n{}", failures.join("\n"));
+}
+on_both!(provider_answers_are_what_the_document_says);
 
 fn obs_for(host: &str) -> Value {
     json!({"host": host, "method": "GET", "status": 200, "latency_ms": 3})
