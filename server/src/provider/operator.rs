@@ -6,13 +6,12 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::benchmark::directive::{check_new, McpServer, Spec};
-use lowdown_core::benchmark::Kind;
 use lowdown_core::scanner::target::Policy;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::auth::admin;
-use super::directives::{spec_refusal, view, DirectiveView, LEASE_SECONDS};
+use super::directives::{spec_refusal, view, DirectiveView};
 use crate::clock::iso;
 use crate::db::leases::Misuse;
 use crate::db::provider as store;
@@ -93,36 +92,17 @@ pub enum Status {
     Refused,
 }
 
-/// The answer of `GET /v1/benchmark/directives/{id}`: the view's keys with the operator's
-/// among them, all in alphabetical order as always given (so not a flattened view).
+/// The answer of `GET /v1/benchmark/directives/{id}`: the directive as providers see it,
+/// then what only the operator sees.
 #[derive(Serialize, schemars::JsonSchema)]
 pub struct OperatorDirective {
-    /// When it was posted.
-    #[schemars(extend("format" = "date-time"))]
-    pub created_at: String,
-    /// Reaches providers of higher agent reputation first.
-    pub critical: bool,
-    /// `bd_` + 16 hex.
-    #[schemars(regex(pattern = r"^bd_[0-9a-f]{16}$"))]
-    pub directive_id: String,
-    /// 70 % of the price.
-    pub earn_credits: f64,
-    /// What to run.
-    pub kind: Kind,
+    /// The stored directive.
+    #[serde(flatten)]
+    pub directive: DirectiveView,
     /// The live lease, if any.
     pub lease: Option<Holder>,
-    /// How long a claim holds it.
-    #[schemars(extend("const" = LEASE_SECONDS))]
-    pub lease_seconds: i64,
-    /// What the vendor pays (outside Lowdown).
-    pub price_credits: i64,
     /// Why no provider sees it.
     pub refused: Option<SpecRefused>,
-    /// The catalog service it benchmarks.
-    pub service_id: String,
-    /// How, as posted.
-    #[schemars(schema_with = "super::directives::spec_schema")]
-    pub spec: Value,
     /// Where it stands.
     pub status: Status,
     /// The submission that completed it.
@@ -212,13 +192,8 @@ pub async fn one(
         .as_ref()
         .and_then(|sid| all.iter().find(|s| &s.submission_id == sid))
         .map(submission_view);
-    let v = view(&d);
     Ok(Json(OperatorDirective {
-        created_at: v.created_at,
-        critical: v.critical,
-        directive_id: v.directive_id,
-        earn_credits: v.earn_credits,
-        kind: v.kind,
+        directive: view(&d),
         lease: match (leased, d.lease_expires_at) {
             (Some(provider_id), Some(until)) => Some(Holder {
                 expires_at: iso(until),
@@ -226,8 +201,6 @@ pub async fn one(
             }),
             _ => None,
         },
-        lease_seconds: v.lease_seconds,
-        price_credits: v.price_credits,
         refused: refused.map(|e| {
             let r = spec_refusal(&e);
             SpecRefused {
@@ -235,8 +208,6 @@ pub async fn one(
                 reason: r.reason(),
             }
         }),
-        service_id: v.service_id,
-        spec: v.spec,
         status,
         submission,
         submissions: all.iter().map(submission_view).collect(),
