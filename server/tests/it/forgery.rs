@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use common::prowl::{Rig, CATALOG};
@@ -15,30 +15,17 @@ use lowdown_server::caller::TrustedNetworks;
 use lowdown_server::db::quota::Limits;
 use lowdown_server::AppState;
 use serde_json::{json, Value};
-use tokio::sync::oneshot;
 
 /// The API of `state` on a real socket.
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-}
+struct Server(common::Served);
 
 impl Server {
     async fn start(state: AppState) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, rx) = oneshot::channel::<()>();
-        tokio::spawn(lowdown_server::serve(listener, state, async move {
-            let _ = rx.await;
-        }));
-        Server {
-            addr,
-            stop: Some(stop),
-        }
+        Server(common::Served::start(state).await)
     }
 
     fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        self.0.url(path)
     }
 
     /// A client whose connections come from `127.n.0.1`: network `n`.
@@ -50,14 +37,6 @@ impl Server {
                 .build()
                 .unwrap(),
             base: self.url(""),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
         }
     }
 }

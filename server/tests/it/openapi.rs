@@ -7,8 +7,6 @@
 use crate::common;
 use crate::provider_fixtures;
 
-use std::time::Duration;
-
 use common::{record, TestDb};
 use lowdown_server::AppState;
 use provider_fixtures::{agent_result, honest, Bench, TOKEN};
@@ -89,10 +87,8 @@ pub fn assert_documented(doc: &Value, method: &str, path: &str, status: u16, bod
 }
 
 struct Server {
-    base: String,
+    served: common::Served,
     client: reqwest::Client,
-    stop: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl Server {
@@ -102,18 +98,9 @@ impl Server {
 
     /// The API of `state` on a fresh 127.0.0.1 port.
     async fn on(state: AppState) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, rx) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(lowdown_server::serve(listener, state, async move {
-            let _ = rx.await;
-        }));
-        let client = reqwest::Client::new();
         Server {
-            base,
-            client,
-            stop,
-            task,
+            served: common::Served::start(state).await,
+            client: reqwest::Client::new(),
         }
     }
 
@@ -126,7 +113,7 @@ impl Server {
         body: Option<String>,
     ) -> (u16, Value) {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-        let mut req = self.client.request(method, format!("{}{uri}", self.base));
+        let mut req = self.client.request(method, self.served.url(uri));
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -142,12 +129,7 @@ impl Server {
     }
 
     async fn stop(self) {
-        let _ = self.stop.send(());
-        tokio::time::timeout(Duration::from_secs(20), self.task)
-            .await
-            .expect("shutdown in time")
-            .unwrap()
-            .unwrap();
+        self.served.stop().await;
     }
 }
 

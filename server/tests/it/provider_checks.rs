@@ -9,7 +9,7 @@
 use crate::common;
 use crate::provider_fixtures;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use common::{Kind, TestDb};
@@ -17,7 +17,6 @@ use lowdown_server::gateway::{catalog, GatewayConfig, Prowl};
 use provider_fixtures::{agent_result, honest, uniform, Bench, Pv, TOKEN};
 use serde_json::{json, Value};
 use sqlx::Row;
-use tokio::sync::oneshot;
 
 const DAY: i64 = 86_400_000;
 
@@ -196,24 +195,12 @@ async fn a_probe_the_ssrf_rules_refuse_sends_nothing_and_confirms_nothing(t: &Te
 on_both!(a_probe_the_ssrf_rules_refuse_sends_nothing_and_confirms_nothing);
 
 /// The API on a real socket, so each request comes from its source address.
-struct Server {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-}
+struct Server(common::Served);
 
 impl Server {
     async fn start(b: &Bench) -> Server {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, rx) = oneshot::channel::<()>();
         let state = b.rig.state.clone().with_admin_token(Some(TOKEN.into()));
-        tokio::spawn(lowdown_server::serve(listener, state, async move {
-            let _ = rx.await;
-        }));
-        Server {
-            addr,
-            stop: Some(stop),
-        }
+        Server(common::Served::start(state).await)
     }
 
     /// A request as provider `p` from network `n` (`127.n.0.1`).
@@ -230,7 +217,7 @@ impl Server {
             .timeout(Duration::from_secs(60))
             .build()
             .unwrap();
-        let url = format!("http://{}{path}", self.addr);
+        let url = self.0.url(path);
         let mut req = http
             .request(method.parse().unwrap(), url)
             .header("x-agent-key", &p.key);
@@ -272,14 +259,6 @@ impl Server {
         let (status, v) = self.submit(n, p, agent_result(id, found)).await;
         assert_eq!(status, 201, "{v}");
         v
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
     }
 }
 

@@ -3,44 +3,15 @@
 
 use crate::common;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use common::{record, TestDb};
+use common::{record, Served, TestDb};
 use lowdown_server::db::Db;
 use lowdown_server::AppState;
 use serde_json::{json, Value};
-use tokio::sync::oneshot;
 
-struct Running {
-    addr: SocketAddr,
-    stop: oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-async fn start(db: Db) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, rx) = oneshot::channel::<()>();
-    let state = AppState::new(db, "socket-test");
-    let task = tokio::spawn(lowdown_server::serve(listener, state, async move {
-        let _ = rx.await;
-    }));
-    Running { addr, stop, task }
-}
-
-impl Running {
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-    async fn stop(self) {
-        let _ = self.stop.send(());
-        tokio::time::timeout(Duration::from_secs(20), self.task)
-            .await
-            .expect("shutdown in time")
-            .unwrap()
-            .unwrap();
-    }
+async fn start(db: Db) -> Served {
+    Served::start(AppState::new(db, "socket-test")).await
 }
 
 /// GET `url` and parse the answer as JSON.

@@ -464,3 +464,51 @@ pub async fn migrated_as_before(
         .unwrap();
     pool
 }
+
+/// The API of a state on a fresh `127.0.0.1` port, as `lowdown-server serve` runs it:
+/// [`Served::stop`] shuts it down gracefully; dropping it stops it without waiting.
+pub struct Served {
+    pub addr: std::net::SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Served {
+    pub async fn start(state: AppState) -> Served {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(lowdown_server::serve(listener, state, async move {
+            let _ = rx.await;
+        }));
+        Served {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Stops the server and waits (at most 20 s) until it has finished cleanly.
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        let task = self.task.take().unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(20), task)
+            .await
+            .expect("shutdown in time")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+    }
+}
