@@ -77,16 +77,7 @@ pub async fn get(
             )
                 .into_response(),
             Resolution::Candidates(c) => {
-                let items: String = c
-                    .iter()
-                    .map(|t| {
-                        format!(
-                            "<li><a href=\"/t/{}\">{}</a></li>",
-                            path_segment(t),
-                            escape(t)
-                        )
-                    })
-                    .collect();
+                let items = super::target::target_links(&c);
                 let body = format!("{}<h1>Several targets match <q>{}</q></h1><p>Lowdown never picks one for you; choose:</p><ul id=\"candidates\">{items}</ul>", search_form(&q), escape(&q));
                 html(
                     StatusCode::OK,

@@ -348,9 +348,9 @@ pub(crate) fn body(asked: &str, a: &Answer, hist: &[(f64, u64)]) -> String {
     out
 }
 
-fn candidates_body(asked: &str, c: &Candidates) -> String {
-    let items: String = c
-        .candidates
+/// The `<li>` links to the target pages of `targets`, for a list of candidates.
+pub fn target_links(targets: &[String]) -> String {
+    targets
         .iter()
         .map(|t| {
             format!(
@@ -359,7 +359,11 @@ fn candidates_body(asked: &str, c: &Candidates) -> String {
                 escape(t)
             )
         })
-        .collect();
+        .collect()
+}
+
+fn candidates_body(asked: &str, c: &Candidates) -> String {
+    let items = target_links(&c.candidates);
     format!(
         "<h1>{}</h1><p class=\"lead\">{}</p><ul>{items}</ul>",
         escape(asked),
