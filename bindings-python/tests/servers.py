@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
+from prowl._contract import ANSWER_MAX_BYTES
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -203,7 +205,8 @@ class Collector:
     {"ok":true,"accepted":N,...}``); ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
     ``Retry-After: 30``; ``"404"`` answers as a mistyped API URL does; ``"page"`` answers ``200``
-    with a page that is not the API's answer; ``"hang"`` reads and never answers; ``"slow"`` answers ``201``
+    with a page that is not the API's answer; ``"huge"`` answers as ``"ok"`` padded past the
+    contract's ``ANSWER_MAX_BYTES``; ``"hang"`` reads and never answers; ``"slow"`` answers ``201``
     only once ``release`` is set, noting in ``answered`` (monotonic times) when it did.
     """
 
@@ -265,13 +268,15 @@ class Collector:
                         conn.sendall(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
                         with self._lock:
                             self.answered.append(time.monotonic())
-                    if self.mode in ("ok", "close"):
+                    if self.mode in ("ok", "close", "huge"):
                         try:
                             doc = json.loads(body)
                             n = len(doc) if isinstance(doc, list) else 1
                         except ValueError:
                             n = 0
                         reply = b'{"ok":true,"accepted":%d,"duplicates":0,"rejected":[],"rate_limited":[]}' % n
+                        if self.mode == "huge":  # the API's answer, padded past what a host reads
+                            reply += b" " * ANSWER_MAX_BYTES
                         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
                         if self.mode == "close":  # drop the kept-alive connection without saying so
                             conn.close()

@@ -163,7 +163,7 @@ def test_a_429_pauses_sending_and_is_counted(upstream: Upstream, point_prowl: Ca
         prowl.configure()
 
 
-@pytest.mark.parametrize("mode", ["404", "page"])
+@pytest.mark.parametrize("mode", ["404", "page", "huge"])
 def test_an_api_url_that_is_not_the_api_counts_telemetry_failed(
     upstream: Upstream, point_prowl: Callable[[str], None], mode: str
 ) -> None:

@@ -9,10 +9,11 @@ ERROR_LAYER_VALUES = ("tool", "request", "server",)
 REQUEST_KIND_VALUES = ("tool", "protocol",)
 SOURCE_VALUES = ("organic", "seeded", "synthetic",)
 
-# DELIVERY: How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses.
+# DELIVERY: How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the answer's size bound, the pauses.
 BATCH_MAX = 100
 SEND_TIMEOUT_MS = 1000
 EXIT_BUDGET_MS = 100
+ANSWER_MAX_BYTES = 65536
 BACKOFF_MS = 30000
 MAX_PAUSE_MS = 3600000
 

@@ -40,6 +40,8 @@ INTERACTIONS_PATH = "/api/interactions"
 MAX_QUEUE = 10_000
 #: Items per POST (the core's, as every host sends).
 BATCH_SIZE = _contract.BATCH_MAX
+#: Bytes of the API's answer to one batch read at most (the core's ``DELIVERY``).
+ANSWER_MAX_BYTES = _contract.ANSWER_MAX_BYTES
 #: Seconds the sender sleeps between sweeps when the queue is not full enough to wake it.
 SWEEP_INTERVAL_S = 0.25
 #: Items the sender prepares before it gives the GIL away for a moment.
@@ -98,7 +100,10 @@ def _post(
     base = urlsplit(api_url).path.rstrip("/")
     conn.request("POST", base + path, body=body, headers=headers)
     resp = conn.getresponse()
-    raw = resp.read()
+    raw = resp.read(ANSWER_MAX_BYTES + 1)
+    if len(raw) > ANSWER_MAX_BYTES:
+        # Not the API's answer (it is a few kilobytes): taken as no answer, the batch kept.
+        raise OSError(f"the API answered more than {ANSWER_MAX_BYTES} bytes")
     return Answer(resp.status, resp.getheader("Retry-After"), raw)
 
 

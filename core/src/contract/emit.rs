@@ -201,11 +201,12 @@ fn shared() -> [Group; 4] {
         ),
         (
             "DELIVERY",
-            "How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses.",
+            "How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the answer's size bound, the pauses.",
             vec![
                 ("BATCH_MAX", Int(dv::BATCH_MAX as u64)),
                 ("SEND_TIMEOUT_MS", Int(dv::SEND_TIMEOUT_MS)),
                 ("EXIT_BUDGET_MS", Int(dv::EXIT_BUDGET_MS)),
+                ("ANSWER_MAX_BYTES", Int(dv::ANSWER_MAX_BYTES)),
                 ("BACKOFF_MS", Int(dv::BACKOFF_MS)),
                 ("MAX_PAUSE_MS", Int(dv::MAX_PAUSE_MS)),
             ],

@@ -26,6 +26,10 @@ pub const BATCH_MAX: usize = 100;
 pub const SEND_TIMEOUT_MS: u64 = 1_000;
 /// How long a host's exit waits for deliveries still pending; what is left goes to the spool.
 pub const EXIT_BUDGET_MS: u64 = 100;
+/// The most bytes of the API's answer to one delivery a host reads: the answer is a few
+/// kilobytes (one small item per record or observation); a longer one is not the API's, and
+/// the batch is kept as after no answer, so a hostile API URL cannot make a host buffer any size.
+pub const ANSWER_MAX_BYTES: u64 = 64 * 1024;
 /// How long a host leaves the API alone after a failed delivery.
 pub const BACKOFF_MS: u64 = 30_000;
 /// The longest pause an answer's `Retry-After` can ask for.

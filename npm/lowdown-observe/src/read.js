@@ -1,12 +1,10 @@
 // Reading an answer's body without trusting its size: a hostile or misconfigured API URL
 // could otherwise make the client buffer any amount (fetch's `res.text()` has no bound).
 
-/**
- * Bytes of the API's answer to one telemetry batch read at most. The answer is one small item
- * per observation (SPEC §4: `{ok, accepted, rate_limited, items}`, at most BATCH_MAX items),
- * a few kilobytes; anything longer is not the API's answer.
- */
-export const ANSWER_MAX_BYTES = 64 * 1024;
+import { DELIVERY } from './contract.js';
+
+/** Bytes of the API's answer to one batch read at most (the core's `DELIVERY`). */
+export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
 
 /**
  * The body of `res` as UTF-8 text (as `res.text()` decodes it), or null when it is longer

@@ -11,11 +11,12 @@ export const DEFAULTS = Object.freeze({
   AGENT_KEY_HEADER: "x-agent-key",
 });
 
-/** How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the pauses. */
+/** How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the answer's size bound, the pauses. */
 export const DELIVERY = Object.freeze({
   BATCH_MAX: 100,
   SEND_TIMEOUT_MS: 1000,
   EXIT_BUDGET_MS: 100,
+  ANSWER_MAX_BYTES: 65536,
   BACKOFF_MS: 30000,
   MAX_PAUSE_MS: 3600000,
 });

@@ -24,12 +24,8 @@ export const MAX_QUEUE = 10_000;
 export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
 export const REQUEST_TIMEOUT_MS = DELIVERY.SEND_TIMEOUT_MS;
-/**
- * Bytes of the API's answer to one batch read at most: `{ok, accepted, duplicates, rejected,
- * rate_limited}` with at most BATCH_MAX indices is well under a kilobyte; anything longer is
- * not the API's answer, and is taken as no answer (the batch is kept).
- */
-export const ANSWER_MAX_BYTES = 64 * 1024;
+/** Bytes of the API's answer to one batch read at most (the core's `DELIVERY`); a longer one is no answer (the batch is kept). */
+export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
 /**
  * Records bound for the spool are gathered in memory for up to this long (or until a file's
  * worth), so a long session with the API down fills few, full spool files rather than
