@@ -12,7 +12,7 @@ build-proxy-server:
 
 # The proxy's own suites (the package's other suites belong to the lowdown-mcp/wrap fragment;
 # `cd npm/lowdown-proxy && npm test` runs them all).
-PROXY_TESTS := resolve relay record-store session watchlog label-facts exit readme
+PROXY_TESTS := resolve relay record-store session watchlog label-facts exit no-core readme
 
 test-proxy: build-proxy-server build-js-binding build-wasm-binding ## the proxy: relay byte for byte, SDK sessions, records at a real lowdown-server, watch-log
 	cd npm/lowdown-proxy && node --test --test-concurrency=1 $(addprefix test/,$(addsuffix .test.js,$(PROXY_TESTS)))

@@ -37,6 +37,7 @@ export class Recorder {
     this.closing = false;
     this.worker = null;
     this.started = false;
+    this.fallingBack = false;
   }
 
   /**
@@ -62,9 +63,14 @@ export class Recorder {
     }
   }
 
-  /** @param {string} why */
+  /**
+   * Records on the main thread instead, once however often the thread fails (its `error`
+   * and then its `exit` both come here).
+   * @param {string} why
+   */
   async #fallback(why) {
-    if (this.inline || this.off) return;
+    if (this.inline || this.off || this.fallingBack) return;
+    this.fallingBack = true;
     this.debug(`${why}; recording on the main thread`);
     this.worker = null;
     try {
