@@ -57,7 +57,7 @@ done
 
 echo "== lowdown-core (loader, optionalDependencies: $optional)"
 mkdir -p "$STAGE/lowdown-core"
-cp bindings-js/package.json bindings-js/index.js bindings-js/index.d.ts bindings-js/native.js bindings-js/native.d.ts "$STAGE/lowdown-core/"
+cp bindings-js/package.json bindings-js/index.js bindings-js/index.mjs bindings-js/index.d.ts bindings-js/native.js bindings-js/native.d.ts "$STAGE/lowdown-core/"
 node -e '
   const fs = require("fs"); const file = process.argv[1];
   const pkg = JSON.parse(fs.readFileSync(file, "utf8"));

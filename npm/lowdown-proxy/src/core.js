@@ -3,13 +3,7 @@
 // lives in the Rust core; the rest of the package calls these names only.
 
 import os from 'node:os';
-import { createRequire } from 'node:module';
-
-// Required, not imported: when no build of lowdown-core loads, Node 20 rethrows the failure
-// of a CommonJS module imported by several ES modules as an uncaught exception after the
-// import was caught, which killed the relay; a require fails once, here, and is caught.
-/** @type {typeof import('lowdown-core')} */
-const core = createRequire(import.meta.url)('lowdown-core');
+import core from 'lowdown-core';
 
 /** Which build of the core loaded: `native` or `wasm`. */
 export const kind = core.kind;

@@ -20,7 +20,7 @@ function installWithoutCore(t) {
   for (const part of ['bin', 'src', 'package.json']) fs.cpSync(path.join(PACKAGE, part), path.join(proxy, part), { recursive: true });
   const core = path.join(root, 'node_modules', 'lowdown-core');
   fs.mkdirSync(core, { recursive: true });
-  for (const file of ['index.js', 'package.json']) fs.copyFileSync(path.join(LOADER, file), path.join(core, file));
+  for (const file of ['index.js', 'index.mjs', 'package.json']) fs.copyFileSync(path.join(LOADER, file), path.join(core, file));
   return { root, proxy };
 }
 
