@@ -177,6 +177,8 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         .starts_with(&day(0)));
     assert_eq!(item["_lowdown"]["observations"]["blocked"], 1);
     assert_eq!(item["_lowdown"]["observations"]["probe_attempts"], 4);
+    let doc = common::get(&app, "/openapi.json").await.json;
+    crate::openapi::assert_documented(&doc, "get", "/daily/feed.json", 200, j);
     let again = common::call(
         &app,
         "GET",
