@@ -172,6 +172,13 @@ pub struct Resp {
     pub text: String,
 }
 
+impl Resp {
+    /// The status and the refusal's `reason`, as a test compares them.
+    pub fn refusal(&self) -> (u16, Option<&str>) {
+        (self.status.as_u16(), self.json["reason"].as_str())
+    }
+}
+
 /// Sends a request through the router with `oneshot`.
 pub async fn call(
     app: &Router,
