@@ -19,6 +19,7 @@ import prowl
 from prowl import identity
 from prowl.sender import SENDER
 
+from provider_support import Everything
 from servers import Collector, Upstream, free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,6 +140,14 @@ class LowdownServer:
 
     def close(self) -> None:
         stop_server(self.proc, self.log)
+
+
+@pytest.fixture(scope="module")
+def everything() -> Iterator[Everything]:
+    """The real server-everything over streamable HTTP (the provider suites' MCP server)."""
+    e = Everything()
+    yield e
+    e.close()
 
 
 @pytest.fixture(scope="session")
