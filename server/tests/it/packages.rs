@@ -448,14 +448,7 @@ async fn a_refused_registry_url_is_a_failed_check_and_sends_nothing() {
         "{c:?}"
     );
     assert!(pkgs.seen().is_empty());
-    let loopback = Net::new(
-        Policy {
-            allow_loopback: true,
-        },
-        std::sync::Arc::new(SystemLookup),
-        "test",
-    )
-    .unwrap();
+    let loopback = crate::scanner_fixtures::loopback_net();
     assert!(matches!(
         packages::check(&loopback, &pkgs.sources(), &key).await,
         Check::Found(_)
