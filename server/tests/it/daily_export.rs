@@ -201,7 +201,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         feed.json["feed_url"],
         "https://lowdown.example.org/daily/feed.json"
     );
-    let rss = common::call(&public, "GET", "/daily/feed.xml", &[], None).await;
+    let rss = common::get(&public, "/daily/feed.xml").await;
     assert!(rss
         .text
         .contains("<link>https://lowdown.example.org/daily/latest</link>"));

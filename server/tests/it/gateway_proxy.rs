@@ -350,12 +350,7 @@ async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
         "the key's agent_id comes with the salt: {}",
         mine.text
     );
-    assert_eq!(
-        common::call(&rig.app, "GET", "/v1/sampling/salt", &[], None)
-            .await
-            .status,
-        401
-    );
+    assert_eq!(common::get(&rig.app, "/v1/sampling/salt").await.status, 401);
     assert_eq!(
         common::call(
             &rig.app,
