@@ -6,10 +6,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from types import ModuleType
@@ -21,7 +19,8 @@ import prowl
 from prowl import identity
 from prowl.sender import SENDER
 
-from servers import Collector, Upstream, free_port
+from provider_support import Everything
+from servers import Collector, Upstream, free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,13 +113,6 @@ def telemetry_private_blocked(collector: Collector, clean_env: pytest.MonkeyPatc
     SENDER.reset()
 
 
-def server_binary() -> Path:
-    """The lowdown-server binary (`make test-prowl` builds it first)."""
-    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "lowdown-server"
-    assert binary.exists(), f"{binary} missing: run `cargo build -p lowdown-server` (make test-prowl does)"
-    return binary
-
-
 class LowdownServer:
     """A real lowdown-server on a free loopback port with its own SQLite file."""
 
@@ -129,27 +121,12 @@ class LowdownServer:
         self.db = db or Path(self.home) / "x.db"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, LOWDOWN_HOME=self.home, **(env or {}))
-        self.log = open(Path(self.home) / "server.log", "wb")
-        self.proc = subprocess.Popen(
-            # The upstreams these tests call are on loopback, which a real server refuses to
-            # store: the tests lift that block, as SPEC §4's test-only flag allows.
-            [str(server_binary()), "serve", "--listen", f"127.0.0.1:{self.port}", "--db", str(self.db),
-             "--unsafe-allow-private-hosts", *args],
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
+        # The upstreams these tests call are on loopback, which a real server refuses to
+        # store: the tests lift that block, as SPEC §4's test-only flag allows.
+        self.proc, self.log = start_server(
+            ["serve", "--listen", f"127.0.0.1:{self.port}", "--db", str(self.db), "--unsafe-allow-private-hosts", *args],
+            self.home, self.port, dict(LOWDOWN_HOME=self.home, **(env or {})),
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"lowdown-server exited: {Path(self.home, 'server.log').read_text()}")
-            try:
-                self.get("/healthz")
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("lowdown-server did not become healthy in 30 s")
 
     def get(self, path: str, headers: Optional[Dict[str, str]] = None) -> Any:
         req = urllib.request.Request(self.url + path, headers=headers or {})
@@ -162,13 +139,15 @@ class LowdownServer:
             return json.loads(resp.read() or b"null")
 
     def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
+        stop_server(self.proc, self.log)
+
+
+@pytest.fixture(scope="module")
+def everything() -> Iterator[Everything]:
+    """The real server-everything over streamable HTTP (the provider suites' MCP server)."""
+    e = Everything()
+    yield e
+    e.close()
 
 
 @pytest.fixture(scope="session")

@@ -23,16 +23,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
-from servers import free_port
+from servers import free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def server_binary() -> Path:
-    """The lowdown-server binary (`make test-prowl` builds it first)."""
-    binary = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "lowdown-server"
-    assert binary.exists(), f"{binary} missing: run `cargo build -p lowdown-server`"
-    return binary
 
 TOKEN = "operator-token-0123456789abcdef"
 SERVICE_ID = "svc_everything"
@@ -82,23 +76,11 @@ class Server:
         self.db, self.pg_name = _database(engine, self.home)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(Path(self.home) / "server.log", "wb")
-        env = dict(os.environ, LOWDOWN_HOME=self.home, LOWDOWN_ADMIN_TOKEN=TOKEN)
-        self.proc = subprocess.Popen(
-            [str(server_binary()), "--listen", f"127.0.0.1:{self.port}", "--db", self.db,
+        self.proc, self.log = start_server(
+            ["--listen", f"127.0.0.1:{self.port}", "--db", self.db,
              "--catalog", str(Path(self.home, "services.toml")), "serve", "--unsafe-allow-loopback"],
-            env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            self.home, self.port, dict(LOWDOWN_HOME=self.home, LOWDOWN_ADMIN_TOKEN=TOKEN),
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(Path(self.home, "server.log").read_text())
-            try:
-                self.call("GET", "/healthz")
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("lowdown-server did not become healthy")
 
     def call(self, method: str, path: str, body: Any = None, headers: Optional[Dict[str, str]] = None) -> Tuple[int, Any]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
@@ -133,13 +115,7 @@ class Server:
         return a["agent_key"]
 
     def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
+        stop_server(self.proc, self.log)
         if self.pg_name:
             admin = os.environ["LOWDOWN_TEST_DATABASE_URL"]
             subprocess.run([_psql() or "psql", admin, "-qc", f"DROP DATABASE IF EXISTS {self.pg_name} WITH (FORCE)"], capture_output=True)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List, Optional
+from pathlib import Path
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 
 from prowl._contract import ANSWER_MAX_BYTES
@@ -341,6 +344,47 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def server_binary() -> Path:
+    """The lowdown-server binary (`make test-prowl` builds it first)."""
+    root = Path(__file__).resolve().parents[2]
+    binary = Path(os.environ.get("CARGO_TARGET_DIR", root / "target")) / "debug" / "lowdown-server"
+    assert binary.exists(), f"{binary} missing: run `cargo build -p lowdown-server` (make test-prowl does)"
+    return binary
+
+
+def start_server(args: Sequence[str], home: str, port: int, env: Dict[str, str]) -> Tuple["subprocess.Popen[bytes]", IO[bytes]]:
+    """lowdown-server ``args`` with ``env`` added, its output in ``home``/server.log, once
+    ``/healthz`` on ``port`` answers (30 s at most): the process and the open log."""
+    log = open(Path(home) / "server.log", "wb")
+    proc = subprocess.Popen([str(server_binary()), *args], env=dict(os.environ, **env), stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"lowdown-server exited: {Path(home, 'server.log').read_text()}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/healthz")
+            healthy = conn.getresponse().status == 200
+            conn.close()
+            if healthy:
+                return proc, log
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("lowdown-server did not become healthy in 30 s")
+
+
+def stop_server(proc: "subprocess.Popen[bytes]", log: IO[bytes]) -> None:
+    """Ends a server :func:`start_server` started (SIGTERM, then SIGKILL after 5 s)."""
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
 
 
 def dead_url() -> str:

@@ -20,13 +20,6 @@ from provider_support import Everything
 from test_provider_probe import Counting, fixture_server
 
 
-@pytest.fixture(scope="module")
-def everything() -> Iterator[Everything]:
-    e = Everything()
-    yield e
-    e.close()
-
-
 @pytest.fixture
 def counting() -> Iterator[Counting]:
     c = Counting()

@@ -13,9 +13,8 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
-import pytest
 
 from prowl import _native
 from prowl.provider import agent
@@ -30,13 +29,6 @@ def cli() -> str:
     path = os.environ.get("PROWL_TEST_CLAUDE_CLI", "")
     assert path and Path(path).exists(), "the real claude CLI is missing: run `make setup-prowl` (mk/prowl.mk pins it)"
     return path
-
-
-@pytest.fixture(scope="module")
-def everything() -> Iterator[Everything]:
-    e = Everything()
-    yield e
-    e.close()
 
 
 def test_every_flag_the_hook_passes_is_in_the_real_clis_help(tmp_path: Path) -> None:

@@ -39,13 +39,6 @@ def server(request: pytest.FixtureRequest) -> Iterator[Server]:
     s.close()
 
 
-@pytest.fixture(scope="module")
-def everything() -> Iterator[Everything]:
-    e = Everything()
-    yield e
-    e.close()
-
-
 @pytest.fixture
 def recorder(server: Server) -> Iterator[Recorder]:
     r = Recorder(server.url)

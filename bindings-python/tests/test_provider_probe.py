@@ -52,13 +52,6 @@ def counting() -> Iterator[Counting]:
     c.close()
 
 
-@pytest.fixture(scope="module")
-def everything() -> Iterator[Everything]:
-    e = Everything()
-    yield e
-    e.close()
-
-
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "fixture", "version": "1.0.0"}}
 
 

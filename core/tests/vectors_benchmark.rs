@@ -2,6 +2,7 @@
 //! tests/vectors/tools/gen_benchmark.mjs, never from this code; conformance.json's first
 //! case replays a recorded probe of the real server-everything).
 mod common;
+use common::num;
 use lowdown_core::benchmark::agreement::{self, Run};
 use lowdown_core::benchmark::directive::check_new;
 use lowdown_core::benchmark::displace::{decide, Displayed, Reading};
@@ -13,18 +14,6 @@ use lowdown_core::scanner::rpc::AnswerReader;
 use lowdown_core::scanner::ProbeResult;
 use lowdown_core::scanner::{ErrorType, Probe, Reply, Step};
 use serde_json::{json, Value};
-
-/// Writes whole floats as integers: JSON has one number type.
-fn num(v: Value) -> Value {
-    match v {
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && n.is_f64()) => {
-            json!(n.as_f64().unwrap() as i64)
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(num).collect()),
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, num(x))).collect()),
-        other => other,
-    }
-}
 
 fn to_json(v: impl serde::Serialize) -> Value {
     num(serde_json::to_value(v).unwrap())

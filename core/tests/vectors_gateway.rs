@@ -1,6 +1,7 @@
 //! Golden vectors for the sampling gateway's rules (expected values from
 //! tests/vectors/tools/gen_gateway.mjs, never from this code).
 mod common;
+use common::num;
 use lowdown_core::gateway::receipt::{
     parse_statement, receipt_weight, verify_signature, ReceiptError,
 };
@@ -13,19 +14,6 @@ use serde_json::{json, Value};
 
 fn calls(v: &Value) -> Vec<CallSample> {
     serde_json::from_value(v.clone()).expect("calls")
-}
-
-/// Writes whole floats as integers: JSON has one number type, and the generator's `1` is
-/// the core's `1.0`.
-fn num(v: Value) -> Value {
-    match v {
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && n.is_f64()) => {
-            json!(n.as_f64().unwrap() as i64)
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(num).collect()),
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, num(x))).collect()),
-        other => other,
-    }
 }
 
 fn opt_str(v: &Value) -> Option<String> {

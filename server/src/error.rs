@@ -89,6 +89,34 @@ impl AppError {
         }
     }
 
+    /// The 400 of a body with no valid `item` (`record`, `observation`) in it: a single
+    /// item's own error, or for an array the first refused item (`records[i].field: …`) and
+    /// every refusal by index.
+    pub fn none_valid(
+        item: &str,
+        single: bool,
+        rejected: Vec<lowdown_core::record::validate::Rejection>,
+    ) -> Self {
+        let first = rejected
+            .first()
+            .map_or_else(String::new, |r| r.error.clone());
+        if single {
+            return AppError::bad_request(first);
+        }
+        let index = rejected.first().map_or(0, |r| r.index);
+        let at = match first.strip_prefix(&format!("{item}: ")) {
+            Some(why) => format!("{item}s[{index}]: {why}"),
+            None => format!("{item}s[{index}].{first}"),
+        };
+        AppError::NoneValid {
+            message: format!(
+                "{item}s: no valid {item} ({} refused; {at})",
+                rejected.len()
+            ),
+            rejected,
+        }
+    }
+
     /// A 404 naming what was not found.
     pub fn not_found(message: impl Into<String>) -> Self {
         AppError::NotFound {

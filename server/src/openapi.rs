@@ -11,16 +11,35 @@ use lowdown_core::telemetry::{
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Map, Value};
 
-fn error_response(description: &str) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+/// An answer of `Error`s.
+pub(crate) fn error_response(description: &str) -> Value {
+    ok(description, r("Error"))
 }
 
-fn ok(description: &str, schema: Value) -> Value {
+/// A JSON answer of `schema`.
+pub(crate) fn ok(description: &str, schema: Value) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": schema}}})
 }
 
-fn r(name: &str) -> Value {
+/// A reference to the component schema `name`.
+pub(crate) fn r(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+/// Adds `paths` and the component `schemas` (objects both) to `doc`. Two different
+/// schemas of one name are a bug (the second would replace the first).
+pub(crate) fn merge(doc: &mut Value, paths: Value, schemas: Map<String, Value>) {
+    for (at, add) in [
+        ("/paths", paths),
+        ("/components/schemas", Value::Object(schemas)),
+    ] {
+        if let (Some(Value::Object(target)), Value::Object(add)) = (doc.pointer_mut(at), add) {
+            for (k, v) in add {
+                assert!(target.get(&k).is_none_or(|old| *old == v), "{at}/{k} twice");
+                target.insert(k, v);
+            }
+        }
+    }
 }
 
 fn json_body(schema: Value) -> Value {
@@ -31,53 +50,50 @@ fn json_body(schema: Value) -> Value {
 /// `register` adds)
 /// (`schemars`, serialisation contract: doc comments are the descriptions, serde
 /// attributes are honoured, the core's types come from its `schemars` feature). `$ref`s
-/// point into `#/components/schemas`.
-pub(crate) fn derived(register: impl FnOnce(&mut SchemaGenerator)) -> Map<String, Value> {
+/// point into `#/components/schemas`. `hand`, an object, adds the schemas typed by hand.
+pub(crate) fn derived(
+    register: impl FnOnce(&mut SchemaGenerator),
+    hand: Value,
+) -> Map<String, Value> {
     let mut generator = SchemaSettings::draft2020_12()
         .for_serialize()
         .with(|s| s.definitions_path = "/components/schemas".into())
         .into_generator();
     register(&mut generator);
-    generator.take_definitions(true)
-}
-
-/// The base document's components (the gateway and provider mode add theirs).
-fn base_derived() -> Map<String, Value> {
-    derived(|generator| {
-        generator.subschema_for::<crate::error::ErrorBody>();
-        generator.subschema_for::<crate::routes::reputation::Answer>();
-        generator.subschema_for::<crate::routes::reputation::Candidates>();
-        generator.subschema_for::<crate::routes::compare::Answer>();
-        generator.subschema_for::<crate::routes::interactions::Ingested>();
-        generator.subschema_for::<crate::routes::node::NodeAnswer>();
-        generator.subschema_for::<crate::routes::telemetry::Single>();
-        generator.subschema_for::<crate::routes::telemetry::Batch>();
-        generator.subschema_for::<crate::routes::agents::Registered>();
-        generator.subschema_for::<crate::routes::meta::Health>();
-    })
-}
-
-/// Schemas typed by hand: requests read field by field from a `Value` (their errors name
-/// each field), so there is no type to derive them from.
-fn hand_written() -> Value {
-    json!({
-        // Read field by field in routes/agents.rs.
-        "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
-            "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
-            "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME},
-            "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}}
-    })
-}
-
-/// Every component: the derived ones, the hand-written ones, and the record and the
-/// observation from the core's one definition of them, with what the server adds: it
-/// refuses private hosts.
-fn schemas() -> Value {
-    use lowdown_core::contract::{json_schema, OBSERVATION, RECORD};
-    let mut all = base_derived();
-    if let Value::Object(hand) = hand_written() {
+    let mut all = generator.take_definitions(true);
+    if let Value::Object(hand) = hand {
         all.extend(hand);
     }
+    all
+}
+
+/// The base document's components (the gateway, provider mode and the pages add theirs):
+/// the derived ones; by hand, the requests read field by field from a `Value` (their errors
+/// name each field); and the record and the observation from the core's one definition of
+/// them, with what the server adds: it refuses private hosts.
+fn schemas() -> Value {
+    use lowdown_core::contract::{json_schema, OBSERVATION, RECORD};
+    let mut all = derived(
+        |generator| {
+            generator.subschema_for::<crate::error::ErrorBody>();
+            generator.subschema_for::<crate::routes::reputation::Answer>();
+            generator.subschema_for::<crate::routes::reputation::Candidates>();
+            generator.subschema_for::<crate::routes::compare::Answer>();
+            generator.subschema_for::<crate::routes::interactions::Ingested>();
+            generator.subschema_for::<crate::routes::node::NodeAnswer>();
+            generator.subschema_for::<crate::routes::telemetry::Single>();
+            generator.subschema_for::<crate::routes::telemetry::Batch>();
+            generator.subschema_for::<crate::routes::agents::Registered>();
+            generator.subschema_for::<crate::routes::meta::Health>();
+        },
+        json!({
+            // Read field by field in routes/agents.rs.
+            "AgentRegistration": {"type": "object", "required": ["name", "model_provider", "model_id", "environment"], "properties": {
+                "name": {"type": "string", "maxLength": MAX_NAME}, "model_provider": {"type": "string", "maxLength": MAX_NAME},
+                "model_id": {"type": "string", "maxLength": MAX_NAME}, "environment": {"type": "string", "maxLength": MAX_NAME},
+                "public_key": {"type": ["string", "null"], "description": "base64 Ed25519 public key verifying the agent's receipt signatures."}}}
+        }),
+    );
     let mut record = json_schema(&RECORD);
     record["properties"]["target"]["description"] = json!(format!(
         "{} A target naming a private or special-use host (`url:localhost`, `10.0.0.7`, `db.internal`) is refused.",

@@ -168,3 +168,16 @@ pub fn optional<T: serde::de::DeserializeOwned + Default>(
         Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("{key}: {e}")),
     }
 }
+
+/// Writes whole floats as integers: JSON has one number type, and the generator's `1` is
+/// the core's `1.0`.
+pub fn num(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && n.is_f64()) => {
+            serde_json::json!(n.as_f64().unwrap() as i64)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(num).collect()),
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, x)| (k, num(x))).collect()),
+        other => other,
+    }
+}

@@ -3,7 +3,8 @@
 //! `lowdown-daily:<day>`: they never change, whatever the host the feed is read from.
 
 use lowdown_core::scanner::days::day_of;
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::{summary, DailyRecord};
 use crate::pages::escape::escape;
@@ -54,32 +55,88 @@ fn html(r: &DailyRecord) -> String {
 
 const DESCRIPTION: &str = "What the Lowdown Scanner recorded each UTC day: MCP Registry declaration changes, observation counts by level, status and error type with their denominators, tool definition changes and first-observed values. Counts only.";
 
+/// The daily records as a JSON Feed 1.1 (<https://jsonfeed.org/version/1.1>), newest first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JsonFeed<'a> {
+    /// The JSON Feed version.
+    #[schemars(extend("const" = JSON_FEED_VERSION))]
+    pub version: &'static str,
+    /// `Lowdown daily record: <deployment>`.
+    pub title: String,
+    /// The latest day's page.
+    pub home_page_url: String,
+    /// This feed.
+    pub feed_url: String,
+    /// What the records hold.
+    pub description: &'static str,
+    /// Always `en`.
+    pub language: &'static str,
+    /// The deployment.
+    pub authors: [Author<'a>; 1],
+    /// One item per day with a scan run, newest first.
+    pub items: Vec<Item<'a>>,
+}
+
+/// Whose records these are.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "JsonFeedAuthor")]
+pub struct Author<'a> {
+    /// The deployment (`--name`).
+    pub name: &'a str,
+}
+
+/// One day with a scan run.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "JsonFeedItem")]
+pub struct Item<'a> {
+    /// `lowdown-daily:<day>`, whatever the host the feed is read from.
+    pub id: &'a str,
+    /// The day's page.
+    pub url: String,
+    /// `Lowdown Scanner daily record, <day>`.
+    pub title: String,
+    /// The summary, a line per fact.
+    pub content_text: String,
+    /// The summary, a paragraph per fact.
+    pub content_html: String,
+    /// When the day's last run ended (or started, if it never ended).
+    #[schemars(extend("format" = "date-time"))]
+    pub date_published: &'a str,
+    /// The record's counts.
+    #[serde(rename = "_lowdown")]
+    pub lowdown: &'a DailyRecord,
+}
+
+const JSON_FEED_VERSION: &str = "https://jsonfeed.org/version/1.1";
+
 /// JSON Feed 1.1.
-pub fn json_feed(meta: &FeedMeta, records: &[std::sync::Arc<DailyRecord>]) -> Value {
-    let items: Vec<Value> = records
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "url": format!("{}/daily/{}", meta.base, r.day),
-                "title": title(r),
-                "content_text": summary(r).join("\n"),
-                "content_html": html(r),
-                "date_published": r.published_at,
-                "_lowdown": &**r,
+pub fn json_feed<'a>(
+    meta: &'a FeedMeta,
+    records: &'a [std::sync::Arc<DailyRecord>],
+) -> JsonFeed<'a> {
+    JsonFeed {
+        version: JSON_FEED_VERSION,
+        title: format!("Lowdown daily record: {}", meta.deployment),
+        home_page_url: format!("{}/daily/latest", meta.base),
+        feed_url: format!("{}/daily/feed.json", meta.base),
+        description: DESCRIPTION,
+        language: "en",
+        authors: [Author {
+            name: &meta.deployment,
+        }],
+        items: records
+            .iter()
+            .map(|r| Item {
+                id: &r.id,
+                url: format!("{}/daily/{}", meta.base, r.day),
+                title: title(r),
+                content_text: summary(r).join("\n"),
+                content_html: html(r),
+                date_published: &r.published_at,
+                lowdown: r,
             })
-        })
-        .collect();
-    json!({
-        "version": "https://jsonfeed.org/version/1.1",
-        "title": format!("Lowdown daily record: {}", meta.deployment),
-        "home_page_url": format!("{}/daily/latest", meta.base),
-        "feed_url": format!("{}/daily/feed.json", meta.base),
-        "description": DESCRIPTION,
-        "language": "en",
-        "authors": [{"name": meta.deployment}],
-        "items": items,
-    })
+            .collect(),
+    }
 }
 
 /// RSS 2.0.

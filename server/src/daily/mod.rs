@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use lowdown_core::scanner::changes::Comparison;
 use lowdown_core::scanner::days::{day_number, iso};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -26,7 +27,7 @@ pub const LIST_MAX: usize = 50;
 pub const FEED_DAYS: i64 = 30;
 
 /// A list with its full length.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Counted<T> {
     /// How many there are.
     pub total: u64,
@@ -52,7 +53,8 @@ impl<T> Counted<T> {
 }
 
 /// One scan run of the day, with the denominators its summary recorded.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "DailyRun")]
 pub struct Run {
     /// The run's id.
     pub scan_run_id: String,
@@ -79,7 +81,8 @@ pub struct Run {
 }
 
 /// A Registry declaration change.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "DailyChange")]
 pub struct Change {
     /// The Registry name.
     pub name: String,
@@ -93,7 +96,8 @@ pub struct Change {
 
 /// The day's observations, counted. Levels, statuses and error types count probe
 /// attempts; URLs the SSRF rules refused (`blocked_url`, nothing sent) are apart.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+#[schemars(rename = "DailyObservations")]
 pub struct Observations {
     /// Every observation stored.
     pub total: u64,
@@ -112,7 +116,8 @@ pub struct Observations {
 }
 
 /// Servers whose tool definitions changed that day.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+#[schemars(rename = "DailyDefinitionChanges")]
 pub struct DefinitionChanges {
     /// Servers reaching level 2 that day with an earlier level-2 observation of the same
     /// remote to compare with.
@@ -122,7 +127,8 @@ pub struct DefinitionChanges {
 }
 
 /// A value observed for a server for the first time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "DailyFirstValue")]
 pub struct FirstValue {
     /// `mcp:<name>`.
     pub target: String,
@@ -131,7 +137,8 @@ pub struct FirstValue {
 }
 
 /// Values observed for the first time that day.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "DailyFirstObserved")]
 pub struct FirstObserved {
     /// Servers observed for the first time.
     pub targets: Counted<String>,
@@ -142,7 +149,7 @@ pub struct FirstObserved {
 }
 
 /// One day's record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DailyRecord {
     /// The UTC day.
     pub day: String,

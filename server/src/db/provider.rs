@@ -10,13 +10,13 @@ use lowdown_core::benchmark::directive::{check_spec, DirectiveError, NewDirectiv
 use lowdown_core::benchmark::Kind;
 use serde_json::Value;
 use sqlx::any::AnyRow;
-use sqlx::{AnyConnection, Row};
+use sqlx::{AnyConnection, FromRow, Row};
 
 use crate::db::{random_id, Db};
 use crate::db::{DbError, DbResult};
 
 /// A registered provider.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Provider {
     /// `pv_` + 16 hex.
     pub provider_id: String,
@@ -95,23 +95,14 @@ pub(crate) fn directive_row(r: &AnyRow) -> DbResult<Directive> {
     })
 }
 
-fn provider_row(r: &AnyRow) -> DbResult<Provider> {
-    Ok(Provider {
-        provider_id: r.try_get("provider_id")?,
-        agent_id: r.try_get("agent_id")?,
-        created_at: r.try_get("created_at")?,
-    })
-}
-
 /// The provider an agent registered as.
 pub async fn provider_by_agent(db: &Db, agent_id: &str) -> DbResult<Option<Provider>> {
-    sqlx::query("SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1")
-        .bind(agent_id.to_owned())
-        .fetch_optional(&db.pool)
-        .await?
-        .as_ref()
-        .map(provider_row)
-        .transpose()
+    Ok(sqlx::query_as(
+        "SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1",
+    )
+    .bind(agent_id.to_owned())
+    .fetch_optional(&db.pool)
+    .await?)
 }
 
 /// Every provider with its agent's registration time, for the reputation order.
@@ -123,7 +114,7 @@ pub async fn providers_with_agents(db: &Db) -> DbResult<Vec<(Provider, i64)>> {
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| Ok((provider_row(r)?, r.try_get("agent_since")?)))
+        .map(|r| Ok((Provider::from_row(r)?, r.try_get("agent_since")?)))
         .collect()
 }
 
@@ -144,13 +135,13 @@ pub async fn register_provider(db: &Db, agent_id: &str, now: i64) -> DbResult<(P
             .await?
             .rows_affected()
                 == 1;
-            let row = sqlx::query(
+            let provider = sqlx::query_as(
                 "SELECT provider_id, agent_id, created_at FROM providers WHERE agent_id = $1",
             )
             .bind(agent)
             .fetch_one(&mut *conn)
             .await?;
-            Ok((provider_row(&row)?, created))
+            Ok((provider, created))
         })
     })
     .await
@@ -227,7 +218,7 @@ pub async fn open_directives(db: &Db, now: i64, limit: i64) -> DbResult<Vec<Dire
 }
 
 /// One ledger entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Earning {
     /// The directive paid for.
     pub directive_id: String,
@@ -241,27 +232,17 @@ pub struct Earning {
 
 /// A provider's ledger, newest first.
 pub async fn earnings(db: &Db, provider_id: &str) -> DbResult<Vec<Earning>> {
-    let rows = sqlx::query(
-        "SELECT directive_id, submission_id, millicredits, created_at FROM provider_ledger \
+    Ok(sqlx::query_as(
+        "SELECT directive_id, submission_id, millicredits, created_at AS at FROM provider_ledger \
          WHERE provider_id = $1 ORDER BY created_at DESC, entry_id",
     )
     .bind(provider_id.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(Earning {
-                directive_id: r.try_get("directive_id")?,
-                submission_id: r.try_get("submission_id")?,
-                millicredits: r.try_get("millicredits")?,
-                at: r.try_get("created_at")?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// A displayed benchmark score.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct Score {
     /// `protocol` or `agent`.
     pub kind: String,
@@ -277,23 +258,12 @@ pub struct Score {
 
 /// The displayed scores of a service, by kind.
 pub async fn scores(db: &Db, service_id: &str) -> DbResult<Vec<Score>> {
-    let rows = sqlx::query(
+    Ok(sqlx::query_as(
         "SELECT kind, value, set_at, reason, providers FROM benchmark_scores WHERE service_id = $1 ORDER BY kind",
     )
     .bind(service_id.to_owned())
     .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(Score {
-                kind: r.try_get("kind")?,
-                value: r.try_get("value")?,
-                set_at: r.try_get("set_at")?,
-                reason: r.try_get("reason")?,
-                providers: r.try_get("providers")?,
-            })
-        })
-        .collect()
+    .await?)
 }
 
 /// A stored submission, as the operator reads it.

@@ -2,55 +2,43 @@
 //! [`crate::openapi::document`]. The gateway listener itself (`/{slug}/{path}` on
 //! `--gateway-listen`) is another server; its protocol is in server/README.md and llms.txt.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-fn r(name: &str) -> Value {
-    json!({"$ref": format!("#/components/schemas/{name}")})
-}
-
-fn ok(description: &str, schema: Value) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": schema}}})
-}
-
-fn refusal(description: &str) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": r("Error")}}})
-}
+use crate::openapi::{error_response as refusal, ok, r};
 
 /// The gateway's components: the answers derived from their types; by hand, the requests
 /// (read field by field from a `Value`, so their errors name each field).
-fn schemas() -> Value {
+fn schemas() -> Map<String, Value> {
     use super::api;
-    let mut all = crate::openapi::derived(|g| {
-        g.subschema_for::<api::ServiceList>();
-        g.subschema_for::<super::services::ServiceView>();
-        g.subschema_for::<api::CurrentSalt>();
-        g.subschema_for::<api::RetiredSalts>();
-        g.subschema_for::<api::Verified>();
-        g.subschema_for::<api::ReceiptTaken>();
-        g.subschema_for::<api::AgentReputation>();
-    });
-    let hand = json!({
-        // Read field by field in gateway/api.rs.
-        "SamplingVerifyRequest": {"type": "object", "required": ["service_id", "agent_id", "salt_id", "sample_decision"], "properties": {
-            "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "salt_id": {"type": "string", "pattern": "^s_[0-9]{8}$"},
-            "sample_decision": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$", "description": "The X-Prowl-Sample-Decision the agent sent (the roll)."}}},
-        // Parsed from a Value by the core (gateway::receipt::parse_statement): no type derives it.
-        "Statement": {"type": "object", "required": ["service_id", "agent_id", "call_at", "outcome", "latency_ms", "nonce"], "additionalProperties": false, "properties": {
-            "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "call_at": {"type": "string", "format": "date-time"},
-            "outcome": {"type": "string", "enum": ["success", "partial", "failure", "cancelled"]},
-            "latency_ms": {"type": "number", "minimum": 0, "maximum": 86_400_000}, "nonce": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"}}},
-        // Read field by field in gateway/api.rs.
-        "ReceiptSubmission": {"type": "object", "required": ["statement"], "description": "Signatures are base64 Ed25519 over the statement's canonical JSON (sorted keys, no whitespace, JavaScript number and string forms).", "properties": {
-            "statement": r("Statement"), "agent_signature": {"type": ["string", "null"]}, "service_signature": {"type": ["string", "null"]}}}
-    });
-    if let Value::Object(hand) = hand {
-        all.extend(hand);
-    }
-    Value::Object(all)
+    crate::openapi::derived(
+        |g| {
+            g.subschema_for::<api::ServiceList>();
+            g.subschema_for::<super::services::ServiceView>();
+            g.subschema_for::<api::CurrentSalt>();
+            g.subschema_for::<api::RetiredSalts>();
+            g.subschema_for::<api::Verified>();
+            g.subschema_for::<api::ReceiptTaken>();
+            g.subschema_for::<api::AgentReputation>();
+        },
+        json!({
+            // Read field by field in gateway/api.rs.
+            "SamplingVerifyRequest": {"type": "object", "required": ["service_id", "agent_id", "salt_id", "sample_decision"], "properties": {
+                "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "salt_id": {"type": "string", "pattern": "^s_[0-9]{8}$"},
+                "sample_decision": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$", "description": "The X-Prowl-Sample-Decision the agent sent (the roll)."}}},
+            // Parsed from a Value by the core (gateway::receipt::parse_statement): no type derives it.
+            "Statement": {"type": "object", "required": ["service_id", "agent_id", "call_at", "outcome", "latency_ms", "nonce"], "additionalProperties": false, "properties": {
+                "service_id": {"type": "string"}, "agent_id": {"type": "string"}, "call_at": {"type": "string", "format": "date-time"},
+                "outcome": {"type": "string", "enum": ["success", "partial", "failure", "cancelled"]},
+                "latency_ms": {"type": "number", "minimum": 0, "maximum": 86_400_000}, "nonce": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,128}$"}}},
+            // Read field by field in gateway/api.rs.
+            "ReceiptSubmission": {"type": "object", "required": ["statement"], "description": "Signatures are base64 Ed25519 over the statement's canonical JSON (sorted keys, no whitespace, JavaScript number and string forms).", "properties": {
+                "statement": r("Statement"), "agent_signature": {"type": ["string", "null"]}, "service_signature": {"type": ["string", "null"]}}}
+        }),
+    )
 }
 
 fn paths() -> Value {
-    let bad = json!({"description": "Bad input; the message names the field.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    let bad = refusal("Bad input; the message names the field.");
     let key = json!({"name": "X-Agent-Key", "in": "header", "required": true, "schema": {"type": "string"}});
     json!({
         "/v1/services": {"get": {"operationId": "listServices", "summary": "The Prowl catalog with each service's audit and probe health (no credentials).",
@@ -80,22 +68,5 @@ fn paths() -> Value {
 
 /// Adds the gateway's paths and schemas to `doc`.
 pub fn extend(doc: &mut Value) {
-    for (section, add) in [
-        ("paths", paths()),
-        ("components", json!({"schemas": schemas()})),
-    ] {
-        let (Some(target), Value::Object(add)) =
-            (doc.get_mut(section).and_then(Value::as_object_mut), add)
-        else {
-            continue;
-        };
-        for (k, v) in add {
-            match (target.get_mut(&k), v) {
-                (Some(Value::Object(existing)), Value::Object(more)) => existing.extend(more),
-                (_, v) => {
-                    target.insert(k, v);
-                }
-            }
-        }
-    }
+    crate::openapi::merge(doc, paths(), schemas());
 }

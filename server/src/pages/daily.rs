@@ -310,10 +310,11 @@ pub async fn feed_xml(State(state): State<AppState>) -> AppResult<Response> {
 
 /// `GET /daily/feed.json`.
 pub async fn feed_json(State(state): State<AppState>) -> AppResult<Response> {
-    let body = json_feed(&meta(&state), &records(&state).await?);
+    let (meta, records) = (meta(&state), records(&state).await?);
     Ok((
         [(header::CONTENT_TYPE, "application/feed+json; charset=utf-8")],
-        body.to_string(),
+        serde_json::to_string(&json_feed(&meta, &records))
+            .map_err(crate::error::AppError::internal)?,
     )
         .into_response())
 }

@@ -3,15 +3,14 @@
 
 use serde_json::{json, Value};
 
+use crate::daily::feed::JsonFeed;
+
 fn html(description: &str) -> Value {
     json!({"description": description, "content": {"text/html": {"schema": {"type": "string"}}}})
 }
 
-/// Adds the page routes to `doc`.
+/// Adds the page routes and the JSON Feed's schema to `doc`.
 pub fn extend(doc: &mut Value) {
-    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
     let day = json!({"name": "day", "in": "path", "required": true, "schema": {"type": "string", "format": "date"}, "description": "A UTC day, YYYY-MM-DD."});
     let pages = json!({
         "/": {"get": {"operationId": "homePage", "summary": "HTML: a search box and the most-observed targets (by interactions, and by Scanner observations in 30 days).",
@@ -27,14 +26,14 @@ pub fn extend(doc: &mut Value) {
             "responses": {"200": html("The record."), "404": html("No scan has run yet.")}}},
         "/daily/feed.xml": {"get": {"operationId": "dailyRss", "summary": "RSS 2.0: one item per day with a scan (last 30), guid lowdown-daily:<day>.",
             "responses": {"200": {"description": "RSS 2.0.", "content": {"application/rss+xml": {"schema": {"type": "string"}}}}}}},
-        // By hand: daily/feed.rs still builds the JSON Feed with json!.
         "/daily/feed.json": {"get": {"operationId": "dailyJsonFeed", "summary": "JSON Feed 1.1: one item per day with a scan (last 30), id lowdown-daily:<day>; `_lowdown` carries the record's counts.",
-            "responses": {"200": {"description": "JSON Feed 1.1.", "content": {"application/feed+json": {"schema": {"type": "object", "required": ["version", "title", "items"], "properties": {
-                "version": {"const": "https://jsonfeed.org/version/1.1"}, "title": {"type": "string"}, "home_page_url": {"type": "string"}, "feed_url": {"type": "string"},
-                "items": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}, "url": {"type": "string"}, "title": {"type": "string"},
-                    "content_text": {"type": "string"}, "content_html": {"type": "string"}, "date_published": {"type": "string", "format": "date-time"}, "_lowdown": {"type": "object"}}}}}}}}}}}},
+            "responses": {"200": {"description": "JSON Feed 1.1.", "content": {"application/feed+json": {"schema": crate::openapi::r("JsonFeed")}}}}}},
     });
-    if let Value::Object(p) = pages {
-        paths.extend(p);
-    }
+    let feed = crate::openapi::derived(
+        |g| {
+            g.subschema_for::<JsonFeed>();
+        },
+        json!({}),
+    );
+    crate::openapi::merge(doc, pages, feed);
 }

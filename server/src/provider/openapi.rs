@@ -5,81 +5,69 @@ use lowdown_core::benchmark::directive::{
     MAX_EXPECTED, MAX_PRICE_CREDITS, MAX_PROMPT_CHARS, MAX_URL_CHARS,
 };
 use lowdown_core::benchmark::submission::{MAX_ERROR_CHARS, MAX_TEST_RESULTS, MAX_TOOL_COUNT};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
-fn r(name: &str) -> Value {
-    json!({"$ref": format!("#/components/schemas/{name}")})
-}
-
-fn ok(description: &str, schema: Value) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": schema}}})
-}
-
-fn refusal(description: &str) -> Value {
-    json!({"description": description, "content": {"application/json": {"schema": r("Error")}}})
-}
+use crate::openapi::{error_response as refusal, ok, r};
 
 /// Provider mode's components: the answers with a type derived from it; by hand, the
 /// requests the core checks from a `Value`.
-fn schemas() -> Value {
-    let mut all = crate::openapi::derived(|g| {
-        g.subschema_for::<super::auth::Registration>();
-        g.subschema_for::<super::earnings::Earnings>();
-        g.subschema_for::<super::directives::DirectiveView>();
-        g.subschema_for::<super::directives::DirectiveList>();
-        g.subschema_for::<super::directives::Lease>();
-        g.subschema_for::<super::directives::Released>();
-        g.subschema_for::<super::submit::SubmissionResult>();
-        g.subschema_for::<super::operator::Posted>();
-        g.subschema_for::<super::operator::OperatorDirective>();
-    });
+fn schemas() -> Map<String, Value> {
     let dim = json!({"type": "number", "minimum": 0, "maximum": 10});
     let kind = json!({"type": "string", "enum": ["protocol", "agent"]});
-    let hand = json!({
-        // Checked from a Value by the core (benchmark::directive::check_spec), limits and all.
-        "DirectiveSpec": {"oneOf": [
-            {"type": "object", "title": "protocol", "required": ["remote_url"], "additionalProperties": false, "properties": {
-                "remote_url": {"type": "string", "format": "uri", "description": "An MCP remote (streamable HTTP), https and public: the Scanner's SSRF rules."}}},
-            {"type": "object", "title": "agent", "required": ["prompt", "mcp_server", "expect"], "additionalProperties": false, "properties": {
-                "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS},
-                "mcp_server": {"type": "object", "required": ["url"], "additionalProperties": false,
-                    "description": "A remote MCP server, never a program: {command, args} is refused (422 local_command_refused); the provider reaches it through its own stdio bridge.",
-                    "properties": {"url": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]:", "maxLength": MAX_URL_CHARS,
-                        "description": "Streamable HTTP, https only (422 mcp_server_not_https) and public: the Scanner's SSRF rules."}}},
-                "expect": {"type": "object", "required": ["contains"], "additionalProperties": false, "properties": {
-                    "contains": {"type": "array", "minItems": 1, "maxItems": MAX_EXPECTED, "items": {"type": "string", "minLength": 1},
-                        "description": "The run passes when the answer contains every string, exactly."}}}}}]},
-        // Checked from a Value by the core (benchmark::directive::check_new), limits and all.
-        "NewDirective": {"type": "object", "required": ["service_id", "kind", "spec", "price_credits"], "additionalProperties": false, "properties": {
-            "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind, "spec": r("DirectiveSpec"),
-            "price_credits": {"type": "integer", "minimum": 1, "maximum": MAX_PRICE_CREDITS, "description": "What the vendor pays (outside Lowdown); the provider earns 70 %."},
-            "critical": {"type": "boolean", "default": false, "description": "Reaches providers of higher agent reputation first."}}},
-        // Checked from a Value by the core (benchmark::submission::check), limits and all.
-        "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
-            "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
-            "actual_status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599}, "latency_ms": {"type": ["number", "null"], "minimum": 0},
-            "error": {"type": ["string", "null"], "maxLength": MAX_ERROR_CHARS, "description": "A stable kind (timeout, not_in_answer); secrets are redacted, control characters dropped."}}},
-        // Checked from a Value by the core (benchmark::submission::check), limits and all.
-        "Submission": {"type": "object", "required": ["directive_id", "dimensions", "overall_score", "test_results", "runner_id", "execution_time_ms"], "properties": {
-            "directive_id": {"type": "string"},
-            "dimensions": {"type": "object", "additionalProperties": dim.clone(), "description": "protocol: reachability, tool_discovery, tool_documentation, schema_quality, latency, agent_guidance; agent: expectations. Each 0-10."},
-            "overall_score": {"type": "number", "minimum": 0, "maximum": 100, "description": "The weighted sum x 10 (protocol weights .20 .15 .20 .20 .15 .10); refused when more than 0.1 away from the server's recomputation."},
-            "test_results": {"type": "array", "maxItems": MAX_TEST_RESULTS, "items": r("TestResult")},
-            "runner_id": {"type": "string", "maxLength": 128}, "execution_time_ms": {"type": "number", "minimum": 0},
-            "observed": {"type": "object", "additionalProperties": false, "required": ["reached_level"],
-                "description": "protocol only, and required there: what the probe observed, checked against the server's own probe of the remote.",
-                "properties": {"reached_level": {"type": "integer", "minimum": 0, "maximum": 2},
-                    "tool_count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TOOL_COUNT, "description": "Tools over every page; level 2 only."},
-                    "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}}
-    });
-    if let Value::Object(hand) = hand {
-        all.extend(hand);
-    }
-    Value::Object(all)
+    crate::openapi::derived(
+        |g| {
+            g.subschema_for::<super::auth::Registration>();
+            g.subschema_for::<super::earnings::Earnings>();
+            g.subschema_for::<super::directives::DirectiveView>();
+            g.subschema_for::<super::directives::DirectiveList>();
+            g.subschema_for::<super::directives::Lease>();
+            g.subschema_for::<super::directives::Released>();
+            g.subschema_for::<super::submit::SubmissionResult>();
+            g.subschema_for::<super::operator::Posted>();
+            g.subschema_for::<super::operator::OperatorDirective>();
+        },
+        json!({
+            // Checked from a Value by the core (benchmark::directive::check_spec), limits and all.
+            "DirectiveSpec": {"oneOf": [
+                {"type": "object", "title": "protocol", "required": ["remote_url"], "additionalProperties": false, "properties": {
+                    "remote_url": {"type": "string", "format": "uri", "description": "An MCP remote (streamable HTTP), https and public: the Scanner's SSRF rules."}}},
+                {"type": "object", "title": "agent", "required": ["prompt", "mcp_server", "expect"], "additionalProperties": false, "properties": {
+                    "prompt": {"type": "string", "maxLength": MAX_PROMPT_CHARS},
+                    "mcp_server": {"type": "object", "required": ["url"], "additionalProperties": false,
+                        "description": "A remote MCP server, never a program: {command, args} is refused (422 local_command_refused); the provider reaches it through its own stdio bridge.",
+                        "properties": {"url": {"type": "string", "format": "uri", "pattern": "^[Hh][Tt][Tt][Pp][Ss]:", "maxLength": MAX_URL_CHARS,
+                            "description": "Streamable HTTP, https only (422 mcp_server_not_https) and public: the Scanner's SSRF rules."}}},
+                    "expect": {"type": "object", "required": ["contains"], "additionalProperties": false, "properties": {
+                        "contains": {"type": "array", "minItems": 1, "maxItems": MAX_EXPECTED, "items": {"type": "string", "minLength": 1},
+                            "description": "The run passes when the answer contains every string, exactly."}}}}}]},
+            // Checked from a Value by the core (benchmark::directive::check_new), limits and all.
+            "NewDirective": {"type": "object", "required": ["service_id", "kind", "spec", "price_credits"], "additionalProperties": false, "properties": {
+                "service_id": {"type": "string", "description": "A catalog service (services.toml)."}, "kind": kind, "spec": r("DirectiveSpec"),
+                "price_credits": {"type": "integer", "minimum": 1, "maximum": MAX_PRICE_CREDITS, "description": "What the vendor pays (outside Lowdown); the provider earns 70 %."},
+                "critical": {"type": "boolean", "default": false, "description": "Reaches providers of higher agent reputation first."}}},
+            // Checked from a Value by the core (benchmark::submission::check), limits and all.
+            "TestResult": {"type": "object", "required": ["test_case_id", "passed"], "properties": {
+                "test_case_id": {"type": "string", "maxLength": 128}, "passed": {"type": "boolean"},
+                "actual_status": {"type": ["integer", "null"], "minimum": 100, "maximum": 599}, "latency_ms": {"type": ["number", "null"], "minimum": 0},
+                "error": {"type": ["string", "null"], "maxLength": MAX_ERROR_CHARS, "description": "A stable kind (timeout, not_in_answer); secrets are redacted, control characters dropped."}}},
+            // Checked from a Value by the core (benchmark::submission::check), limits and all.
+            "Submission": {"type": "object", "required": ["directive_id", "dimensions", "overall_score", "test_results", "runner_id", "execution_time_ms"], "properties": {
+                "directive_id": {"type": "string"},
+                "dimensions": {"type": "object", "additionalProperties": dim.clone(), "description": "protocol: reachability, tool_discovery, tool_documentation, schema_quality, latency, agent_guidance; agent: expectations. Each 0-10."},
+                "overall_score": {"type": "number", "minimum": 0, "maximum": 100, "description": "The weighted sum x 10 (protocol weights .20 .15 .20 .20 .15 .10); refused when more than 0.1 away from the server's recomputation."},
+                "test_results": {"type": "array", "maxItems": MAX_TEST_RESULTS, "items": r("TestResult")},
+                "runner_id": {"type": "string", "maxLength": 128}, "execution_time_ms": {"type": "number", "minimum": 0},
+                "observed": {"type": "object", "additionalProperties": false, "required": ["reached_level"],
+                    "description": "protocol only, and required there: what the probe observed, checked against the server's own probe of the remote.",
+                    "properties": {"reached_level": {"type": "integer", "minimum": 0, "maximum": 2},
+                        "tool_count": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_TOOL_COUNT, "description": "Tools over every page; level 2 only."},
+                        "schema_hash": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$", "description": "The §3.3 schema hash of the first tools/list page; level 2 only."}}}}}
+        }),
+    )
 }
 
 fn paths() -> Value {
-    let bad = json!({"description": "Bad input; the message names the field.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
+    let bad = refusal("Bad input; the message names the field.");
     let key = json!({"name": "X-Agent-Key", "in": "header", "required": true, "schema": {"type": "string"}});
     let bearer = json!({"name": "Authorization", "in": "header", "required": true, "schema": {"type": "string"}, "description": "Bearer $LOWDOWN_ADMIN_TOKEN"});
     let id = json!({"name": "directive_id", "in": "path", "required": true, "schema": {"type": "string"}});
@@ -126,16 +114,5 @@ fn paths() -> Value {
 
 /// Adds provider mode's paths and schemas to `doc`.
 pub fn extend(doc: &mut Value) {
-    if let (Some(target), Value::Object(add)) =
-        (doc.get_mut("paths").and_then(Value::as_object_mut), paths())
-    {
-        target.extend(add);
-    }
-    if let (Some(target), Value::Object(add)) = (
-        doc.pointer_mut("/components/schemas")
-            .and_then(Value::as_object_mut),
-        schemas(),
-    ) {
-        target.extend(add);
-    }
+    crate::openapi::merge(doc, paths(), schemas());
 }

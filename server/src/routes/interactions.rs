@@ -79,7 +79,7 @@ pub async fn post(
         }
     }
     if valid.is_empty() {
-        return Err(none_valid(single, rejected));
+        return Err(AppError::none_valid("record", single, rejected));
     }
     let agent_id = super::telemetry::agent(&state, &headers)
         .await?
@@ -160,28 +160,5 @@ fn sender(
         agent_id,
         trusted: origin.trusted,
         draws,
-    }
-}
-
-/// The 400 of a body with nothing valid in it: a single record's own error, or for an
-/// array the first refused item (`records[i].field: …`) and every refusal by index.
-fn none_valid(single: bool, rejected: Vec<Rejection>) -> AppError {
-    let first = rejected
-        .first()
-        .map_or_else(String::new, |r| r.error.clone());
-    if single {
-        return AppError::bad_request(first);
-    }
-    let index = rejected.first().map_or(0, |r| r.index);
-    let at = match first.strip_prefix("record: ") {
-        Some(why) => format!("records[{index}]: {why}"),
-        None => format!("records[{index}].{first}"),
-    };
-    AppError::NoneValid {
-        message: format!(
-            "records: no valid record ({} refused; {at})",
-            rejected.len()
-        ),
-        rejected,
     }
 }

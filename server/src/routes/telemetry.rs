@@ -124,7 +124,7 @@ pub async fn post(
         });
     }
     if valid.is_empty() {
-        return Err(none_valid(single, rejected));
+        return Err(AppError::none_valid("observation", single, rejected));
     }
     let holder = agent(&state, &headers).await?;
     let (secret, limits) = (state.db.caller_secret(), &state.limits);
@@ -241,28 +241,5 @@ pub(crate) async fn agent(state: &AppState, headers: &HeaderMap) -> AppResult<Op
             Ok(agents::agent_for_key(&state.db, k).await?)
         }
         _ => Ok(None),
-    }
-}
-
-/// The 400 of a body with nothing acceptable in it: a single observation's own error, or
-/// for an array the first refused item and every refusal by index.
-fn none_valid(single: bool, rejected: Vec<Rejection>) -> AppError {
-    let first = rejected
-        .first()
-        .map_or_else(String::new, |r| r.error.clone());
-    if single {
-        return AppError::bad_request(first);
-    }
-    let index = rejected.first().map_or(0, |r| r.index);
-    let at = match first.strip_prefix("observation: ") {
-        Some(why) => format!("observations[{index}]: {why}"),
-        None => format!("observations[{index}].{first}"),
-    };
-    AppError::NoneValid {
-        message: format!(
-            "observations: no valid observation ({} refused; {at})",
-            rejected.len()
-        ),
-        rejected,
     }
 }

@@ -109,13 +109,7 @@ fn catalog_add_appends_only_a_valid_entry_and_list_shows_no_credentials() {
         "a named file must exist"
     );
     let bin = env!("CARGO_BIN_EXE_lowdown-server");
-    let run = |args: &[&str]| {
-        std::process::Command::new(bin)
-            .args(args)
-            .env("LOWDOWN_HOME", &dir)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| crate::common::lowdown_server_at(&dir, args);
     let out = run(&[
         "catalog",
         "add",

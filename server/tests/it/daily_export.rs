@@ -137,14 +137,7 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
     assert_eq!(common::get(&app, "/daily/%3Cscript%3E").await.status, 400);
 
     // Feeds: one item per day with a scan, newest first, stable ids, dates from the data.
-    let feed = common::call(
-        &app,
-        "GET",
-        "/daily/feed.json",
-        &[("host", "evil.example")],
-        None,
-    )
-    .await;
+    let feed = from_elsewhere(&app, "/daily/feed.json").await;
     assert_eq!(
         feed.headers["content-type"],
         "application/feed+json; charset=utf-8"
@@ -177,23 +170,11 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         .starts_with(&day(0)));
     assert_eq!(item["_lowdown"]["observations"]["blocked"], 1);
     assert_eq!(item["_lowdown"]["observations"]["probe_attempts"], 4);
-    let again = common::call(
-        &app,
-        "GET",
-        "/daily/feed.json",
-        &[("host", "evil.example")],
-        None,
-    )
-    .await;
+    let doc = common::get(&app, "/openapi.json").await.json;
+    crate::openapi::assert_documented(&doc, "get", "/daily/feed.json", 200, j);
+    let again = from_elsewhere(&app, "/daily/feed.json").await;
     assert_eq!(again.text, feed.text, "the feed depends on the data only");
-    let rss = common::call(
-        &app,
-        "GET",
-        "/daily/feed.xml",
-        &[("host", "evil.example")],
-        None,
-    )
-    .await;
+    let rss = from_elsewhere(&app, "/daily/feed.xml").await;
     assert_eq!(
         rss.headers["content-type"],
         "application/rss+xml; charset=utf-8"
@@ -215,19 +196,12 @@ async fn the_daily_record_counts_with_denominators(t: &TestDb) {
         t.state()
             .with_public_url(Some("https://lowdown.example.org/".into())),
     );
-    let feed = common::call(
-        &public,
-        "GET",
-        "/daily/feed.json",
-        &[("host", "evil.example")],
-        None,
-    )
-    .await;
+    let feed = from_elsewhere(&public, "/daily/feed.json").await;
     assert_eq!(
         feed.json["feed_url"],
         "https://lowdown.example.org/daily/feed.json"
     );
-    let rss = common::call(&public, "GET", "/daily/feed.xml", &[], None).await;
+    let rss = common::get(&public, "/daily/feed.xml").await;
     assert!(rss
         .text
         .contains("<link>https://lowdown.example.org/daily/latest</link>"));
@@ -265,6 +239,11 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
+/// `GET path` with another `Host`, which no link may follow.
+async fn from_elsewhere(app: &axum::Router, path: &str) -> common::Resp {
+    common::call(app, "GET", path, &[("host", "evil.example")], None).await
+}
+
 async fn export(t: &TestDb, out: &std::path::Path) -> Value {
     let args = [
         "export",
@@ -276,15 +255,7 @@ async fn export(t: &TestDb, out: &std::path::Path) -> Value {
         "lowdown-test",
     ]
     .map(str::to_owned);
-    let o = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
-            .args(args)
-            .env("RUST_LOG", "off")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let o = common::lowdown_server(args).await;
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
 }

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::prowl::{raw_http, wait_calls, Rig, CATALOG, VENDOR_SECRET};
+use common::prowl::{assert_nowhere_in_db, raw_http, wait_calls, Rig, CATALOG, VENDOR_SECRET};
 use common::{get, post, TestDb};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -87,24 +87,7 @@ async fn only_sampled_calls_reach_the_vendor_stripped_and_with_the_credential(t:
         VENDOR_SECRET,
         "203.0.113.9",
     ] {
-        for table in [
-            "proxy_calls",
-            "agent_flags",
-            "service_audits",
-            "sampling_salts",
-        ] {
-            let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT * FROM {table}")))
-                .fetch_all(&t.check.pool)
-                .await
-                .unwrap();
-            for r in rows {
-                for i in 0..r.len() {
-                    if let Ok(Some(v)) = r.try_get::<Option<String>, _>(i) {
-                        assert!(!v.contains(canary), "{canary} stored in {table}");
-                    }
-                }
-            }
-        }
+        assert_nowhere_in_db(t, canary).await;
     }
 }
 on_both!(only_sampled_calls_reach_the_vendor_stripped_and_with_the_credential);
@@ -367,12 +350,7 @@ async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
         "the key's agent_id comes with the salt: {}",
         mine.text
     );
-    assert_eq!(
-        common::call(&rig.app, "GET", "/v1/sampling/salt", &[], None)
-            .await
-            .status,
-        401
-    );
+    assert_eq!(common::get(&rig.app, "/v1/sampling/salt").await.status, 401);
     assert_eq!(
         common::call(
             &rig.app,

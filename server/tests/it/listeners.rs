@@ -7,6 +7,7 @@ use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use crate::common::free_port;
 use axum::routing::{get, post};
 use axum::Router;
 use lowdown_server::caller::TrustedProxies;
@@ -244,14 +245,6 @@ async fn a_trusted_proxy_counts_only_in_the_total() {
     for s in held {
         assert!(!closed(&s.into_std().unwrap()));
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Six hundred half-sent requests from one address (the reproduction held 20,000 until

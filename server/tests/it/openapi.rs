@@ -39,13 +39,16 @@ fn closed(mut v: Value) -> Value {
     v
 }
 
-/// What `doc` says `method path` answers with `status`, as a JSON pointer.
-fn pointer(path: &str, method: &str, status: u16) -> String {
+/// What `doc` says `method path` answers with `status` (its one media type), as a JSON
+/// pointer.
+fn pointer(doc: &Value, path: &str, method: &str, status: u16) -> Option<String> {
     let escape = |s: &str| s.replace('~', "~0").replace('/', "~1");
-    format!(
-        "#/paths/{}/{method}/responses/{status}/content/application~1json/schema",
+    let at = format!(
+        "/paths/{}/{method}/responses/{status}/content",
         escape(path)
-    )
+    );
+    let media = doc.pointer(&at)?.as_object()?.keys().next()?;
+    Some(format!("#{at}/{}/schema", escape(media)))
 }
 
 /// Why `body` is not what `doc` documents for `method path` answering `status` (`None`
@@ -57,13 +60,9 @@ pub fn violations(
     status: u16,
     body: &Value,
 ) -> Option<String> {
-    let at = pointer(path, method, status);
-    if doc
-        .pointer(at.trim_start_matches('#'))
-        .is_none_or(Value::is_null)
-    {
+    let Some(at) = pointer(doc, path, method, status) else {
         return Some(format!("{method} {path} {status}: not documented"));
-    }
+    };
     // The whole document is the schema resource, so every `$ref` resolves in it.
     let mut root = closed(doc.clone());
     root["$ref"] = json!(at.replace('{', "%7B").replace('}', "%7D"));

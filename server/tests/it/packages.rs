@@ -20,9 +20,7 @@ use scanner_fixtures::{config, on_day, MapLookup};
 use serde_json::{json, Value};
 
 async fn answer(t: &TestDb, name: &str) -> Value {
-    let r = common::get(&t.app(), &format!("/api/reputation/{name}")).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json
+    common::reputation(&t.app(), name).await
 }
 
 fn cfg(registry: &Registry, pkgs: &Packages) -> ScanConfig {
@@ -66,6 +64,18 @@ fn entries(mcp: &Mcp) -> Vec<Value> {
             &[("npm", "@fixture/shared", "1.0.0")],
         ),
     ]
+}
+
+/// The fixtures of [`entries`] (`page` entries a Registry page) and their packages.
+async fn fixtures(page: usize) -> (Mcp, Registry, Packages) {
+    let (mcp, registry, pkgs) = (
+        Mcp::start(false).await,
+        Registry::start().await,
+        Packages::start().await,
+    );
+    registry.set_entries(entries(&mcp), page);
+    serve_packages(&pkgs);
+    (mcp, registry, pkgs)
 }
 
 fn serve_packages(pkgs: &Packages) {
@@ -124,13 +134,7 @@ fn item<'a>(a: &'a Value, registry_type: &str) -> &'a Value {
 }
 
 async fn the_packages_block_says_what_npm_and_pypi_said(t: &TestDb) {
-    let (mcp, registry, pkgs) = (
-        Mcp::start(false).await,
-        Registry::start().await,
-        Packages::start().await,
-    );
-    registry.set_entries(entries(&mcp), 4);
-    serve_packages(&pkgs);
+    let (_mcp, registry, pkgs) = fixtures(4).await;
     let s = run(&t.db, &cfg(&registry, &pkgs)).await.unwrap();
     assert_eq!(s.status, "completed");
     // weather, current, gone, flaky, shared; py, nothing, empty, q (bad-name is never asked).
@@ -314,13 +318,7 @@ async fn the_packages_block_says_what_npm_and_pypi_said(t: &TestDb) {
 on_both!(the_packages_block_says_what_npm_and_pypi_said);
 
 async fn not_found_since_and_a_failed_check_keep_what_was_known(t: &TestDb) {
-    let (mcp, registry, pkgs) = (
-        Mcp::start(false).await,
-        Registry::start().await,
-        Packages::start().await,
-    );
-    registry.set_entries(entries(&mcp), 20);
-    serve_packages(&pkgs);
+    let (_mcp, registry, pkgs) = fixtures(20).await;
     let cfg = cfg(&registry, &pkgs);
     run(&t.db, &on_day(&cfg, -3)).await.unwrap();
     // Two days later flaky answers, and gone still 404s.
@@ -362,13 +360,7 @@ async fn not_found_since_and_a_failed_check_keep_what_was_known(t: &TestDb) {
 on_both!(not_found_since_and_a_failed_check_keep_what_was_known);
 
 async fn npm_and_pypi_names_find_the_entries_that_declare_them(t: &TestDb) {
-    let (mcp, registry, pkgs) = (
-        Mcp::start(false).await,
-        Registry::start().await,
-        Packages::start().await,
-    );
-    registry.set_entries(entries(&mcp), 20);
-    serve_packages(&pkgs);
+    let (_mcp, registry, pkgs) = fixtures(20).await;
     run(&t.db, &cfg(&registry, &pkgs)).await.unwrap();
 
     // No records of its own: the one declaring entry answers, in any spelling.
@@ -456,14 +448,7 @@ async fn a_refused_registry_url_is_a_failed_check_and_sends_nothing() {
         "{c:?}"
     );
     assert!(pkgs.seen().is_empty());
-    let loopback = Net::new(
-        Policy {
-            allow_loopback: true,
-        },
-        std::sync::Arc::new(SystemLookup),
-        "test",
-    )
-    .unwrap();
+    let loopback = crate::scanner_fixtures::loopback_net();
     assert!(matches!(
         packages::check(&loopback, &pkgs.sources(), &key).await,
         Check::Found(_)
@@ -500,15 +485,7 @@ async fn the_binary_checks_packages_where_its_flags_point(t: &TestDb) {
         &pkgs.pypi_url,
     ]
     .map(str::to_owned);
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
-            .args(args)
-            .env("RUST_LOG", "off")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = common::lowdown_server(args).await;
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -26,12 +26,7 @@ async fn the_operator_posts_and_only_with_the_token(t: &TestDb) {
         Some(body.to_string()),
     )
     .await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (403, Some("admin_disabled")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (403, Some("admin_disabled")), "{}", r.text);
     for header in [None, Some("Bearer wrong-token-0123456789"), Some(TOKEN)] {
         let h: Vec<(&str, &str)> = header.iter().map(|v| ("authorization", *v)).collect();
         let r = call(
@@ -42,11 +37,7 @@ async fn the_operator_posts_and_only_with_the_token(t: &TestDb) {
             Some(body.to_string()),
         )
         .await;
-        assert_eq!(
-            (r.status.as_u16(), r.json["reason"].as_str()),
-            (401, Some("admin_token")),
-            "{header:?}"
-        );
+        assert_eq!(r.refusal(), (401, Some("admin_token")), "{header:?}");
     }
     let r = b.post_directive(&body).await;
     assert_eq!(r.status, 201, "{}", r.text);
@@ -94,10 +85,7 @@ async fn agents_register_as_providers_once(t: &TestDb) {
     let r = b
         .as_("ak_unknown", "POST", "/v1/provider/register", None)
         .await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (401, Some("agent_key"))
-    );
+    assert_eq!(r.refusal(), (401, Some("agent_key")));
     let r = call(&b.app, "POST", "/v1/provider/register", &[], None).await;
     assert_eq!(r.status, 401);
     let p = b.provider().await;
@@ -111,10 +99,7 @@ async fn agents_register_as_providers_once(t: &TestDb) {
     // An agent that is not a provider may not list.
     let (key, _) = b.rig.agent(None).await;
     let r = b.as_(&key, "GET", "/v1/provider/directives", None).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (403, Some("not_a_provider"))
-    );
+    assert_eq!(r.refusal(), (403, Some("not_a_provider")));
 }
 on_both!(agents_register_as_providers_once);
 
@@ -128,7 +113,7 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
 
     let r = b.submit(&a, uniform(&first, 10.0)).await;
     assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
+        r.refusal(),
         (409, Some("not_claimed")),
         "submitting without a claim: {}",
         r.text
@@ -141,36 +126,33 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
     assert_eq!(r.json["lease_seconds"], 1800);
     let r = b.claim(&a, &first).await;
     assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
+        r.refusal(),
         (409, Some("already_claimed")),
         "claiming twice"
     );
     assert!(r.json["error"].as_str().unwrap().contains(&first));
     let r = b.claim(&c, &first).await;
     assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
+        r.refusal(),
         (403, Some("foreign_directive")),
         "one provider at a time"
     );
     let r = b.claim(&a, &second).await;
     assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
+        r.refusal(),
         (409, Some("lease_held")),
         "one lease per provider"
     );
     let r = b.submit(&c, uniform(&first, 10.0)).await;
     assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
+        r.refusal(),
         (403, Some("foreign_directive")),
         "a foreign directive"
     );
     let r = b.release(&c, &first).await;
     assert_eq!(r.json["reason"].as_str(), Some("foreign_directive"));
     let r = b.claim(&a, "bd_0000000000000000").await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (404, Some("unknown_directive"))
-    );
+    assert_eq!(r.refusal(), (404, Some("unknown_directive")));
     let (ids, _) = b.listed(&c).await;
     assert_eq!(
         ids,
@@ -187,12 +169,7 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
     let (ids, _) = b.listed(&a).await;
     assert_eq!(ids, [first.clone(), second.clone()]);
     let r = b.submit(&c, uniform(&first, 10.0)).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (409, Some("lease_expired")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (409, Some("lease_expired")), "{}", r.text);
     let r = b.release(&c, &first).await;
     assert_eq!(r.json["reason"].as_str(), Some("lease_expired"));
     assert_eq!(b.claim(&a, &first).await.status, 200);
@@ -229,10 +206,7 @@ async fn leases_and_every_misuse_by_name(t: &TestDb) {
     assert_eq!(r.json["recorded_score"], 66.5, "53 + 1.5 × latency 9");
     assert_eq!(r.json["credited_credits"], 2.1);
     let r = b.submit(&a, good).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (409, Some("directive_completed"))
-    );
+    assert_eq!(r.refusal(), (409, Some("directive_completed")));
     let r = b.claim(&c, &first).await;
     assert_eq!(r.json["reason"].as_str(), Some("directive_completed"));
 
@@ -350,12 +324,7 @@ async fn critical_directives_reach_higher_reputation_first(t: &TestDb) {
         "{v}"
     );
     let r = b.claim(&flagged, &critical).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (403, Some("critical_held")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (403, Some("critical_held")), "{}", r.text);
     // Half the head start later (rank 1 of 2) it opens to the flagged provider too.
     b.shift(15 * 60_000 / 2);
     let (ids, _) = b.listed(&flagged).await;

@@ -45,12 +45,7 @@ async fn a_forged_protocol_result_is_refused_and_earns_nothing(t: &TestDb) {
     assert_eq!(b.claim(&forger, &id).await.status, 200);
     // The forgery of the issue: a perfect result for a remote nobody probed.
     let r = b.submit(&forger, uniform(&id, 10.0)).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (422, Some("contradicts_probe")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (422, Some("contradicts_probe")), "{}", r.text);
     assert!(
         r.json["error"]
             .as_str()
@@ -108,12 +103,7 @@ async fn a_forged_protocol_result_is_refused_and_earns_nothing(t: &TestDb) {
     assert!(ids.is_empty(), "{listing}");
     assert_eq!(listing["excluded"]["disagreements"], 3, "{listing}");
     let r = b.claim(&forger, &id).await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (403, Some("provider_excluded")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (403, Some("provider_excluded")), "{}", r.text);
 
     // An honest provider, whatever latency it measured from its vantage, is accepted.
     assert_eq!(b.claim(&honest_one, &id).await.status, 200);
@@ -173,12 +163,7 @@ async fn a_probe_the_ssrf_rules_refuse_sends_nothing_and_confirms_nothing(t: &Te
         Some(body.to_string()),
     )
     .await;
-    assert_eq!(
-        (r.status.as_u16(), r.json["reason"].as_str()),
-        (409, Some("probe_unverified")),
-        "{}",
-        r.text
-    );
+    assert_eq!(r.refusal(), (409, Some("probe_unverified")), "{}", r.text);
     assert!(
         r.json["error"].as_str().unwrap().contains("blocked_url"),
         "{}",

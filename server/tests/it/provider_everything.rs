@@ -6,13 +6,9 @@
 use crate::common;
 use crate::provider_fixtures;
 
-use std::sync::Arc;
-
 use common::TestDb;
 use lowdown_core::benchmark::conformance;
-use lowdown_core::scanner::target::Policy;
 use lowdown_server::scanner::http::probe;
-use lowdown_server::scanner::net::{Net, SystemLookup};
 use provider_fixtures::{Bench, Everything};
 use serde_json::json;
 use sqlx::Row;
@@ -36,14 +32,7 @@ async fn a_protocol_directive_against_server_everything(t: &TestDb) {
         .unwrap()
         .to_owned();
 
-    let net = Net::new(
-        Policy {
-            allow_loopback: true,
-        },
-        Arc::new(SystemLookup),
-        "test",
-    )
-    .unwrap();
+    let net = crate::scanner_fixtures::loopback_net();
     let result = probe(&net, &url, false).await;
     let c = conformance::score(&result);
     assert_eq!(result.reached_level, 2, "{result:?}");

@@ -77,12 +77,7 @@ async fn a_program_or_a_plain_url_is_refused_on_create_by_name(t: &TestDb) {
         ),
     ] {
         let r = b.post_directive(&agent_body(server.clone(), false)).await;
-        assert_eq!(
-            (r.status.as_u16(), r.json["reason"].as_str()),
-            (status, Some(reason)),
-            "{server}: {}",
-            r.text
-        );
+        assert_eq!(r.refusal(), (status, Some(reason)), "{server}: {}", r.text);
         let error = r.json["error"].as_str().unwrap();
         assert!(
             error.starts_with(&format!("{field}: ")),
@@ -157,12 +152,7 @@ async fn a_stored_hostile_directive_is_never_listed_leased_or_scored(t: &TestDb)
     );
     for (id, _, reason) in &hostile {
         let r = b.claim(&p, id).await;
-        assert_eq!(
-            (r.status.as_u16(), r.json["reason"].as_str()),
-            (422, Some(*reason)),
-            "{}",
-            r.text
-        );
+        assert_eq!(r.refusal(), (422, Some(*reason)), "{}", r.text);
         assert!(
             r.json["error"]
                 .as_str()
@@ -178,12 +168,7 @@ async fn a_stored_hostile_directive_is_never_listed_leased_or_scored(t: &TestDb)
                 "test_results": [], "runner_id": "old-hook/1", "execution_time_ms": 5}),
             )
             .await;
-        assert_eq!(
-            (r.status.as_u16(), r.json["reason"].as_str()),
-            (422, Some(*reason)),
-            "{}",
-            r.text
-        );
+        assert_eq!(r.refusal(), (422, Some(*reason)), "{}", r.text);
         let seen = b.directive(id).await;
         assert_eq!(seen["status"], "refused", "{seen}");
         assert_eq!(seen["refused"]["reason"], *reason, "{seen}");

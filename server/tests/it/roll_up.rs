@@ -34,9 +34,7 @@ async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
 /// The reputation answer of `target` from a server on `db`.
 async fn answer(db: &Db, target: &str) -> Value {
     let app = lowdown_server::app(lowdown_server::AppState::new(db.clone(), "test"));
-    let r = common::get(&app, &format!("/api/reputation/{target}")).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json
+    common::reputation(&app, target).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,24 +5,12 @@
 use crate::common;
 use crate::scanner_fixtures;
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::TestDb;
+use common::{lowdown_server, TestDb};
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use serde_json::Value;
-
-async fn lowdown_server(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
-            .args(&args)
-            .env("RUST_LOG", "off")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap()
-}
 
 async fn the_scan_command_fills_the_answers(t: &TestDb) {
     let mcp = Mcp::start(false).await;

@@ -15,9 +15,7 @@ use scanner_fixtures::{config, on_day, MapLookup};
 use serde_json::{json, Value};
 
 async fn answer(t: &TestDb, name: &str) -> Value {
-    let r = common::get(&t.app(), &format!("/api/reputation/mcp:{name}")).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json
+    common::reputation(&t.app(), &format!("mcp:{name}")).await
 }
 
 async fn a_changed_description_and_a_removed_entry_show_up_day_over_day(t: &TestDb) {

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{record, Served, TestDb};
+use common::{free_port, record, Served, TestDb};
 use lowdown_server::db::Db;
 use lowdown_server::AppState;
 use serde_json::{json, Value};
@@ -232,14 +232,6 @@ async fn records_survive_a_restart_and_rollups_match_raw_rows(t: &TestDb) {
 }
 on_both!(records_survive_a_restart_and_rollups_match_raw_rows);
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
     let bin = env!("CARGO_BIN_EXE_lowdown-server");
@@ -283,14 +275,7 @@ async fn the_binary_starts_with_one_command_and_stops_on_sigterm() {
         r#"{"services":[{"id":"resend","hosts":["api.resend.com"]}]}"#,
     )
     .unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(bin)
-            .args(args)
-            .env("LOWDOWN_HOME", &home)
-            .env_remove("DATABASE_URL")
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| common::lowdown_server_at(&home, args);
     let out = run(&[
         "catalog",
         "add",

@@ -2,7 +2,6 @@
 // (settings from the environment, node.json's format and its plan: create exclusively, the
 // winner of a race, replace a corrupt file); this file runs the plan (./files.js does the IO).
 
-import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { settings, NodeIdentityLoad } from '../core.js';
@@ -29,6 +28,3 @@ export function loadNodeIdentity(home) {
   if (step.step !== 'identity') throw error ?? new Error('cannot load node.json');
   return { node_id: step.node_id, created_at: step.created_at, created: step.created };
 }
-
-/** The user's home directory, as the core joins `.lowdown` to it. */
-export const userHome = () => os.homedir();

@@ -172,6 +172,13 @@ pub struct Resp {
     pub text: String,
 }
 
+impl Resp {
+    /// The status and the refusal's `reason`, as a test compares them.
+    pub fn refusal(&self) -> (u16, Option<&str>) {
+        (self.status.as_u16(), self.json["reason"].as_str())
+    }
+}
+
 /// Sends a request through the router with `oneshot`.
 pub async fn call(
     app: &Router,
@@ -214,6 +221,47 @@ pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
         Some(body.to_string()),
     )
     .await
+}
+
+/// `GET /api/reputation/{target}`, which must answer 200.
+pub async fn reputation(app: &Router, target: &str) -> Value {
+    let r = get(app, &format!("/api/reputation/{target}")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.json
+}
+
+/// A port free on 127.0.0.1 a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `lowdown-server args`, logging off, run to its end off the runtime's threads.
+pub async fn lowdown_server(
+    args: impl IntoIterator<Item = String> + Send + 'static,
+) -> std::process::Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
+            .args(args)
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// `lowdown-server args` with `home` as `LOWDOWN_HOME` and no `DATABASE_URL`, run to its end.
+pub fn lowdown_server_at(home: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
+        .args(args)
+        .env("LOWDOWN_HOME", home)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap()
 }
 
 /// A valid record for `target` with `outcome`.

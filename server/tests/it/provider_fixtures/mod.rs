@@ -8,14 +8,11 @@ pub use crate::scanner_fixtures::everything::Everything;
 pub use crate::scanner_fixtures::mcp;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use lowdown_core::benchmark::{conformance, overall, Kind};
-use lowdown_core::scanner::target::Policy;
 use lowdown_server::db::agents::{register, NewAgent};
-use lowdown_server::scanner::net::{Net, SystemLookup};
 use serde_json::{json, Value};
 
 use crate::common::prowl::{Rig, CATALOG};
@@ -223,14 +220,7 @@ pub fn uniform(id: &str, each: f64) -> Value {
 /// The submission an honest provider sends for `url`: the Scanner's probe of it, scored by
 /// the core, with `latency` (0-10) as measured from the provider's vantage.
 pub async fn honest(id: &str, url: &str, latency: f64) -> Value {
-    let net = Net::new(
-        Policy {
-            allow_loopback: true,
-        },
-        Arc::new(SystemLookup),
-        "test",
-    )
-    .unwrap();
+    let net = crate::scanner_fixtures::loopback_net();
     let result = lowdown_server::scanner::http::probe(&net, url, false).await;
     let c = conformance::score(&result);
     let mut dims = c.dimensions.clone();

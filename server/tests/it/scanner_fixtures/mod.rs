@@ -20,6 +20,16 @@ use lowdown_server::scanner::net::Lookup;
 use lowdown_server::scanner::progress::Mode;
 use lowdown_server::scanner::ScanConfig;
 
+/// The Scanner's network with the real resolver and loopback allowed (the fixtures are on
+/// 127.0.0.1), as `--unsafe-allow-loopback` makes it.
+pub fn loopback_net() -> lowdown_server::scanner::net::Net {
+    let policy = Policy {
+        allow_loopback: true,
+    };
+    let lookup = Arc::new(lowdown_server::scanner::net::SystemLookup);
+    lowdown_server::scanner::net::Net::new(policy, lookup, "test").unwrap()
+}
+
 /// Serves `app` on a fresh 127.0.0.1 port; the server lives as long as the runtime.
 pub async fn serve(app: axum::Router) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
