@@ -16,7 +16,7 @@ use lowdown_core::aggregate::{under_cap, OutcomeClass, NETWORK_DAILY_CAP};
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use super::batch::{Cell, Rows};
-use super::rollup::{rated_organic, rated_organic_sql, NETWORK_COLS};
+use super::rollup::{rated_organic, rated_organic_sql};
 use crate::db::DbResult;
 use crate::names::enum_label;
 
@@ -59,11 +59,31 @@ const DAY_COUNT: &str = "day_n = CASE WHEN excluded.day = rollup_networks.day \
      WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
      day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END";
 
-/// PostgreSQL: adds each (target, network)'s [`cappable`] records of this batch (their
-/// indices, in order) to its count of `day`; returns the indices past the cap.
+/// The columns of `rollup_networks`, as PostgreSQL's ingest inserts them.
+const NETWORK_COLS: [(&str, &str); 5] = [
+    ("target", "text"),
+    ("network", "text"),
+    ("n", "bigint"),
+    ("day", "text"),
+    ("day_n", "bigint"),
+];
+
+/// One (target, network)'s rated organic records of a PostgreSQL batch.
+#[derive(Default)]
+pub(super) struct Group {
+    /// How many: what they add to `rollup_networks.n` unless capped.
+    pub(super) rated: i64,
+    /// The [`cappable`] ones (indices, in order): what they add to the day's count.
+    pub(super) cappable: Vec<usize>,
+}
+
+/// PostgreSQL: adds each (target, network)'s rated organic records of this batch to
+/// `rollup_networks`, `n` and the count of `day` in one upsert (the statement SQLite's
+/// roll runs, [`CapSql::add`]); returns the indices past the cap, which it takes back
+/// out of `n`.
 pub(super) async fn over_cap(
     conn: &mut AnyConnection,
-    groups: &BTreeMap<(&str, &str), Vec<usize>>,
+    groups: &BTreeMap<(&str, &str), Group>,
     day: &str,
 ) -> DbResult<Vec<usize>> {
     if groups.is_empty() {
@@ -71,34 +91,50 @@ pub(super) async fn over_cap(
     }
     // The sorted keys are the one lock order every writer shares.
     let mut rows = Rows::new(&NETWORK_COLS, groups.len());
-    for ((target, network), members) in groups {
+    for ((target, network), g) in groups {
         for cell in [
             Cell::Text(target),
             Cell::Text(network),
-            Cell::Int(0),
+            Cell::Int(g.rated),
             Cell::Text(day),
-            Cell::Int(members.len() as i64),
+            Cell::Int(g.cappable.len() as i64),
         ] {
             rows.push(cell);
         }
     }
-    let conflict = format!(
-        "ON CONFLICT (target, network) DO UPDATE SET {DAY_COUNT} RETURNING target, network, day, day_n"
-    );
+    let conflict = format!("{ADD}{DAY_COUNT} RETURNING target, network, day, day_n");
     let mut capped = Vec::new();
+    let mut taken_back: Vec<(String, String, i64)> = Vec::new();
     for row in rows.insert(conn, "rollup_networks", &conflict).await? {
         let (target, network): (String, String) = (row.try_get("target")?, row.try_get("network")?);
         let (stored_day, day_n): (String, i64) = (row.try_get("day")?, row.try_get("day_n")?);
-        let Some(members) = groups.get(&(target.as_str(), network.as_str())) else {
+        let Some(g) = groups.get(&(target.as_str(), network.as_str())) else {
             continue;
         };
-        let wanted = members.len() as u64;
+        let wanted = g.cappable.len() as u64;
         // The count returned includes this batch.
         let before = before(&stored_day, day_n - wanted as i64, day);
-        capped.extend_from_slice(&members[under_cap(before, wanted) as usize..]);
+        let over = &g.cappable[under_cap(before, wanted) as usize..];
+        if !over.is_empty() {
+            capped.extend_from_slice(over);
+            taken_back.push((target.clone(), network.clone(), over.len() as i64));
+        }
+    }
+    // Only a network past its cap gets here; its rows are locked already.
+    for (target, network, k) in taken_back {
+        sqlx::query("UPDATE rollup_networks SET n = n - $1 WHERE target = $2 AND network = $3")
+            .bind(k)
+            .bind(target)
+            .bind(network)
+            .execute(&mut *conn)
+            .await?;
     }
     Ok(capped)
 }
+
+/// Adds rows to `rollup_networks`: `n` adds up, the day's count as [`DAY_COUNT`] says.
+const ADD: &str =
+    "ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, ";
 
 /// SQLite's statements (see [`cap_rows`]).
 ///
@@ -136,12 +172,14 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
             "DELETE FROM temp.roll_over",
         ],
         // `rated` is rollup_networks.n (trusted networks included); `cappable` the day's
-        // count, which keeps the rows this roll capped.
+        // count, which keeps the rows this roll capped. Row by row: as for the wide
+        // rollups ([`super::rollup`]'s `group`), sorting the rows first cost more.
         group: format!(
             "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
-             SELECT i.target, i.network, i.day, SUM(CASE WHEN true{rated} THEN 1 ELSE 0 END), \
-             SUM(CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END) {range}{rated_or_capped} \
-             AND i.network IS NOT NULL GROUP BY i.target, i.network, i.day",
+             SELECT i.target, i.network, i.day, CASE WHEN true{rated} THEN 1 ELSE 0 END, \
+             CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END {range}{rated_or_capped} \
+             AND i.network IS NOT NULL ON CONFLICT (target, network, day) DO UPDATE SET \
+             rated = rated + excluded.rated, cappable = cappable + excluded.cappable",
             rated = rated_organic_sql("i.", ""),
             rated_or_capped = rated_organic_sql("i.", &format!(", '{capped}'")),
         ),
@@ -164,8 +202,7 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
         add: format!(
             "INSERT INTO rollup_networks (target, network, n, day, day_n) \
              SELECT target, network, rated, day, cappable FROM temp.roll_networks \
-             WHERE true ORDER BY target, network, day \
-             ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, {DAY_COUNT}"
+             WHERE true ORDER BY target, network, day {ADD}{DAY_COUNT}"
         ),
     }
 });

@@ -15,9 +15,9 @@ use lowdown_core::telemetry::latency_bucket;
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
-use super::cap::{cappable, over_cap};
+use super::cap::{cappable, over_cap, Group};
 use super::quota::{Draws, Quota};
-use super::rollup::{Added, Fact, Rollup};
+use super::rollup::{rated_organic, Added, Fact, Rollup};
 use super::upsert::{is_sqlite, where_in};
 use super::{random_id, Backend, Db};
 use crate::clock;
@@ -419,7 +419,6 @@ async fn write_batch(
                 node: r.node_id.as_deref(),
                 day: &day,
                 at: now,
-                network: sender.network.as_deref(),
                 agent: sender.agent_id.as_deref(),
             },
             known,
@@ -501,7 +500,8 @@ async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> 
     Ok(())
 }
 
-/// PostgreSQL: the per-network cap ([`super::cap`]) on the new records, in the raw rows too.
+/// PostgreSQL: the new rated organic records' per-network counts, with the cap
+/// ([`super::cap`]) applied to them, in the raw rows too.
 async fn cap(
     conn: &mut AnyConnection,
     all: &mut [(usize, Stored)],
@@ -510,14 +510,20 @@ async fn cap(
     fates: &[Fate],
     day: &str,
 ) -> DbResult<()> {
-    let mut groups: std::collections::BTreeMap<(&str, &str), Vec<usize>> =
+    let mut groups: std::collections::BTreeMap<(&str, &str), Group> =
         std::collections::BTreeMap::new();
     for (i, (((job, s), l), f)) in all.iter().zip(labels).zip(fates).enumerate() {
         let sender = &senders[*job];
-        let network = sender.network.as_deref();
-        if *f == Fate::Stored && cappable(&l.source, &l.class, sender.trusted, network) {
-            let key = (s.rec.target.as_str(), network.unwrap_or_default());
-            groups.entry(key).or_default().push(i);
+        let (Fate::Stored, Some(network)) = (f, sender.network.as_deref()) else {
+            continue;
+        };
+        if !rated_organic(&l.source, &l.class) {
+            continue;
+        }
+        let g = groups.entry((s.rec.target.as_str(), network)).or_default();
+        g.rated += 1;
+        if cappable(&l.source, &l.class, sender.trusted, Some(network)) {
+            g.cappable.push(i);
         }
     }
     let capped = over_cap(conn, &groups, day).await?;

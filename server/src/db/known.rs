@@ -1,7 +1,7 @@
 //! What ingest has seen committed to insert-only tables, so it skips writing it again.
 
-/// What ingest registers once and never changes: rows of `targets`, `node_days` and
-/// `node_targets`.
+/// What ingest registers once and never changes: rows of `targets`, `node_days`,
+/// `node_targets` and `rollup_contributors`.
 #[derive(Default)]
 pub(crate) struct Known {
     /// Target names.
@@ -10,6 +10,8 @@ pub(crate) struct Known {
     pub(crate) node_days: KnownKeys,
     /// `node\0target`.
     pub(crate) node_targets: KnownKeys,
+    /// `target\0contributor`.
+    pub(crate) contributors: KnownKeys,
 }
 
 /// Keys known to be stored in an insert-only table. Such tables only grow, so a key in

@@ -93,27 +93,27 @@ impl Binds {
     }
 }
 
-/// Runs `sql`, where `{}` stands for the list of `ids` (`... WHERE id IN {}`), in
-/// statements of at most [`MAX_PARAMS`] ids; returns every row they gave.
+/// Runs `sql`, where `{}` stands for the list of `ids` (`... WHERE id IN {}`); returns
+/// every row it gave. The ids are bound as one JSON array, so a statement is prepared
+/// once however many ids it is given (a list of placeholders made each length a
+/// statement of its own).
 pub async fn where_in(
     conn: &mut AnyConnection,
     sql: &str,
     ids: &[&str],
 ) -> Result<Vec<AnyRow>, sqlx::Error> {
-    let mut out = Vec::new();
-    for chunk in ids.chunks(MAX_PARAMS) {
-        let list = placeholders(is_sqlite(conn), 1, chunk.len());
-        let mut b = Binds::with_capacity(chunk.len());
-        for id in chunk {
-            b.add(*id)?;
-        }
-        out.extend(
-            b.query(sql.replace("{}", &list))
-                .fetch_all(&mut *conn)
-                .await?,
-        );
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(out)
+    let list = match is_sqlite(conn) {
+        true => "(SELECT value FROM json_each($1))",
+        false => "(SELECT json_array_elements_text(CAST($1 AS json)))",
+    };
+    let json = serde_json::to_string(ids).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    sqlx::query(AssertSqlSafe(sql.replace("{}", list)))
+        .bind(json)
+        .fetch_all(&mut *conn)
+        .await
 }
 
 /// `INSERT INTO table (cols) <rows> tail` through [`Rows`], the one multi-row writer (each
