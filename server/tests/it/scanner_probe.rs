@@ -5,7 +5,7 @@
 use crate::common;
 use crate::scanner_fixtures;
 
-use common::TestDb;
+use common::{mcp_answer, TestDb};
 use lowdown_core::scanner::target::Policy;
 use scanner_fixtures::mcp::{tools_page, Mcp};
 use scanner_fixtures::registry::{streamable, Registry};
@@ -14,14 +14,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 
-async fn answer(t: &TestDb, name: &str) -> Value {
-    let r = common::get(&t.app(), &format!("/api/reputation/mcp:{name}")).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json
-}
-
 async fn latest(t: &TestDb, name: &str) -> Value {
-    answer(t, name).await["scanner"]["latest"].clone()
+    mcp_answer(t, name).await["scanner"]["latest"].clone()
 }
 
 /// The stored row of a target's only observation.
@@ -129,7 +123,7 @@ async fn every_kind_of_remote(t: &TestDb) {
         0,
         "every page was read"
     );
-    let tool_names = &answer(t, "io.fixture/paged").await["scanner"]["tool_names"];
+    let tool_names = &mcp_answer(t, "io.fixture/paged").await["scanner"]["tool_names"];
     assert_eq!(
         tool_names,
         &json!(["alpha", "beta", "delta", "epsilon", "gamma"])

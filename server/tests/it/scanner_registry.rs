@@ -4,19 +4,13 @@
 use crate::common;
 use crate::scanner_fixtures;
 
-use common::TestDb;
+use common::{mcp_answer, TestDb};
 use lowdown_core::scanner::cohort::sort_key;
 use lowdown_server::scanner::{run, ScanError};
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use scanner_fixtures::{config, MapLookup};
 use serde_json::{json, Value};
-
-async fn answer(t: &TestDb, name: &str) -> Value {
-    common::get(&t.app(), &format!("/api/reputation/mcp:{name}"))
-        .await
-        .json
-}
 
 async fn paging_retries_and_which_entries_count(t: &TestDb) {
     let mcp = Mcp::start(false).await;
@@ -97,13 +91,13 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
     }
     assert_eq!(seen[1].query["cursor"], "page 2");
 
-    let one = answer(t, "io.fixture/one").await;
+    let one = mcp_answer(t, "io.fixture/one").await;
     assert_eq!(
         one["registry"]["declared_version"], "1.0.0",
         "the latest version, not 0.9.0"
     );
     assert_eq!(one["scanner"]["latest"]["reached_level"], 2);
-    let old = answer(t, "io.fixture/old").await;
+    let old = mcp_answer(t, "io.fixture/old").await;
     assert_eq!(old["registry"]["status"], "deprecated");
     assert_eq!(
         old["scanner"],
@@ -115,7 +109,7 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
         "MCP Registry declaration recorded (status: deprecated); not in the Lowdown Scanner sample; no agent-reported interactions."
     );
     for name in ["templated", "sse-only"] {
-        let a = answer(t, &format!("io.fixture/{name}")).await;
+        let a = mcp_answer(t, &format!("io.fixture/{name}")).await;
         assert_eq!(a["scanner"]["in_sample"], true);
         assert_eq!(a["scanner"]["observed"], false);
         assert_eq!(
@@ -125,10 +119,10 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
         );
     }
     assert_eq!(
-        answer(t, "io.fixture/sse-only").await["registry"]["remote_hosts"],
+        mcp_answer(t, "io.fixture/sse-only").await["registry"]["remote_hosts"],
         json!(["sse.example.com"])
     );
-    let gone = answer(t, "io.fixture/gone-version").await;
+    let gone = mcp_answer(t, "io.fixture/gone-version").await;
     assert!(
         gone.get("registry").is_none(),
         "entries that are not latest are not recorded"
@@ -188,7 +182,7 @@ async fn a_looping_registry_stops_the_read_and_lists_nobody_as_gone(t: &TestDb) 
         s.error
     );
 
-    let one = answer(t, "io.fixture/one").await;
+    let one = mcp_answer(t, "io.fixture/one").await;
     assert_eq!(
         one["registry"]["listed"], true,
         "a failed read never unlists anyone"
@@ -198,7 +192,10 @@ async fn a_looping_registry_stops_the_read_and_lists_nobody_as_gone(t: &TestDb) 
         .unwrap()
         .is_empty());
     assert_eq!(t.count("scanner_skips").await, 0);
-    assert!(answer(t, "io.fixture/two").await.get("registry").is_none());
+    assert!(mcp_answer(t, "io.fixture/two")
+        .await
+        .get("registry")
+        .is_none());
 }
 on_both!(a_looping_registry_stops_the_read_and_lists_nobody_as_gone);
 
@@ -279,7 +276,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
     assert_eq!(v2.iter().filter(|m| m.1 == 2).count(), 2);
 
     let outside = by_hash[7].trim_start_matches("mcp:").to_owned();
-    let a = answer(t, &outside).await;
+    let a = mcp_answer(t, &outside).await;
     assert_eq!(a["scanner"]["observed"], false);
     assert_eq!(a["scanner"]["in_sample"], false);
     assert_eq!(a["success_rate"], Value::Null);

@@ -230,6 +230,12 @@ pub async fn reputation(app: &Router, target: &str) -> Value {
     r.json
 }
 
+/// The answer for the Registry entry `name`: `GET /api/reputation/mcp:{name}`, which must
+/// answer 200.
+pub async fn mcp_answer(t: &TestDb, name: &str) -> Value {
+    reputation(&t.app(), &format!("mcp:{name}")).await
+}
+
 /// A port free on 127.0.0.1 a moment ago.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
