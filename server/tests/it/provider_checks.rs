@@ -451,19 +451,10 @@ async fn results_stored_before_they_were_checked_never_count(kind: Kind) {
     }
     old.close().await;
     let t = TestDb::open(kind, url, dir, pg).await;
-    let row = sqlx::query(
-        "SELECT status, counted_at FROM benchmark_submissions WHERE submission_id = 'bs_legacy'",
-    )
-    .fetch_one(&t.check.pool)
-    .await
-    .unwrap();
-    assert_eq!(
-        (
-            row.try_get::<String, _>(0).unwrap(),
-            row.try_get::<Option<i64>, _>(1).unwrap()
-        ),
-        ("unverified".to_owned(), None)
-    );
+    let row: (String, Option<i64>) = t
+        .row("SELECT status, counted_at FROM benchmark_submissions WHERE submission_id = 'bs_legacy'")
+        .await;
+    assert_eq!(row, ("unverified".to_owned(), None));
     assert_eq!(
         t.count("benchmark_scores").await,
         0,

@@ -191,16 +191,14 @@ async fn every_kind_of_remote(t: &TestDb) {
     assert!(!mcp.hits().iter().any(|h| h.path == "ok/with-userinfo"));
 
     // Definitions are kept privately, once each; answers carry hashes only.
-    let defs: Vec<String> = sqlx::query("SELECT definition FROM scanner_tool_definitions")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.try_get(0).unwrap())
-        .collect();
-    assert!(defs.iter().any(|d| d.contains(CANARY)));
+    let defs: Vec<(String,)> = t
+        .rows("SELECT definition FROM scanner_tool_definitions")
+        .await;
+    assert!(defs.iter().any(|(d,)| d.contains(CANARY)));
     assert_eq!(
-        defs.iter().filter(|d| d.contains("Fetch a page")).count(),
+        defs.iter()
+            .filter(|(d,)| d.contains("Fetch a page"))
+            .count(),
         1,
         "`fetch` is served by two fixtures and stored once"
     );
@@ -249,12 +247,7 @@ async fn modern_servers_are_discovered_and_others_fall_back(t: &TestDb) {
         .map(|h| h.method.as_str())
         .collect();
     assert_eq!(classic[..2], ["server/discover", "initialize"]);
-    let p: String = sqlx::query("SELECT protocol_version FROM scanner_observations WHERE target_id = 'mcp:io.fixture/modern'")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap()
-        .try_get(0)
-        .unwrap();
+    let (p,): (String,) = t.row("SELECT protocol_version FROM scanner_observations WHERE target_id = 'mcp:io.fixture/modern'").await;
     assert_eq!(p, "2026-07-28");
 }
 on_both!(modern_servers_are_discovered_and_others_fall_back);

@@ -212,26 +212,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
     );
     let mut by_hash: Vec<String> = names.iter().map(|n| format!("mcp:{n}")).collect();
     by_hash.sort_by_key(|id| sort_key(id));
-    let members = |t: &TestDb| {
-        let pool = t.check.pool.clone();
-        async move {
-            let rows = sqlx::query(
-                "SELECT target_id, cohort_version FROM scanner_cohort ORDER BY sort_key",
-            )
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-            rows.iter()
-                .map(|r| {
-                    use sqlx::Row;
-                    (
-                        r.try_get::<String, _>(0).unwrap(),
-                        r.try_get::<i64, _>(1).unwrap(),
-                    )
-                })
-                .collect::<Vec<_>>()
-        }
-    };
+    let members = "SELECT target_id, cohort_version FROM scanner_cohort ORDER BY sort_key";
     let mut cfg = config(&registry.url, MapLookup::default());
     cfg.cohort_size = Some(3);
     let s = run(&t.db, &cfg).await.unwrap();
@@ -239,7 +220,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
         (s.cohort_version, s.cohort_size, s.members),
         (Some(1), 3, 3)
     );
-    let v1 = members(t).await;
+    let v1: Vec<(String, i64)> = t.rows(members).await;
     assert_eq!(
         v1.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
         by_hash[..3]
@@ -264,7 +245,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
         (s.cohort_version, s.members, s.members_added),
         (Some(2), 5, 2)
     );
-    let v2 = members(t).await;
+    let v2: Vec<(String, i64)> = t.rows(members).await;
     assert_eq!(
         v2.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
         by_hash[..5]

@@ -329,13 +329,8 @@ async fn the_seeds_universal_contract_works_verbatim(t: &TestDb) {
         r.json,
         json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
     );
-    use sqlx::Row;
-    let row = sqlx::query("SELECT source, reporter FROM observations")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap();
     let (source, reporter): (String, Option<String>) =
-        (row.try_get(0).unwrap(), row.try_get(1).unwrap());
+        t.row("SELECT source, reporter FROM observations").await;
     assert_eq!(
         (source.as_str(), reporter.as_deref()),
         ("organic", Some("your-wrapper-name"))

@@ -17,6 +17,7 @@ use axum::Router;
 use lowdown_server::db::Db;
 use lowdown_server::AppState;
 use serde_json::Value;
+use sqlx::any::AnyRow;
 use sqlx::Row;
 use tower::ServiceExt;
 
@@ -155,11 +156,28 @@ impl TestDb {
 
     /// `SELECT COUNT(*) FROM table`.
     pub async fn count(&self, table: &str) -> i64 {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+        self.row::<(i64,)>(&format!("SELECT COUNT(*) FROM {table}"))
+            .await
+            .0
+    }
+
+    /// The one row `sql` selects, as a tuple of its columns.
+    pub async fn row<T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin>(&self, sql: &str) -> T {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_one(&self.check.pool)
             .await
-            .unwrap();
-        row.try_get(0).unwrap()
+            .unwrap()
+    }
+
+    /// Every row `sql` selects, as tuples of their columns.
+    pub async fn rows<T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin>(
+        &self,
+        sql: &str,
+    ) -> Vec<T> {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
+            .fetch_all(&self.check.pool)
+            .await
+            .unwrap()
     }
 }
 
