@@ -139,48 +139,22 @@ async fn a_looping_registry_stops_the_read_and_lists_nobody_as_gone(t: &TestDb) 
         .unwrap();
     assert_eq!(first.status, "completed");
 
-    registry.set_pages(vec![
-        (
-            "",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("again"),
-        ),
-        (
-            "again",
-            vec![streamable("io.fixture/three", &mcp.url("ok", ""))],
-            Some("again"),
-        ),
-    ]);
-    let s = run(&t.db, &config(&registry.url, MapLookup::default()))
-        .await
-        .unwrap();
-    assert_eq!(s.status, "registry_failed");
-    assert!(
-        s.error.as_deref().unwrap().contains("repeats a cursor"),
-        "{:?}",
-        s.error
-    );
-    registry.set_pages(vec![
-        (
-            "",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("next"),
-        ),
-        (
-            "next",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("more"),
-        ),
-    ]);
-    let s = run(&t.db, &config(&registry.url, MapLookup::default()))
-        .await
-        .unwrap();
-    assert_eq!(s.status, "registry_failed");
-    assert!(
-        s.error.as_deref().unwrap().contains("adds no new entry"),
-        "{:?}",
-        s.error
-    );
+    // A cursor given twice, then a page that adds no new entry: each fails the read.
+    let page = |name: &str| vec![streamable(name, &mcp.url("ok", ""))];
+    for (cursor, second, after, error) in [
+        ("again", "io.fixture/three", "again", "repeats a cursor"),
+        ("next", "io.fixture/two", "more", "adds no new entry"),
+    ] {
+        registry.set_pages(vec![
+            ("", page("io.fixture/two"), Some(cursor)),
+            (cursor, page(second), Some(after)),
+        ]);
+        let s = run(&t.db, &config(&registry.url, MapLookup::default()))
+            .await
+            .unwrap();
+        assert_eq!(s.status, "registry_failed");
+        assert!(s.error.as_deref().unwrap().contains(error), "{:?}", s.error);
+    }
 
     let one = mcp_answer(t, "io.fixture/one").await;
     assert_eq!(
