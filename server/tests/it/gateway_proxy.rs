@@ -336,14 +336,7 @@ on_both!(an_expired_salt_is_accepted_inside_the_overlap_only_and_published_after
 async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
     let rig = Rig::start(t, CATALOG, TIMEOUT).await;
     let (key, agent_id) = rig.agent(None).await;
-    let mine = common::call(
-        &rig.app,
-        "GET",
-        "/v1/sampling/salt",
-        &[("x-agent-key", &key)],
-        None,
-    )
-    .await;
+    let mine = common::get_as(&rig.app, "/v1/sampling/salt", &[("x-agent-key", &key)]).await;
     assert_eq!(
         mine.json["agent_id"].as_str(),
         Some(agent_id.as_str()),
@@ -352,15 +345,9 @@ async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
     );
     assert_eq!(common::get(&rig.app, "/v1/sampling/salt").await.status, 401);
     assert_eq!(
-        common::call(
-            &rig.app,
-            "GET",
-            "/v1/sampling/salt",
-            &[("x-agent-key", "ak_nope")],
-            None
-        )
-        .await
-        .status,
+        common::get_as(&rig.app, "/v1/sampling/salt", &[("x-agent-key", "ak_nope")])
+            .await
+            .status,
         401
     );
     // Two servers (two pools, two processes' worth of caches) ask at once.

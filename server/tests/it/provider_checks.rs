@@ -155,12 +155,11 @@ async fn a_probe_the_ssrf_rules_refuse_sends_nothing_and_confirms_nothing(t: &Te
             .with_prowl(strict)
             .with_admin_token(Some(TOKEN.into())),
     );
-    let r = common::call(
+    let r = common::post_as(
         &app,
-        "POST",
         "/v1/provider/submit",
         &[("x-agent-key", &p.key)],
-        Some(body.to_string()),
+        &body,
     )
     .await;
     assert_eq!(r.refusal(), (409, Some("probe_unverified")), "{}", r.text);

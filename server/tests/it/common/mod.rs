@@ -241,6 +241,16 @@ pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
     .await
 }
 
+/// GETs `uri` through the router with `headers`.
+pub async fn get_as(app: &Router, uri: &str, headers: &[(&str, &str)]) -> Resp {
+    call(app, "GET", uri, headers, None).await
+}
+
+/// POSTs `body` as JSON text through the router with exactly `headers`.
+pub async fn post_as(app: &Router, uri: &str, headers: &[(&str, &str)], body: &Value) -> Resp {
+    call(app, "POST", uri, headers, Some(body.to_string())).await
+}
+
 /// `GET /api/reputation/{target}`, which must answer 200.
 pub async fn reputation(app: &Router, target: &str) -> Value {
     let r = get(app, &format!("/api/reputation/{target}")).await;
