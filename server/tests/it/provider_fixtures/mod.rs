@@ -7,7 +7,6 @@
 pub use crate::scanner_fixtures::everything::Everything;
 pub use crate::scanner_fixtures::mcp;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
@@ -17,16 +16,6 @@ use serde_json::{json, Value};
 
 use crate::common::prowl::{Rig, CATALOG};
 use crate::common::{call, Resp, TestDb};
-
-/// Serves `app` on a fresh 127.0.0.1 port (the fixtures' server).
-pub async fn serve(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    addr
-}
 
 /// The operator's token in these tests.
 pub const TOKEN: &str = "operator-token-0123456789abcdef";
