@@ -231,14 +231,7 @@ pub async fn get(app: &Router, uri: &str) -> Resp {
 }
 
 pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
-    call(
-        app,
-        "POST",
-        uri,
-        &[("content-type", "application/json")],
-        Some(body.to_string()),
-    )
-    .await
+    post_as(app, uri, &[("content-type", "application/json")], body).await
 }
 
 /// GETs `uri` through the router with `headers`.
