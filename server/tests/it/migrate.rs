@@ -81,7 +81,7 @@ async fn previous_version(url: &str) {
     pool.close().await;
 }
 
-async fn upgrade(kind: Kind) {
+async fn upgrade_from_the_previous_version(kind: Kind) {
     let Some((url, dir, pg)) = empty_database(kind).await else {
         return;
     };
@@ -113,13 +113,4 @@ async fn upgrade(kind: Kind) {
     common::assert_latency_matches_raw(&t).await;
     t.cleanup().await;
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_from_the_previous_version_sqlite() {
-    upgrade(Kind::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_from_the_previous_version_postgres() {
-    upgrade(Kind::Postgres).await;
-}
+on_both!(kind upgrade_from_the_previous_version);

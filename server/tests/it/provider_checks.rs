@@ -481,13 +481,4 @@ async fn results_stored_before_they_were_checked_never_count(kind: Kind) {
     }
     t.cleanup().await;
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn results_stored_before_they_were_checked_never_count_sqlite() {
-    results_stored_before_they_were_checked_never_count(Kind::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn results_stored_before_they_were_checked_never_count_postgres() {
-    results_stored_before_they_were_checked_never_count(Kind::Postgres).await;
-}
+on_both!(kind results_stored_before_they_were_checked_never_count);

@@ -303,9 +303,22 @@ pub fn record(target: &str, outcome: &str) -> Value {
 }
 
 /// Runs `async fn $name(t: &TestDb)` on SQLite and on PostgreSQL, as two
-/// `#[tokio::test]` functions `$name::sqlite` and `$name::postgres`.
+/// `#[tokio::test]` functions `$name::sqlite` and `$name::postgres`; with `kind`, runs
+/// `async fn $name(kind: Kind)`, which makes its own databases.
 #[macro_export]
 macro_rules! on_both {
+    (kind $name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::common::Kind::Sqlite).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::common::Kind::Postgres).await;
+            }
+        }
+    };
     ($name:ident) => {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
