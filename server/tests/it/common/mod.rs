@@ -458,42 +458,26 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
 /// `rollup_latency` against the rated organic raw rows, bucketed by the core.
 pub async fn assert_latency_matches_raw(t: &TestDb) {
     use std::collections::BTreeMap;
-    let raw = sqlx::query(
-        "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
-         AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
-    )
-    .fetch_all(&t.check.pool)
-    .await
-    .unwrap();
+    let raw: Vec<(String, String, f64)> = t
+        .rows(
+            "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
+             AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
+        )
+        .await;
     let mut expected: BTreeMap<(String, String, i64), (i64, f64)> = BTreeMap::new();
-    for r in raw {
-        let ms: f64 = r.try_get(2).unwrap();
+    for (target, task, ms) in raw {
         let bucket = lowdown_core::telemetry::latency_bucket(ms) as i64;
-        let e = expected
-            .entry((r.try_get(0).unwrap(), r.try_get(1).unwrap(), bucket))
-            .or_default();
+        let e = expected.entry((target, task, bucket)).or_default();
         e.0 += 1;
         e.1 += ms;
     }
-    let rows = sqlx::query("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap();
-    let mut stored = BTreeMap::new();
-    for r in rows {
-        let key: (String, String, i64) = (
-            r.try_get(0).unwrap(),
-            r.try_get(1).unwrap(),
-            r.try_get(2).unwrap(),
-        );
-        stored.insert(
-            key,
-            (
-                r.try_get::<i64, _>(3).unwrap(),
-                r.try_get::<f64, _>(4).unwrap(),
-            ),
-        );
-    }
+    let rows: Vec<(String, String, i64, i64, f64)> = t
+        .rows("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
+        .await;
+    let stored: BTreeMap<_, _> = rows
+        .into_iter()
+        .map(|(target, task, bucket, n, sum)| ((target, task, bucket), (n, sum)))
+        .collect();
     assert_eq!(
         stored.keys().collect::<Vec<_>>(),
         expected.keys().collect::<Vec<_>>(),
