@@ -153,8 +153,8 @@ function recordsFile(record, site, file) {
   return text.split(/\r?\n/).some((line) => line && path.resolve(site, line.slice(0, line.indexOf(','))) === file);
 }
 
-/** @param {string} p */
-function isFile(p) {
+/** True when `p` names an existing regular file. @param {string} p */
+export function isFile(p) {
   try {
     return fs.statSync(p).isFile();
   } catch {
@@ -181,5 +181,21 @@ function readJson(p) {
     return JSON.parse(fs.readFileSync(p, 'utf8'));
   } catch {
     return null;
+  }
+}
+
+/**
+ * The target label of `argv` by the core's `targetLabel`, with the facts read here;
+ * `unknown` when there is none or the core throws (which `debug` reports).
+ * @param {(argv: string[], factsJson: string) => string | null | undefined} targetLabel
+ * @param {string[]} argv
+ * @param {(m: string) => void} debug
+ */
+export function safeLabel(targetLabel, argv, debug) {
+  try {
+    return targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
+  } catch (err) {
+    debug(`target label: ${/** @type {Error} */ (err).message}`);
+    return 'unknown';
   }
 }

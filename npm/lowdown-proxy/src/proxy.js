@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
-import { labelFacts } from './label-facts.js';
+import { safeLabel } from './label-facts.js';
 import { DELIVERY } from './contract.js';
 
 /**
@@ -69,7 +69,7 @@ export async function main(argv, env = process.env) {
   /** @type {{actor: string, target: string|null, source: string, node_id: string|null, recorder_version: string}} */
   const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
   // `watch` is set only once the core loaded.
-  if (watch && ctx.target === null) ctx.target = safeLabel(/** @type {typeof import('./core.js')} */ (core), argvOfChild, debug);
+  if (watch && ctx.target === null) ctx.target = safeLabel(/** @type {typeof import('./core.js')} */ (core).targetLabel, argvOfChild, debug);
   if (watch && recording) {
     // --watch-log builds the records here, on the relay thread, so it needs the node id here.
     try {
@@ -127,20 +127,6 @@ function noCore(why, recording) {
 
 /** The observer of a relay that neither records nor watches logs. */
 const PASS_THROUGH = { holdsServerBytes: false, fromClient() {}, fromServer() {} };
-
-/**
- * @param {typeof import('./core.js')} core
- * @param {string[]} argv
- * @param {(m: string) => void} debug
- */
-function safeLabel(core, argv, debug) {
-  try {
-    return core.targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
-  } catch (err) {
-    debug(`target label: ${/** @type {Error} */ (err).message}`);
-    return 'unknown';
-  }
-}
 
 function describeSpawnError(error = '') {
   if (error.startsWith('ENOENT')) return 'command not found (ENOENT); check the command and PATH';

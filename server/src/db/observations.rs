@@ -41,6 +41,18 @@ pub fn observation(r: &AnyRow) -> Result<StoredObservation, sqlx::Error> {
     })
 }
 
+/// What a `registry_entries` row selected with `version, status, remote_hosts, listed`
+/// declares, read by column name.
+pub fn declaration(r: &AnyRow) -> Result<Declaration, sqlx::Error> {
+    let hosts: String = r.try_get("remote_hosts")?;
+    Ok(Declaration {
+        version: r.try_get("version")?,
+        status: r.try_get("status")?,
+        remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
+        listed: r.try_get::<i64, _>("listed")? == 1,
+    })
+}
+
 /// A Registry entry as stored.
 pub struct RegistryEntry {
     /// What it declares now.
@@ -62,14 +74,8 @@ pub async fn registry_entry(db: &Db, name: &str) -> DbResult<Option<RegistryEntr
     else {
         return Ok(None);
     };
-    let hosts: String = row.try_get("remote_hosts")?;
     Ok(Some(RegistryEntry {
-        declaration: Declaration {
-            version: row.try_get("version")?,
-            status: row.try_get("status")?,
-            remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
-            listed: row.try_get::<i64, _>("listed")? == 1,
-        },
+        declaration: declaration(&row)?,
         first_seen_day: row.try_get("first_seen_day")?,
         packages: serde_json::from_str(&row.try_get::<String, _>("packages")?).unwrap_or_default(),
     }))

@@ -12,6 +12,7 @@ use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
 use lowdown_core::target_label::lookup_form;
 use sqlx::{AnyConnection, Row};
 
+use crate::db::observations::declaration;
 use crate::db::upsert::{insert_ignore, where_in, write, Val};
 use crate::db::Db;
 use crate::db::{DbError, DbResult};
@@ -132,18 +133,7 @@ async fn stored_declarations(db: &Db) -> DbResult<BTreeMap<String, Declaration>>
             .fetch_all(&db.pool)
             .await?;
     rows.iter()
-        .map(|r| {
-            let hosts: String = r.try_get("remote_hosts")?;
-            Ok((
-                r.try_get::<String, _>("name")?,
-                Declaration {
-                    version: r.try_get("version")?,
-                    status: r.try_get("status")?,
-                    remote_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
-                    listed: r.try_get::<i64, _>("listed")? == 1,
-                },
-            ))
-        })
+        .map(|r| Ok((r.try_get("name")?, declaration(r)?)))
         .collect()
 }
 

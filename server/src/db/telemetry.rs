@@ -17,7 +17,6 @@ use crate::clock;
 use crate::db::quota::Draws;
 use crate::db::DbResult;
 use crate::names::{enum_str, parse_enum};
-use lowdown_core::quota::Refused;
 
 /// An observation with what the server decided about it.
 #[derive(Debug, Clone)]
@@ -62,17 +61,9 @@ const ROLLUP_KEYS: &[&str] = &[
     "latency_bucket",
 ];
 
-/// What became of one observation of a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fate {
-    /// Stored now.
-    Stored,
-    /// Its `record_id` was already stored (or came earlier in the request): acknowledged,
-    /// never counted twice, and free of the rate limit.
-    Duplicate,
-    /// Past one of the sender's budgets: refused, nothing written.
-    RateLimited(Refused),
-}
+/// What became of one observation of a request: what becomes of a record (stored, a
+/// duplicate acknowledged and free of every budget, or refused over one).
+pub use super::ingest::Fate;
 
 /// The fate of each observation, in request order.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use common::prowl::{wait_calls, Rig, CATALOG};
-use common::{call, get, post, TestDb};
+use common::{get, post, post_as, TestDb};
 use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{json, Value};
 
@@ -16,12 +16,11 @@ const T: Duration = Duration::from_secs(20);
 
 async fn observe(rig: &Rig, key: &str, status: u16) -> Value {
     let obs = json!({"host": "api.vendor-fixture.com", "method": "GET", "status": status, "latency_ms": 80});
-    let r = call(
+    let r = post_as(
         &rig.app,
-        "POST",
         "/v1/telemetry/observe",
         &[("x-agent-key", key)],
-        Some(obs.to_string()),
+        &obs,
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -156,16 +155,7 @@ async fn receipts_weigh_by_signature_and_refuse_forgeries_and_replays(t: &TestDb
     let submit = |body: Value| {
         let app = rig.app.clone();
         let key = key.clone();
-        async move {
-            call(
-                &app,
-                "POST",
-                "/v1/receipts/submit",
-                &[("x-agent-key", &key)],
-                Some(body.to_string()),
-            )
-            .await
-        }
+        async move { post_as(&app, "/v1/receipts/submit", &[("x-agent-key", &key)], &body).await }
     };
     let one = statement("nonce-0001");
     let r = submit(json!({"statement": one, "agent_signature": sign(&agent_key, &one)})).await;

@@ -336,14 +336,7 @@ on_both!(an_expired_salt_is_accepted_inside_the_overlap_only_and_published_after
 async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
     let rig = Rig::start(t, CATALOG, TIMEOUT).await;
     let (key, agent_id) = rig.agent(None).await;
-    let mine = common::call(
-        &rig.app,
-        "GET",
-        "/v1/sampling/salt",
-        &[("x-agent-key", &key)],
-        None,
-    )
-    .await;
+    let mine = common::get_as(&rig.app, "/v1/sampling/salt", &[("x-agent-key", &key)]).await;
     assert_eq!(
         mine.json["agent_id"].as_str(),
         Some(agent_id.as_str()),
@@ -352,15 +345,9 @@ async fn salts_need_a_registered_agent_and_every_server_agrees(t: &TestDb) {
     );
     assert_eq!(common::get(&rig.app, "/v1/sampling/salt").await.status, 401);
     assert_eq!(
-        common::call(
-            &rig.app,
-            "GET",
-            "/v1/sampling/salt",
-            &[("x-agent-key", "ak_nope")],
-            None
-        )
-        .await
-        .status,
+        common::get_as(&rig.app, "/v1/sampling/salt", &[("x-agent-key", "ak_nope")])
+            .await
+            .status,
         401
     );
     // Two servers (two pools, two processes' worth of caches) ask at once.
@@ -440,15 +427,10 @@ async fn sse_and_request_bodies_stream_through_without_buffering(t: &TestDb) {
         upload.headers
     );
     wait_calls(t, 2).await;
-    let bytes = sqlx::query("SELECT response_bytes FROM proxy_calls WHERE method = 'GET'")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap();
-    assert_eq!(
-        bytes.get::<Option<i64>, _>(0),
-        Some(35),
-        "the whole SSE stream counted"
-    );
+    let (bytes,): (Option<i64>,) = t
+        .row("SELECT response_bytes FROM proxy_calls WHERE method = 'GET'")
+        .await;
+    assert_eq!(bytes, Some(35), "the whole SSE stream counted");
 }
 on_both!(sse_and_request_bodies_stream_through_without_buffering);
 
@@ -490,12 +472,9 @@ async fn redirects_stay_inside_the_upstream_and_a_hang_is_504(t: &TestDb) {
         "{body}"
     );
     wait_calls(t, 3).await;
-    let rows = sqlx::query("SELECT status, error_type FROM proxy_calls ORDER BY at, error_type")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap();
-    let mut got: Vec<(Option<i64>, Option<String>)> =
-        rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let mut got: Vec<(Option<i64>, Option<String>)> = t
+        .rows("SELECT status, error_type FROM proxy_calls ORDER BY at, error_type")
+        .await;
     got.sort();
     assert_eq!(
         got,

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
-use common::{call, get, TestDb};
+use common::{call, get, get_as, TestDb};
 use lowdown_server::routes::ROUTES;
 
 async fn openapi_documents_exactly_the_routes(t: &TestDb) {
@@ -114,14 +114,7 @@ async fn cors_is_open_and_fallbacks_are_json(t: &TestDb) {
     .await;
     assert!(pre.status.is_success(), "{}", pre.status);
     assert_eq!(pre.headers["access-control-allow-origin"], "*");
-    let r = call(
-        &app,
-        "GET",
-        "/healthz",
-        &[("origin", "https://agent.example")],
-        None,
-    )
-    .await;
+    let r = get_as(&app, "/healthz", &[("origin", "https://agent.example")]).await;
     assert_eq!(r.headers["access-control-allow-origin"], "*");
     let r = get(&app, "/nope").await;
     assert_eq!(r.status, 404);

@@ -6,7 +6,6 @@ use crate::common;
 
 use common::{empty_database, get, Kind, TestDb};
 use serde_json::json;
-use sqlx::Row;
 
 /// The database as the previous version left it: its two migrations, then rows written
 /// the way it wrote them (targets without a lookup form, no latency rollup).
@@ -82,7 +81,7 @@ async fn previous_version(url: &str) {
     pool.close().await;
 }
 
-async fn upgrade(kind: Kind) {
+async fn upgrade_from_the_previous_version(kind: Kind) {
     let Some((url, dir, pg)) = empty_database(kind).await else {
         return;
     };
@@ -93,12 +92,7 @@ async fn upgrade(kind: Kind) {
         0,
         "old fixed windows are dropped; budgets start afresh"
     );
-    let key: String = sqlx::query("SELECT lookup_key FROM targets")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap()
-        .try_get(0)
-        .unwrap();
+    let (key,): (String,) = t.row("SELECT lookup_key FROM targets").await;
     assert_eq!(key, "pypi:mcp-server-fetch");
     common::assert_latency_matches_raw(&t).await;
     let app = t.app();
@@ -119,13 +113,4 @@ async fn upgrade(kind: Kind) {
     common::assert_latency_matches_raw(&t).await;
     t.cleanup().await;
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_from_the_previous_version_sqlite() {
-    upgrade(Kind::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_from_the_previous_version_postgres() {
-    upgrade(Kind::Postgres).await;
-}
+on_both!(kind upgrade_from_the_previous_version);

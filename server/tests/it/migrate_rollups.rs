@@ -143,7 +143,7 @@ async fn answers(t: &TestDb) -> Vec<(String, Value)> {
     out
 }
 
-async fn upgrade_populated(kind: Kind) {
+async fn upgrade_a_populated_version_8_database(kind: Kind) {
     // The same records, written by this version.
     let Some(fresh) = TestDb::new(kind).await else {
         return;
@@ -279,13 +279,4 @@ async fn upgrade_populated(kind: Kind) {
     fresh.cleanup().await;
     upgraded.cleanup().await;
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_a_populated_version_8_database_sqlite() {
-    upgrade_populated(Kind::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn upgrade_a_populated_version_8_database_postgres() {
-    upgrade_populated(Kind::Postgres).await;
-}
+on_both!(kind upgrade_a_populated_version_8_database);

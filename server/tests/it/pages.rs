@@ -68,12 +68,10 @@ async fn a_target_page_draws_the_answer(t: &TestDb) {
     records.push(rec(target, "success", "1.9.0", H1, 130.0));
     let r = common::post(&app, "/api/interactions", &json!(records)).await;
     assert_eq!(r.status, 201, "{}", r.text);
-    let api = common::call(
+    let api = common::get_as(
         &app,
-        "GET",
         &format!("/api/reputation/{target}"),
         &[("x-lowdown-node-id", NODE)],
-        None,
     )
     .await
     .json;

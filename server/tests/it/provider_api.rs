@@ -7,7 +7,7 @@ use crate::common;
 use crate::provider_fixtures;
 
 use common::prowl::wait_calls;
-use common::{call, TestDb};
+use common::{call, post_as, TestDb};
 use provider_fixtures::{honest, uniform, Bench, LEASE_MS, TOKEN};
 use serde_json::json;
 
@@ -18,25 +18,17 @@ async fn the_operator_posts_and_only_with_the_token(t: &TestDb) {
     // A server without a token refuses the route whatever is sent.
     let bare = lowdown_server::app(b.rig.state.clone());
     let auth = format!("Bearer {TOKEN}");
-    let r = call(
+    let r = post_as(
         &bare,
-        "POST",
         "/v1/benchmark/directives",
         &[("authorization", &auth)],
-        Some(body.to_string()),
+        &body,
     )
     .await;
     assert_eq!(r.refusal(), (403, Some("admin_disabled")), "{}", r.text);
     for header in [None, Some("Bearer wrong-token-0123456789"), Some(TOKEN)] {
         let h: Vec<(&str, &str)> = header.iter().map(|v| ("authorization", *v)).collect();
-        let r = call(
-            &b.app,
-            "POST",
-            "/v1/benchmark/directives",
-            &h,
-            Some(body.to_string()),
-        )
-        .await;
+        let r = post_as(&b.app, "/v1/benchmark/directives", &h, &body).await;
         assert_eq!(r.refusal(), (401, Some("admin_token")), "{header:?}");
     }
     let r = b.post_directive(&body).await;

@@ -155,12 +155,11 @@ async fn a_probe_the_ssrf_rules_refuse_sends_nothing_and_confirms_nothing(t: &Te
             .with_prowl(strict)
             .with_admin_token(Some(TOKEN.into())),
     );
-    let r = common::call(
+    let r = common::post_as(
         &app,
-        "POST",
         "/v1/provider/submit",
         &[("x-agent-key", &p.key)],
-        Some(body.to_string()),
+        &body,
     )
     .await;
     assert_eq!(r.refusal(), (409, Some("probe_unverified")), "{}", r.text);
@@ -451,19 +450,10 @@ async fn results_stored_before_they_were_checked_never_count(kind: Kind) {
     }
     old.close().await;
     let t = TestDb::open(kind, url, dir, pg).await;
-    let row = sqlx::query(
-        "SELECT status, counted_at FROM benchmark_submissions WHERE submission_id = 'bs_legacy'",
-    )
-    .fetch_one(&t.check.pool)
-    .await
-    .unwrap();
-    assert_eq!(
-        (
-            row.try_get::<String, _>(0).unwrap(),
-            row.try_get::<Option<i64>, _>(1).unwrap()
-        ),
-        ("unverified".to_owned(), None)
-    );
+    let row: (String, Option<i64>) = t
+        .row("SELECT status, counted_at FROM benchmark_submissions WHERE submission_id = 'bs_legacy'")
+        .await;
+    assert_eq!(row, ("unverified".to_owned(), None));
     assert_eq!(
         t.count("benchmark_scores").await,
         0,
@@ -491,13 +481,4 @@ async fn results_stored_before_they_were_checked_never_count(kind: Kind) {
     }
     t.cleanup().await;
 }
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn results_stored_before_they_were_checked_never_count_sqlite() {
-    results_stored_before_they_were_checked_never_count(Kind::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn results_stored_before_they_were_checked_never_count_postgres() {
-    results_stored_before_they_were_checked_never_count(Kind::Postgres).await;
-}
+on_both!(kind results_stored_before_they_were_checked_never_count);

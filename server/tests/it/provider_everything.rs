@@ -11,7 +11,6 @@ use lowdown_core::benchmark::conformance;
 use lowdown_server::scanner::http::probe;
 use provider_fixtures::{Bench, Everything};
 use serde_json::json;
-use sqlx::Row;
 
 async fn a_protocol_directive_against_server_everything(t: &TestDb) {
     let everything = Everything::start("streamableHttp", "listening on port").await;
@@ -60,18 +59,13 @@ async fn a_protocol_directive_against_server_everything(t: &TestDb) {
     );
 
     // What was stored: counts and kinds, never a tool's text.
-    let rows = sqlx::query(
-        "SELECT dimensions, test_results || COALESCE(observed, '') FROM benchmark_submissions",
-    )
-    .fetch_all(&t.check.pool)
-    .await
-    .unwrap();
-    for r in rows {
-        let text = format!(
-            "{}{}",
-            r.try_get::<String, _>(0).unwrap(),
-            r.try_get::<String, _>(1).unwrap()
-        );
+    let rows: Vec<(String, String)> = t
+        .rows(
+            "SELECT dimensions, test_results || COALESCE(observed, '') FROM benchmark_submissions",
+        )
+        .await;
+    for (dimensions, rest) in rows {
+        let text = format!("{dimensions}{rest}");
         for canary in ["Echoes back", "get-sum", "inputSchema", "Everything Server"] {
             assert!(!text.contains(canary), "{canary} stored: {text}");
         }

@@ -235,12 +235,9 @@ on_both!(the_hour_slides);
 async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
     let app = t.app();
     assert_eq!(observe(&app, "203.0.113.77", 1).await.0, StatusCode::OK);
-    let rows = sqlx::query("SELECT subject FROM quotas")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap();
+    let rows: Vec<(String,)> = t.rows("SELECT subject FROM quotas").await;
     assert_eq!(rows.len(), 1);
-    let stored: String = rows[0].try_get(0).unwrap();
+    let stored = rows[0].0.clone();
     assert!(!stored.contains("203.0.113"), "{stored}");
     // Not an unkeyed hash anyone could recompute by trying every address...
     use sha2::Digest;
@@ -249,12 +246,9 @@ async fn callers_are_stored_as_keyed_hashes(t: &TestDb) {
     }
     // ...but an HMAC under the deployment's secret, which the database keeps and every
     // server on it shares.
-    let secret: String = sqlx::query("SELECT value FROM server_meta WHERE key = 'caller_secret'")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap()
-        .try_get(0)
-        .unwrap();
+    let (secret,): (String,) = t
+        .row("SELECT value FROM server_meta WHERE key = 'caller_secret'")
+        .await;
     assert_eq!(secret.len(), 64, "32 random bytes");
     assert_eq!(hex::decode(&secret).unwrap(), t.db.caller_secret());
     assert_eq!(stored, observe_subject(t, "203.0.113.77"));

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{call, get, post, record, TestDb};
+use common::{call, get, get_as, post, record, TestDb};
 use serde_json::{json, Value};
 
 async fn seed(app: &axum::Router, records: Vec<Value>) {
@@ -234,12 +234,10 @@ async fn contributors_get_detail_and_task_type_narrows(t: &TestDb) {
     .await;
     let plain = get(&app, "/api/reputation/npm:tools").await;
     assert!(plain.json.get("task_breakdown").is_none());
-    let stranger = call(
+    let stranger = get_as(
         &app,
-        "GET",
         "/api/reputation/npm:tools",
         &[("x-lowdown-node-id", "ld_neversent")],
-        None,
     )
     .await;
     assert_eq!(stranger.status, 200);
@@ -247,12 +245,10 @@ async fn contributors_get_detail_and_task_type_narrows(t: &TestDb) {
         stranger.json.get("task_breakdown").is_none(),
         "a node that never contributed gets the basic answer"
     );
-    let bad = call(
+    let bad = get_as(
         &app,
-        "GET",
         "/api/reputation/npm:tools",
         &[("x-lowdown-node-id", "node-1")],
-        None,
     )
     .await;
     assert_eq!(bad.status, 400);
@@ -279,14 +275,7 @@ async fn contributors_get_detail_and_task_type_narrows(t: &TestDb) {
         0.0
     );
 
-    let r = call(
-        &app,
-        "GET",
-        "/api/reputation/npm:tools?task_type=search",
-        &hdr,
-        None,
-    )
-    .await;
+    let r = get_as(&app, "/api/reputation/npm:tools?task_type=search", &hdr).await;
     assert_eq!(r.json["task_type"], "search");
     assert_eq!(r.json["interactions"], 2);
     assert_eq!(r.json["success_rate"], 0.5);
@@ -572,14 +561,7 @@ async fn answers_have_no_zero_rows_and_one_population_per_figure(t: &TestDb) {
         "no row for the hash seen only on protocol traffic"
     );
     assert_source_last(&r);
-    let r = call(
-        &app,
-        "GET",
-        "/api/reputation/npm:rows?task_type=initialize",
-        &hdr,
-        None,
-    )
-    .await;
+    let r = get_as(&app, "/api/reputation/npm:rows?task_type=initialize", &hdr).await;
     assert_eq!(r.json["task_breakdown"], json!({}), "{}", r.text);
     assert_eq!(r.json["recent_trends"], json!([]));
     assert_eq!(r.json["by_server_version"], json!({}));

@@ -7,16 +7,12 @@ use crate::common;
 use crate::scanner_fixtures;
 use common::day;
 
-use common::{record, TestDb};
+use common::{mcp_answer, record, TestDb};
 use lowdown_server::scanner::run;
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use scanner_fixtures::{config, on_day, MapLookup};
 use serde_json::{json, Value};
-
-async fn answer(t: &TestDb, name: &str) -> Value {
-    common::reputation(&t.app(), &format!("mcp:{name}")).await
-}
 
 async fn a_changed_description_and_a_removed_entry_show_up_day_over_day(t: &TestDb) {
     let mcp = Mcp::start(false).await;
@@ -51,7 +47,7 @@ async fn a_changed_description_and_a_removed_entry_show_up_day_over_day(t: &Test
         ("completed", 1, 1)
     );
 
-    let w = answer(t, "io.fixture/weather").await;
+    let w = mcp_answer(t, "io.fixture/weather").await;
     assert_eq!(
         w["message"],
         format!("MCP Registry declaration recorded; observed daily by Lowdown Scanner since {}; no agent-reported interactions.", day(-3))
@@ -104,7 +100,7 @@ async fn a_changed_description_and_a_removed_entry_show_up_day_over_day(t: &Test
     let doc = common::get(&t.app(), "/openapi.json").await.json;
     crate::openapi::assert_documented(&doc, "get", "/api/reputation/{target}", 200, &w);
 
-    let m = answer(t, "io.fixture/maps").await;
+    let m = mcp_answer(t, "io.fixture/maps").await;
     assert_eq!(m["registry"]["listed"], false);
     assert_eq!(
         m["registry"]["changes_30d"],
@@ -123,7 +119,7 @@ async fn a_changed_description_and_a_removed_entry_show_up_day_over_day(t: &Test
         .unwrap()
         .starts_with("MCP Registry declaration recorded (no longer listed);"));
 
-    let l = answer(t, "io.fixture/local").await;
+    let l = mcp_answer(t, "io.fixture/local").await;
     assert_eq!(l["scanner"]["observed"], false);
     assert_eq!(
         l["scanner"]["missing_days"],
@@ -168,7 +164,7 @@ async fn scanner_data_never_changes_rates_or_rankings(t: &TestDb) {
             .status,
         201
     );
-    let down = answer(t, "io.fixture/down").await;
+    let down = mcp_answer(t, "io.fixture/down").await;
     assert_eq!(down["success_rate"], 1.0);
     assert_eq!(down["rated_interactions"], 2);
     assert_eq!(down["scanner"]["latest"]["http_status"], 401);
@@ -181,7 +177,7 @@ async fn scanner_data_never_changes_rates_or_rankings(t: &TestDb) {
         "{}",
         down["message"]
     );
-    let up = answer(t, "io.fixture/up").await;
+    let up = mcp_answer(t, "io.fixture/up").await;
     assert_eq!(up["success_rate"], 0.0);
     let c = common::get(
         &app,

@@ -5,7 +5,7 @@
 use crate::common;
 use crate::scanner_fixtures;
 
-use common::TestDb;
+use common::{mcp_answer, TestDb};
 use lowdown_core::scanner::target::Policy;
 use scanner_fixtures::mcp::{tools_page, Mcp};
 use scanner_fixtures::registry::{streamable, Registry};
@@ -14,14 +14,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 
-async fn answer(t: &TestDb, name: &str) -> Value {
-    let r = common::get(&t.app(), &format!("/api/reputation/mcp:{name}")).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.json
-}
-
 async fn latest(t: &TestDb, name: &str) -> Value {
-    answer(t, name).await["scanner"]["latest"].clone()
+    mcp_answer(t, name).await["scanner"]["latest"].clone()
 }
 
 /// The stored row of a target's only observation.
@@ -129,7 +123,7 @@ async fn every_kind_of_remote(t: &TestDb) {
         0,
         "every page was read"
     );
-    let tool_names = &answer(t, "io.fixture/paged").await["scanner"]["tool_names"];
+    let tool_names = &mcp_answer(t, "io.fixture/paged").await["scanner"]["tool_names"];
     assert_eq!(
         tool_names,
         &json!(["alpha", "beta", "delta", "epsilon", "gamma"])
@@ -197,16 +191,14 @@ async fn every_kind_of_remote(t: &TestDb) {
     assert!(!mcp.hits().iter().any(|h| h.path == "ok/with-userinfo"));
 
     // Definitions are kept privately, once each; answers carry hashes only.
-    let defs: Vec<String> = sqlx::query("SELECT definition FROM scanner_tool_definitions")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap()
-        .iter()
-        .map(|r| r.try_get(0).unwrap())
-        .collect();
-    assert!(defs.iter().any(|d| d.contains(CANARY)));
+    let defs: Vec<(String,)> = t
+        .rows("SELECT definition FROM scanner_tool_definitions")
+        .await;
+    assert!(defs.iter().any(|(d,)| d.contains(CANARY)));
     assert_eq!(
-        defs.iter().filter(|d| d.contains("Fetch a page")).count(),
+        defs.iter()
+            .filter(|(d,)| d.contains("Fetch a page"))
+            .count(),
         1,
         "`fetch` is served by two fixtures and stored once"
     );
@@ -255,12 +247,7 @@ async fn modern_servers_are_discovered_and_others_fall_back(t: &TestDb) {
         .map(|h| h.method.as_str())
         .collect();
     assert_eq!(classic[..2], ["server/discover", "initialize"]);
-    let p: String = sqlx::query("SELECT protocol_version FROM scanner_observations WHERE target_id = 'mcp:io.fixture/modern'")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap()
-        .try_get(0)
-        .unwrap();
+    let (p,): (String,) = t.row("SELECT protocol_version FROM scanner_observations WHERE target_id = 'mcp:io.fixture/modern'").await;
     assert_eq!(p, "2026-07-28");
 }
 on_both!(modern_servers_are_discovered_and_others_fall_back);

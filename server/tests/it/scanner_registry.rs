@@ -4,19 +4,13 @@
 use crate::common;
 use crate::scanner_fixtures;
 
-use common::TestDb;
+use common::{mcp_answer, TestDb};
 use lowdown_core::scanner::cohort::sort_key;
 use lowdown_server::scanner::{run, ScanError};
 use scanner_fixtures::mcp::Mcp;
 use scanner_fixtures::registry::{entry, streamable, Registry};
 use scanner_fixtures::{config, MapLookup};
 use serde_json::{json, Value};
-
-async fn answer(t: &TestDb, name: &str) -> Value {
-    common::get(&t.app(), &format!("/api/reputation/mcp:{name}"))
-        .await
-        .json
-}
 
 async fn paging_retries_and_which_entries_count(t: &TestDb) {
     let mcp = Mcp::start(false).await;
@@ -97,13 +91,13 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
     }
     assert_eq!(seen[1].query["cursor"], "page 2");
 
-    let one = answer(t, "io.fixture/one").await;
+    let one = mcp_answer(t, "io.fixture/one").await;
     assert_eq!(
         one["registry"]["declared_version"], "1.0.0",
         "the latest version, not 0.9.0"
     );
     assert_eq!(one["scanner"]["latest"]["reached_level"], 2);
-    let old = answer(t, "io.fixture/old").await;
+    let old = mcp_answer(t, "io.fixture/old").await;
     assert_eq!(old["registry"]["status"], "deprecated");
     assert_eq!(
         old["scanner"],
@@ -115,7 +109,7 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
         "MCP Registry declaration recorded (status: deprecated); not in the Lowdown Scanner sample; no agent-reported interactions."
     );
     for name in ["templated", "sse-only"] {
-        let a = answer(t, &format!("io.fixture/{name}")).await;
+        let a = mcp_answer(t, &format!("io.fixture/{name}")).await;
         assert_eq!(a["scanner"]["in_sample"], true);
         assert_eq!(a["scanner"]["observed"], false);
         assert_eq!(
@@ -125,10 +119,10 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
         );
     }
     assert_eq!(
-        answer(t, "io.fixture/sse-only").await["registry"]["remote_hosts"],
+        mcp_answer(t, "io.fixture/sse-only").await["registry"]["remote_hosts"],
         json!(["sse.example.com"])
     );
-    let gone = answer(t, "io.fixture/gone-version").await;
+    let gone = mcp_answer(t, "io.fixture/gone-version").await;
     assert!(
         gone.get("registry").is_none(),
         "entries that are not latest are not recorded"
@@ -145,50 +139,24 @@ async fn a_looping_registry_stops_the_read_and_lists_nobody_as_gone(t: &TestDb) 
         .unwrap();
     assert_eq!(first.status, "completed");
 
-    registry.set_pages(vec![
-        (
-            "",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("again"),
-        ),
-        (
-            "again",
-            vec![streamable("io.fixture/three", &mcp.url("ok", ""))],
-            Some("again"),
-        ),
-    ]);
-    let s = run(&t.db, &config(&registry.url, MapLookup::default()))
-        .await
-        .unwrap();
-    assert_eq!(s.status, "registry_failed");
-    assert!(
-        s.error.as_deref().unwrap().contains("repeats a cursor"),
-        "{:?}",
-        s.error
-    );
-    registry.set_pages(vec![
-        (
-            "",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("next"),
-        ),
-        (
-            "next",
-            vec![streamable("io.fixture/two", &mcp.url("ok", ""))],
-            Some("more"),
-        ),
-    ]);
-    let s = run(&t.db, &config(&registry.url, MapLookup::default()))
-        .await
-        .unwrap();
-    assert_eq!(s.status, "registry_failed");
-    assert!(
-        s.error.as_deref().unwrap().contains("adds no new entry"),
-        "{:?}",
-        s.error
-    );
+    // A cursor given twice, then a page that adds no new entry: each fails the read.
+    let page = |name: &str| vec![streamable(name, &mcp.url("ok", ""))];
+    for (cursor, second, after, error) in [
+        ("again", "io.fixture/three", "again", "repeats a cursor"),
+        ("next", "io.fixture/two", "more", "adds no new entry"),
+    ] {
+        registry.set_pages(vec![
+            ("", page("io.fixture/two"), Some(cursor)),
+            (cursor, page(second), Some(after)),
+        ]);
+        let s = run(&t.db, &config(&registry.url, MapLookup::default()))
+            .await
+            .unwrap();
+        assert_eq!(s.status, "registry_failed");
+        assert!(s.error.as_deref().unwrap().contains(error), "{:?}", s.error);
+    }
 
-    let one = answer(t, "io.fixture/one").await;
+    let one = mcp_answer(t, "io.fixture/one").await;
     assert_eq!(
         one["registry"]["listed"], true,
         "a failed read never unlists anyone"
@@ -198,7 +166,10 @@ async fn a_looping_registry_stops_the_read_and_lists_nobody_as_gone(t: &TestDb) 
         .unwrap()
         .is_empty());
     assert_eq!(t.count("scanner_skips").await, 0);
-    assert!(answer(t, "io.fixture/two").await.get("registry").is_none());
+    assert!(mcp_answer(t, "io.fixture/two")
+        .await
+        .get("registry")
+        .is_none());
 }
 on_both!(a_looping_registry_stops_the_read_and_lists_nobody_as_gone);
 
@@ -215,26 +186,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
     );
     let mut by_hash: Vec<String> = names.iter().map(|n| format!("mcp:{n}")).collect();
     by_hash.sort_by_key(|id| sort_key(id));
-    let members = |t: &TestDb| {
-        let pool = t.check.pool.clone();
-        async move {
-            let rows = sqlx::query(
-                "SELECT target_id, cohort_version FROM scanner_cohort ORDER BY sort_key",
-            )
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-            rows.iter()
-                .map(|r| {
-                    use sqlx::Row;
-                    (
-                        r.try_get::<String, _>(0).unwrap(),
-                        r.try_get::<i64, _>(1).unwrap(),
-                    )
-                })
-                .collect::<Vec<_>>()
-        }
-    };
+    let members = "SELECT target_id, cohort_version FROM scanner_cohort ORDER BY sort_key";
     let mut cfg = config(&registry.url, MapLookup::default());
     cfg.cohort_size = Some(3);
     let s = run(&t.db, &cfg).await.unwrap();
@@ -242,7 +194,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
         (s.cohort_version, s.cohort_size, s.members),
         (Some(1), 3, 3)
     );
-    let v1 = members(t).await;
+    let v1: Vec<(String, i64)> = t.rows(members).await;
     assert_eq!(
         v1.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
         by_hash[..3]
@@ -267,7 +219,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
         (s.cohort_version, s.members, s.members_added),
         (Some(2), 5, 2)
     );
-    let v2 = members(t).await;
+    let v2: Vec<(String, i64)> = t.rows(members).await;
     assert_eq!(
         v2.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
         by_hash[..5]
@@ -279,7 +231,7 @@ async fn the_cohort_is_fixed_grows_by_hash_and_never_shrinks(t: &TestDb) {
     assert_eq!(v2.iter().filter(|m| m.1 == 2).count(), 2);
 
     let outside = by_hash[7].trim_start_matches("mcp:").to_owned();
-    let a = answer(t, &outside).await;
+    let a = mcp_answer(t, &outside).await;
     assert_eq!(a["scanner"]["observed"], false);
     assert_eq!(a["scanner"]["in_sample"], false);
     assert_eq!(a["success_rate"], Value::Null);

@@ -54,15 +54,7 @@ async fn a_run_that_dies_halfway_keeps_its_observations_and_holds_off_others(t: 
     // The first one dies (its server stops) before the stuck member answers.
     scan.abort();
     assert!(scan.await.unwrap_err().is_cancelled());
-    let status: String = {
-        use sqlx::Row;
-        sqlx::query("SELECT status FROM scan_runs")
-            .fetch_one(&t.check.pool)
-            .await
-            .unwrap()
-            .try_get(0)
-            .unwrap()
-    };
+    let (status,): (String,) = t.row("SELECT status FROM scan_runs").await;
     assert_eq!(status, "running", "the run never finished");
     let app = t.app();
     let fast = common::get(&app, "/api/reputation/mcp:io.fixture/fast3")

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{call, get, post, record, TestDb};
+use common::{call, get, post, post_as, record, TestDb};
 use lowdown_server::db::catalog::{self, Service};
 use serde_json::{json, Value};
 
@@ -43,14 +43,7 @@ async fn weights_follow_key_standing_and_catalog(t: &TestDb) {
             if let Some(k) = &key {
                 h.push(("x-agent-key", k.as_str()));
             }
-            let r = call(
-                &app,
-                "POST",
-                "/v1/telemetry/observe",
-                &h,
-                Some(body.to_string()),
-            )
-            .await;
+            let r = post_as(&app, "/v1/telemetry/observe", &h, &body).await;
             assert_eq!(r.status, 200, "{}", r.text);
             r.json
         }
@@ -233,23 +226,9 @@ async fn rate_limits_answer_429_with_retry_after(t: &TestDb) {
 
     let key = register(&app).await;
     let hdr = [("x-agent-key", key.as_str())];
-    let r = call(
-        &app,
-        "POST",
-        "/v1/telemetry/observe",
-        &hdr,
-        Some(batch(600).to_string()),
-    )
-    .await;
+    let r = post_as(&app, "/v1/telemetry/observe", &hdr, &batch(600)).await;
     assert_eq!(r.status, 200, "a key has its own, larger budget");
-    let r = call(
-        &app,
-        "POST",
-        "/v1/telemetry/observe",
-        &hdr,
-        Some(batch(1).to_string()),
-    )
-    .await;
+    let r = post_as(&app, "/v1/telemetry/observe", &hdr, &batch(1)).await;
     assert_eq!(r.status, 429);
     assert!(r.headers.contains_key("retry-after"));
     assert_eq!(t.count("observations").await, 660);
@@ -329,13 +308,8 @@ async fn the_seeds_universal_contract_works_verbatim(t: &TestDb) {
         r.json,
         json!({"ok": true, "weight": 0.3, "service_id": "stripe"})
     );
-    use sqlx::Row;
-    let row = sqlx::query("SELECT source, reporter FROM observations")
-        .fetch_one(&t.check.pool)
-        .await
-        .unwrap();
     let (source, reporter): (String, Option<String>) =
-        (row.try_get(0).unwrap(), row.try_get(1).unwrap());
+        t.row("SELECT source, reporter FROM observations").await;
     assert_eq!(
         (source.as_str(), reporter.as_deref()),
         ("organic", Some("your-wrapper-name"))

@@ -61,6 +61,16 @@ export function assertEq(a, b, what) {
   if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`self-check failed: ${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
 }
 
+/** A session's `Facts` as the core serialises them, nothing seen but what `o` sets. */
+export const facts = (o = {}) => ({
+  server_name: null, server_version: null, protocol_version: null,
+  schema_hash: null, desc_hash: null, tools_has_more: false, tool_count: null, ...o,
+});
+
+/** A spool file's name: <ms:15>-<seq:8>-<pid>-<token>.jsonl. */
+export const spoolName = (ms, seq, pid, token) =>
+  `${String(ms).padStart(15, "0")}-${String(seq).padStart(8, "0")}-${pid}-${token}.jsonl`;
+
 /** An `Exchange` as the core serialises it, with the defaults of a successful `tools/call`. */
 export function exchange(o) {
   const method = o.method ?? "tools/call";

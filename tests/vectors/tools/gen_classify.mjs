@@ -6,7 +6,7 @@
 // examples/transcripts/server-everything.jsonl.
 import fs from "node:fs";
 import path from "node:path";
-import { VECTORS, exchange as ex, sha256, writeVectors } from "./common.mjs";
+import { DESC_KEYS, SCHEMA_KEYS, VECTORS, exchange as ex, facts, hashList, writeVectors } from "./common.mjs";
 
 const J = (o) => JSON.stringify(o) + "\n";
 const req = (id, method, params) => J({ jsonrpc: "2.0", id, method, ...(params !== undefined ? { params } : {}) });
@@ -22,24 +22,11 @@ const s2c = (data, at) => ({ dir: "s2c", data, at_ms: at });
 const close = (at, reason) => ({ close: true, at_ms: at, reason });
 const clientEnds = (at) => close(at, "client_ended");
 const serverEnds = (at) => close(at, "server_ended");
-const facts = (o = {}) => ({
-  server_name: null, server_version: null, protocol_version: null,
-  schema_hash: null, desc_hash: null, tools_has_more: false, tool_count: null, ...o,
-});
-// SPEC §3.3, independently: canonical JSON with keys sorted by UTF-16 units, JS numbers.
-function canon(v) {
-  if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
-  if (v !== null && typeof v === "object")
-    return "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}";
-  return JSON.stringify(v);
-}
+// SPEC §3.3, independently: common.mjs's canonical JSON (keys sorted by UTF-16 units).
 function hashes(result) {
-  const tools = result.tools.map((t) => (t !== null && typeof t === "object" && !Array.isArray(t) ? t : {}));
-  const pick = (t, keys) => Object.fromEntries(keys.filter((k) => Object.prototype.hasOwnProperty.call(t, k)).map((k) => [k, t[k]]));
-  const all = (keys) => "[" + tools.map((t) => canon(pick(t, keys))).sort().join(",") + "]";
   return {
-    schema_hash: sha256(all(["name", "inputSchema", "outputSchema"])),
-    desc_hash: sha256(all(["name", "title", "description"])),
+    schema_hash: hashList(result.tools, SCHEMA_KEYS),
+    desc_hash: hashList(result.tools, DESC_KEYS),
     tools_has_more: result.nextCursor !== undefined && result.nextCursor !== null,
     tool_count: result.tools.length,
   };

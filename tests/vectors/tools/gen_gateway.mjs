@@ -2,7 +2,7 @@
 // live_score.json, audit.json, probe_health.json, receipt.json, reputation.json.
 // Every expected value is computed here, in JavaScript, from the SPEC's text.
 import { createPrivateKey, createPublicKey, sign } from "node:crypto";
-import { writeVectors, sha256, assertEq } from "./common.mjs";
+import { writeVectors, sha256, assertEq, canon } from "./common.mjs";
 
 const DAY = 86400000, HOUR = 3600000;
 
@@ -216,9 +216,6 @@ writeVectors("live_score.json", "live_score",
   scoreInputs.map(([name, samples, cap]) => ({ name, input: { samples, cap }, expected: score(samples, cap) })));
 
 // ---- receipts ---------------------------------------------------------------------------
-const canon = (v) => Array.isArray(v) ? "[" + v.map(canon).join(",") + "]"
-  : v && typeof v === "object" ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + canon(v[k])).join(",") + "}"
-  : JSON.stringify(v);
 const keyOf = (seedHex) => createPrivateKey({ key: Buffer.from("302e020100300506032b657004220420" + seedHex, "hex"), format: "der", type: "pkcs8" });
 const pub = (k) => createPublicKey(k).export({ format: "der", type: "spki" }).subarray(-32).toString("base64");
 const agentKey = keyOf("11".repeat(32)), serviceKey = keyOf("22".repeat(32)), otherKey = keyOf("33".repeat(32));

@@ -1,11 +1,7 @@
 // Writes record_build.json and server_version.json (SPEC §3.2). Every expectation is
 // written here by hand from SPEC §3.2 and core/src/record/build.rs's documented rules.
-import { exchange as ex, writeVectors } from "./common.mjs";
+import { exchange as ex, facts, writeVectors } from "./common.mjs";
 
-const facts = (o = {}) => ({
-  server_name: null, server_version: null, protocol_version: null,
-  schema_hash: null, desc_hash: null, tools_has_more: false, tool_count: null, ...o,
-});
 
 // ---- server_version ----
 const sv = [];

@@ -1,13 +1,11 @@
 // spool.json: the spool's names, claims, reading and bound (SPEC §3, core record::spool),
 // which every host uses to write and drain the same files. Expectations are written here by
 // hand from the format: <ms:15>-<seq:8>-<pid>-<token>.jsonl, claims <name>.<pid>.sending.
-import { writeVectors } from "./common.mjs";
+import { spoolName as name, writeVectors } from "./common.mjs";
 
 const GOOD = '{"target":"npm:x","target_type":"tool","task_type":"t","outcome":"success","request_kind":"tool","record_id":"a-1"}';
 const GOOD2 = '{"target":"npm:y","target_type":"tool","task_type":"u","outcome":"failure","failure_type":"tool_error","error_layer":"tool","request_kind":"tool","record_id":"a-2"}';
 const BAD_OUTCOME = '{"target":"npm:x","target_type":"tool","task_type":"t","outcome":"maybe","request_kind":"tool"}';
-const pad = (n, w) => String(n).padStart(w, "0");
-const name = (ms, seq, pid, token) => `${pad(ms, 15)}-${pad(seq, 8)}-${pid}-${token}.jsonl`;
 
 const cases = [
   { name: "a file name sorts by time, then sequence", input: { op: "file_name", now_ms: 1764590000123, seq: 7, pid: 4242, token: "9f3a0c" }, expected: name(1764590000123, 7, 4242, "9f3a0c") },

@@ -7,7 +7,7 @@
 // the plans moved into the core), the names matched with regular expressions, and a line
 // taken as a record when it is one of the fixture records below (what a valid record is,
 // spool.json's decode cases prove).
-import { writeVectors } from "./common.mjs";
+import { spoolName as name, writeVectors } from "./common.mjs";
 
 const MAX_FILES = 100;
 const PER_FILE = 500;
@@ -15,8 +15,6 @@ const STALE = 60_000;
 const GOOD = '{"target":"npm:x","target_type":"tool","task_type":"t","outcome":"success","request_kind":"tool","record_id":"a-1"}';
 const GOOD2 = '{"target":"npm:y","target_type":"tool","task_type":"u","outcome":"failure","failure_type":"tool_error","error_layer":"tool","request_kind":"tool","record_id":"a-2"}';
 const RECORDS = new Set([GOOD, GOOD2]);
-const pad = (n, w) => String(n).padStart(w, "0");
-const name = (ms, seq, pid, token) => `${pad(ms, 15)}-${pad(seq, 8)}-${pid}-${token}.jsonl`;
 const WAITING = /^\d{15}-\d{8}-\d+-[0-9A-Za-z]*\.jsonl$/;
 const CLAIMED = /^(\d{15}-\d{8}-\d+-[0-9A-Za-z]*\.jsonl)\.(\d+)\.sending$/;
 const records = (text) => text.split("\n").map((l) => l.trim()).filter((l) => RECORDS.has(l));

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { Recorder, targetLabel, kind, settings } from '../core.js';
 import { Sender } from './sender.js';
-import { labelFacts } from '../label-facts.js';
+import { safeLabel } from '../label-facts.js';
 import { loadNodeIdentity } from './home.js';
 
 /**
@@ -33,7 +33,7 @@ export class RecordPipeline {
     } catch (err) {
       debug(`no node id (${/** @type {Error} */ (err).message}): records carry none`);
     }
-    const target = ctx.target ?? safeLabel(argv, debug);
+    const target = ctx.target ?? safeLabel(targetLabel, argv, debug);
     this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
     this.sender = new Sender({ apiUrl: apiUrl ?? s.api_url, home, nodeId, version, debug });
     this.sender.drainSpoolSoon();
@@ -64,18 +64,5 @@ export class RecordPipeline {
   /** Delivers or spools everything within `budgetMs`. @param {number} budgetMs */
   shutdown(budgetMs) {
     return this.sender.shutdown(budgetMs);
-  }
-}
-
-/**
- * @param {string[]} argv
- * @param {(m: string) => void} debug
- */
-function safeLabel(argv, debug) {
-  try {
-    return targetLabel(argv, JSON.stringify(labelFacts(argv))) ?? 'unknown';
-  } catch (err) {
-    debug(`target label: ${/** @type {Error} */ (err).message}`);
-    return 'unknown';
   }
 }

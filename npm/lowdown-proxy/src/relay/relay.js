@@ -7,9 +7,9 @@
 
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import fs from 'node:fs';
 import { resolveCommand } from './resolve.js';
 import { startWatchdog } from './watchdog.js';
+import { isFile } from '../label-facts.js';
 
 /** Signals forwarded to the child. */
 /** @type {NodeJS.Signals[]} */
@@ -209,14 +209,4 @@ export function runRelay({ command, args, observer: given, debug }) {
       resolve({ code: exitCode, spawned: true });
     });
   });
-}
-
-/** True when `p` names an existing regular file (used for Windows PATH resolution). */
-/** @param {string} p */
-function isFile(p) {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }

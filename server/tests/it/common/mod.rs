@@ -17,6 +17,7 @@ use axum::Router;
 use lowdown_server::db::Db;
 use lowdown_server::AppState;
 use serde_json::Value;
+use sqlx::any::AnyRow;
 use sqlx::Row;
 use tower::ServiceExt;
 
@@ -155,11 +156,28 @@ impl TestDb {
 
     /// `SELECT COUNT(*) FROM table`.
     pub async fn count(&self, table: &str) -> i64 {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+        self.row::<(i64,)>(&format!("SELECT COUNT(*) FROM {table}"))
+            .await
+            .0
+    }
+
+    /// The one row `sql` selects, as a tuple of its columns.
+    pub async fn row<T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin>(&self, sql: &str) -> T {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_one(&self.check.pool)
             .await
-            .unwrap();
-        row.try_get(0).unwrap()
+            .unwrap()
+    }
+
+    /// Every row `sql` selects, as tuples of their columns.
+    pub async fn rows<T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin>(
+        &self,
+        sql: &str,
+    ) -> Vec<T> {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
+            .fetch_all(&self.check.pool)
+            .await
+            .unwrap()
     }
 }
 
@@ -213,14 +231,17 @@ pub async fn get(app: &Router, uri: &str) -> Resp {
 }
 
 pub async fn post(app: &Router, uri: &str, body: &Value) -> Resp {
-    call(
-        app,
-        "POST",
-        uri,
-        &[("content-type", "application/json")],
-        Some(body.to_string()),
-    )
-    .await
+    post_as(app, uri, &[("content-type", "application/json")], body).await
+}
+
+/// GETs `uri` through the router with `headers`.
+pub async fn get_as(app: &Router, uri: &str, headers: &[(&str, &str)]) -> Resp {
+    call(app, "GET", uri, headers, None).await
+}
+
+/// POSTs `body` as JSON text through the router with exactly `headers`.
+pub async fn post_as(app: &Router, uri: &str, headers: &[(&str, &str)], body: &Value) -> Resp {
+    call(app, "POST", uri, headers, Some(body.to_string())).await
 }
 
 /// `GET /api/reputation/{target}`, which must answer 200.
@@ -228,6 +249,12 @@ pub async fn reputation(app: &Router, target: &str) -> Value {
     let r = get(app, &format!("/api/reputation/{target}")).await;
     assert_eq!(r.status, 200, "{}", r.text);
     r.json
+}
+
+/// The answer for the Registry entry `name`: `GET /api/reputation/mcp:{name}`, which must
+/// answer 200.
+pub async fn mcp_answer(t: &TestDb, name: &str) -> Value {
+    reputation(&t.app(), &format!("mcp:{name}")).await
 }
 
 /// A port free on 127.0.0.1 a moment ago.
@@ -276,9 +303,22 @@ pub fn record(target: &str, outcome: &str) -> Value {
 }
 
 /// Runs `async fn $name(t: &TestDb)` on SQLite and on PostgreSQL, as two
-/// `#[tokio::test]` functions `$name::sqlite` and `$name::postgres`.
+/// `#[tokio::test]` functions `$name::sqlite` and `$name::postgres`; with `kind`, runs
+/// `async fn $name(kind: Kind)`, which makes its own databases.
 #[macro_export]
 macro_rules! on_both {
+    (kind $name:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$name($crate::common::Kind::Sqlite).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$name($crate::common::Kind::Postgres).await;
+            }
+        }
+    };
     ($name:ident) => {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -418,42 +458,26 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
 /// `rollup_latency` against the rated organic raw rows, bucketed by the core.
 pub async fn assert_latency_matches_raw(t: &TestDb) {
     use std::collections::BTreeMap;
-    let raw = sqlx::query(
-        "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
-         AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
-    )
-    .fetch_all(&t.check.pool)
-    .await
-    .unwrap();
+    let raw: Vec<(String, String, f64)> = t
+        .rows(
+            "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
+             AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
+        )
+        .await;
     let mut expected: BTreeMap<(String, String, i64), (i64, f64)> = BTreeMap::new();
-    for r in raw {
-        let ms: f64 = r.try_get(2).unwrap();
+    for (target, task, ms) in raw {
         let bucket = lowdown_core::telemetry::latency_bucket(ms) as i64;
-        let e = expected
-            .entry((r.try_get(0).unwrap(), r.try_get(1).unwrap(), bucket))
-            .or_default();
+        let e = expected.entry((target, task, bucket)).or_default();
         e.0 += 1;
         e.1 += ms;
     }
-    let rows = sqlx::query("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
-        .fetch_all(&t.check.pool)
-        .await
-        .unwrap();
-    let mut stored = BTreeMap::new();
-    for r in rows {
-        let key: (String, String, i64) = (
-            r.try_get(0).unwrap(),
-            r.try_get(1).unwrap(),
-            r.try_get(2).unwrap(),
-        );
-        stored.insert(
-            key,
-            (
-                r.try_get::<i64, _>(3).unwrap(),
-                r.try_get::<f64, _>(4).unwrap(),
-            ),
-        );
-    }
+    let rows: Vec<(String, String, i64, i64, f64)> = t
+        .rows("SELECT target, task_type, bucket, n, sum_ms FROM rollup_latency")
+        .await;
+    let stored: BTreeMap<_, _> = rows
+        .into_iter()
+        .map(|(target, task, bucket, n, sum)| ((target, task, bucket), (n, sum)))
+        .collect();
     assert_eq!(
         stored.keys().collect::<Vec<_>>(),
         expected.keys().collect::<Vec<_>>(),

@@ -251,14 +251,7 @@ impl Rig {
 
     /// The current salt as an agent gets it: `(salt_id, salt)`.
     pub async fn salt(&self, key: &str) -> (String, String) {
-        let r = super::call(
-            &self.app,
-            "GET",
-            "/v1/sampling/salt",
-            &[("x-agent-key", key)],
-            None,
-        )
-        .await;
+        let r = super::get_as(&self.app, "/v1/sampling/salt", &[("x-agent-key", key)]).await;
         assert_eq!(r.status, 200, "{}", r.text);
         (
             r.json["salt_id"].as_str().unwrap().to_owned(),

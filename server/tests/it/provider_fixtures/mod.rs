@@ -7,7 +7,6 @@
 pub use crate::scanner_fixtures::everything::Everything;
 pub use crate::scanner_fixtures::mcp;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use axum::Router;
@@ -16,17 +15,7 @@ use lowdown_server::db::agents::{register, NewAgent};
 use serde_json::{json, Value};
 
 use crate::common::prowl::{Rig, CATALOG};
-use crate::common::{call, Resp, TestDb};
-
-/// Serves `app` on a fresh 127.0.0.1 port (the fixtures' server).
-pub async fn serve(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    addr
-}
+use crate::common::{call, get_as, post_as, Resp, TestDb};
 
 /// The operator's token in these tests.
 pub const TOKEN: &str = "operator-token-0123456789abcdef";
@@ -79,12 +68,11 @@ impl Bench {
     /// The operator posts `body`.
     pub async fn post_directive(&self, body: &Value) -> Resp {
         let auth = format!("Bearer {TOKEN}");
-        call(
+        post_as(
             &self.app,
-            "POST",
             "/v1/benchmark/directives",
             &[("authorization", &auth)],
-            Some(body.to_string()),
+            body,
         )
         .await
     }
@@ -92,12 +80,10 @@ impl Bench {
     /// The operator reads a directive.
     pub async fn directive(&self, id: &str) -> Value {
         let auth = format!("Bearer {TOKEN}");
-        let r = call(
+        let r = get_as(
             &self.app,
-            "GET",
             &format!("/v1/benchmark/directives/{id}"),
             &[("authorization", &auth)],
-            None,
         )
         .await;
         assert_eq!(r.status, 200, "{}", r.text);
