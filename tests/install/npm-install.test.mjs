@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '../../npm/lowdown-proxy/test/helpers/lowdown-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -55,7 +56,7 @@ const freePort = () =>
 async function startServer(t) {
   const port = await freePort();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-server-'));
-  const child = spawn(path.join(ROOT, 'target/debug/lowdown-server'), ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
+  const child = spawn(SERVER_BIN, ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
     env: { ...process.env, LOWDOWN_HOME: home },
     stdio: 'ignore',
   });

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '../../npm/lowdown-proxy/test/helpers/lowdown-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (p) => readFileSync(path.join(ROOT, p), 'utf8');
@@ -34,7 +35,7 @@ function statedDefaults(text) {
   return out;
 }
 
-const server = path.join(ROOT, 'target/debug/lowdown-server');
+const server = SERVER_BIN;
 
 test('every flag default server/README.md states is the one lowdown-server prints', () => {
   const defaults = clapDefaults(run(server, ['serve', '--help']));

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '../../npm/lowdown-proxy/test/helpers/lowdown-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -31,7 +32,7 @@ test('the curl walkthrough records an interaction and reads it back', async (t) 
     const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
   });
   const home = mkdtempSync(path.join(tmpdir(), 'lowdown-readme-'));
-  const server = spawn(path.join(ROOT, 'target/debug/lowdown-server'), ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
+  const server = spawn(SERVER_BIN, ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
     env: { ...process.env, LOWDOWN_HOME: home },
     stdio: 'ignore',
   });

@@ -1,4 +1,4 @@
-// The one way the JS tests start a real lowdown-server (target/debug/lowdown-server, SQLite in
+// The one way the JS tests start a real lowdown-server (the debug build, SQLite in
 // a temp LOWDOWN_HOME, a free loopback port): the proxy, lowdown-mcp/wrap and lowdown-observe
 // suites all call this (observe by relative path).
 import { spawn } from 'node:child_process';
@@ -10,8 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-/** The server binary the make targets build first (`cargo build -p lowdown-server`). */
-export const SERVER_BIN = process.env.LOWDOWN_SERVER_BIN ?? path.join(ROOT, 'target', 'debug', 'lowdown-server');
+/** The server binary the make targets build first (`cargo build -p lowdown-server`), where cargo
+ * puts it (`CARGO_TARGET_DIR`, as prowl's tests read it, else `target`); `LOWDOWN_SERVER_BIN`
+ * names another. */
+export const SERVER_BIN =
+  process.env.LOWDOWN_SERVER_BIN ??
+  path.join(path.resolve(ROOT, process.env.CARGO_TARGET_DIR ?? 'target'), 'debug', 'lowdown-server');
 
 /** A free loopback port. */
 export function freePort() {
