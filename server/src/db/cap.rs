@@ -120,14 +120,20 @@ pub(super) async fn over_cap(
             taken_back.push((target.clone(), network.clone(), over.len() as i64));
         }
     }
-    // Only a network past its cap gets here; its rows are locked already.
-    for (target, network, k) in taken_back {
-        sqlx::query("UPDATE rollup_networks SET n = n - $1 WHERE target = $2 AND network = $3")
-            .bind(k)
-            .bind(target)
-            .bind(network)
-            .execute(&mut *conn)
-            .await?;
+    // Only networks past their cap get here, in one statement; their rows are locked already.
+    if !taken_back.is_empty() {
+        let rows: Vec<serde_json::Value> = taken_back
+            .iter()
+            .map(|(t, n, k)| serde_json::json!({"target": t, "network": n, "k": k}))
+            .collect();
+        sqlx::query(
+            "UPDATE rollup_networks r SET n = r.n - v.k \
+             FROM json_to_recordset(CAST($1 AS json)) AS v(target text, network text, k bigint) \
+             WHERE r.target = v.target AND r.network = v.network",
+        )
+        .bind(serde_json::Value::Array(rows).to_string())
+        .execute(&mut *conn)
+        .await?;
     }
     Ok(capped)
 }
