@@ -165,20 +165,22 @@ async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
         r["latency_ms"] = json!(12.5);
         records.push(r);
     }
-    // Past the per-network cap: 30 rated organic records for one target and day from one
-    // network, in two requests (the second crosses the cap), and 25 from a trusted one.
+    // Past the per-network cap: 30 rated organic records for each of two targets and one
+    // day from one network, in two requests (the second crosses the cap on both at once),
+    // and 25 from a trusted one.
     let from_network = |network: &str, n: usize| -> Vec<Value> {
         (0..n)
             .map(|i| {
                 let outcome = if i % 3 == 0 { "failure" } else { "success" };
-                let mut r = common::record("npm:crowded", outcome);
+                let target = ["npm:crowded", "npm:crowded-too"][i % 2];
+                let mut r = common::record(target, outcome);
                 r["record_id"] = json!(format!("{network}-{i}"));
                 r["node_id"] = json!(format!("ld_{network}{:08}", i % 4));
                 r
             })
             .collect()
     };
-    let busy = from_network("busy", 30);
+    let busy = from_network("busy", 60);
     let trusted = TrustedNetworks::parse(&["127.77.0.0/16"]).unwrap();
     for t in [&lite, &pg] {
         let app = lowdown_server::app(t.state().with_trusted_networks(trusted.clone()));
@@ -188,18 +190,21 @@ async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
             assert_eq!(r.status, 201, "{}", r.text);
         }
         for (ip, batch) in [
-            ("127.5.0.1", &busy[..12]),
-            ("127.5.0.1", &busy[12..]),
+            ("127.5.0.1", &busy[..24]),
+            ("127.5.0.1", &busy[24..]),
             ("127.77.0.1", &from_network("trusted", 25)[..]),
         ] {
             let (status, body) = from_peer(&app, ip, &json!(batch)).await;
             assert_eq!(status, 201, "{body}");
         }
         t.check.roll_up().await.unwrap();
-        let a = answer(&t.check, "npm:crowded").await;
-        assert_eq!(a["interactions"], 55, "{a}");
-        assert_eq!(a["capped"], 10, "the busy network's last 10: {a}");
-        assert_eq!(a["rated_interactions"], 45, "{a}");
+        // Each target: the busy network's 30 and the trusted one's 13 or 12.
+        for (target, interactions) in [("npm:crowded", 43), ("npm:crowded-too", 42)] {
+            let a = answer(&t.check, target).await;
+            assert_eq!(a["interactions"], interactions, "{a}");
+            assert_eq!(a["capped"], 10, "the busy network's last 10: {a}");
+            assert_eq!(a["rated_interactions"], interactions - 10, "{a}");
+        }
     }
     let tables = [
         ("rollup_targets", "target, source, outcome_class, n"),
