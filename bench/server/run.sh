@@ -50,6 +50,7 @@ versus() {
     now+=("$(rate "$BIN" "$db")")
   done
   b="$(median "${was[@]}")" n="$(median "${now[@]}")"
+  [ -n "$b" ] && [ -n "$n" ] || { echo "bench: an ingest run printed no http_store line" >&2; return 1; }
   echo "ingest_vs_before backend=$backend clients=4 records=$RECORDS before_rev=$BEFORE_REV" \
     "before=$b now=$n ratio=$(awk -v n="$n" -v b="$b" 'BEGIN { printf "%.2f", n / b }')" \
     "runs_before=$(IFS=,; echo "${was[*]}") runs_now=$(IFS=,; echo "${now[*]}")" | tee -a "$OUT"
