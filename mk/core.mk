@@ -23,4 +23,4 @@ bench-core: ## criterion benchmarks of the core
 
 lint-rust:
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets --features lowdown-server/bench -- -D warnings

@@ -5,5 +5,5 @@ BENCH_TARGETS += bench-gateway
 .PHONY: bench-gateway
 
 bench-gateway: ## latency the gateway adds over calling the upstream directly (p50, p99) and throughput, side by side
-	cargo build --release -p lowdown-server --bin lowdown-gateway-bench
+	cargo build --release -p lowdown-server --features bench --bin lowdown-gateway-bench
 	target/release/lowdown-gateway-bench

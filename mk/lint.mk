@@ -3,7 +3,7 @@
 # - prowl (bindings-python/python/prowl): ruff's bug-finding rules and mypy --strict, both
 #   configured in bindings-python/pyproject.toml, and mypy.stubtest of _native.pyi against
 #   the built module (also run by test-python-binding). Pinned in requirements-dev.txt.
-# - the npm packages (lowdown-proxy, lowdown-observe, the editor extension): tsc --checkJs
+# - the npm packages (lowdown-proxy, lowdown-observe, lowdown-server, the editor extension): tsc --checkJs
 #   on their JSDoc types (tsconfig.base.json at the root, a tsconfig.json per package).
 #   typescript, @types/node and @types/vscode are pinned root devDependencies.
 #
@@ -18,7 +18,7 @@ TEST_TARGETS += test-lint-hosts
 .PHONY: lint-hosts lint-python lint-js test-lint-hosts
 
 TSC := $(ROOT)/node_modules/.bin/tsc
-TS_PROJECTS := npm/lowdown-proxy npm/lowdown-observe npm/vscode-extension
+TS_PROJECTS := npm/lowdown-proxy npm/lowdown-observe npm/lowdown-server npm/vscode-extension
 OBSERVE_WASM_DTS := npm/lowdown-observe/wasm/web/lowdown.d.ts
 
 lint-hosts: lint-python lint-js ## ruff, mypy --strict and stubtest over prowl; tsc --checkJs over the npm packages

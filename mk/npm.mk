@@ -28,12 +28,17 @@ setup-cross: setup-rust setup-python-binding ## rustup targets, zig (PyPI) and c
 	@$(PY) -c 'import ziglang' 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check "ziglang==$(ZIGLANG_VERSION)"
 	@command -v cargo-zigbuild >/dev/null || cargo install cargo-zigbuild
 
-package: setup-npm setup-cross setup-python-binding build-wasm-binding build-js-binding ## pack every package into dist/: npm tarballs (native per platform, WebAssembly, proxy, observe), the .vsix, the prowl wheel and sdist
+package: setup-npm setup-cross setup-python-binding build-wasm-binding build-js-binding ## pack every package into dist/: npm tarballs (native per platform, WebAssembly, proxy, observe, the prebuilt server per platform), the .vsix, the prowl wheel and sdist, the server wheels
 	PATH="$(ZIG_DIR):$$PATH" bash mk/package.sh
 
 TEST_TARGETS += test-install
 .PHONY: test-install
 
+# The server packages of a test run hold the dev build the other suites already ran, for this
+# machine only: an optimised build for three targets would add many minutes to a cold run.
+# `make package` on its own builds them optimised for every target.
+test-install: export SERVER_PROFILE ?= dev
+test-install: export SERVER_TARGETS ?= host
 test-install: package build-server ## the packages from dist/, installed outside the repository: npm tarballs (native, WebAssembly, no core) with a real MCP session, and the prowl wheel in a fresh venv
 	node --test --test-reporter=spec tests/install/
 	bash tests/install/prowl-wheel.sh

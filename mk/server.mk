@@ -24,7 +24,7 @@ test-server: setup-npm ## server tests on SQLite AND a real PostgreSQL (started 
 	LOWDOWN_TEST_DATABASE_URL="$$url" cargo test -p lowdown-server
 
 bench-server: ## ingest records/s over HTTP (SQLite, PostgreSQL); reputation p50/p99 at 10k and 1M records
-	cargo build --release -p lowdown-server --bin lowdown-server-bench
+	cargo build --release -p lowdown-server --features bench --bin lowdown-server-bench
 	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
 	LOWDOWN_BENCH_PG_URL="$$url" bench/server/run.sh
 

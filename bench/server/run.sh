@@ -3,7 +3,7 @@
 # SQLite and PostgreSQL, beside the build before the write quotas and the independence
 # bookkeeping (BENCH_BEFORE_REV, 675dca5) in the same loop, and reputation p50/p99 at 10k
 # and 1M stored records.
-# Needs the release bench binary (cargo build --release -p lowdown-server --bin lowdown-server-bench).
+# Needs the release bench binary (cargo build --release -p lowdown-server --features bench --bin lowdown-server-bench).
 # PostgreSQL runs when LOWDOWN_BENCH_PG_URL is set (make bench-server sets it).
 # Results are printed and appended to target/bench-server.txt.
 set -euo pipefail

@@ -1,25 +1,31 @@
 // The npm packages as a user gets them: the tarballs `make package` wrote to dist/ are copied
 // into an empty project outside the repository and installed with npm, their third-party
-// dependencies coming from the registry. Then a real MCP session (the official SDK client,
-// server-everything) runs through `npx lowdown-proxy`, recording to a real lowdown-server:
-// once on the native core, once with the native package removed (the WebAssembly fallback,
-// which must record the same), and once with no core at all (relaying only, said once).
+// dependencies coming from the registry, and run on a PATH with no Rust toolchain. The server
+// is `npx lowdown-server` from its package (the prebuilt binary of this platform). Then a real
+// MCP session (the official SDK client, server-everything) runs through `npx lowdown-proxy`,
+// recording to it: once on the native core, once with the native package removed (the
+// WebAssembly fallback, which must record the same), and once with no core at all (relaying
+// only, said once).
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SERVER_BIN } from '../../npm/lowdown-proxy/test/helpers/lowdown-server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
 const TARGET = 'npm:@modelcontextprotocol/server-everything';
 const CANARY = 'CANARY_npm_install_9d2';
 let project;
+/** The user's PATH without any directory holding cargo: nothing here may need Rust. */
+const PATH_NO_CARGO = process.env.PATH.split(path.delimiter)
+  .filter((d) => !fs.existsSync(path.join(d, 'cargo')))
+  .join(path.delimiter);
+const ENV = { ...process.env, PATH: PATH_NO_CARGO };
 
 // The client side, run inside the installed project (its own SDK, its own npx).
 const SESSION = `
@@ -52,32 +58,49 @@ const freePort = () =>
     });
   });
 
-/** A lowdown-server on a fresh SQLite database; stopped after the test. */
-async function startServer(t) {
+/** Whether `url` answers `/healthz`. */
+const healthy = (url) => fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+
+/**
+ * `npx lowdown-server` from the installed package on a fresh SQLite database, once it answers;
+ * stopped (SIGTERM to npx) after the test. Its URL, the npx process and its end.
+ */
+async function spawnServer(t) {
   const port = await freePort();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-server-'));
-  const child = spawn(SERVER_BIN, ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
-    env: { ...process.env, LOWDOWN_HOME: home },
+  // In a process group of its own, as a terminal runs a command: stop() signals the group.
+  const child = spawn('npx', ['--no-install', 'lowdown-server', '--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
+    cwd: project,
+    env: { ...ENV, LOWDOWN_HOME: home },
     stdio: 'ignore',
+    detached: true,
   });
-  t.after(() => {
-    child.kill('SIGTERM');
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const stop = (/** @type {NodeJS.Signals} */ signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {}
+    return exited;
+  };
+  t.after(async () => {
+    await stop('SIGTERM');
     fs.rmSync(home, { recursive: true, force: true });
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i += 1) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return url;
-    } catch {}
-    assert.ok(i < 200, 'lowdown-server did not start');
+  for (let i = 0; !(await healthy(url)); i += 1) {
+    assert.ok(i < 400, 'lowdown-server did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
+  return { url, stop };
 }
+
+/** The URL of a server as [spawnServer] starts it. */
+const startServer = async (t) => (await spawnServer(t)).url;
 
 /** Runs the session in the installed project against `apiUrl`; its result and the node id. */
 function runSession(apiUrl) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-home-'));
-  const env = { ...process.env, LOWDOWN_API_URL: apiUrl, LOWDOWN_HOME: home, LOWDOWN_DEBUG: '1' };
+  const env = { ...ENV, LOWDOWN_API_URL: apiUrl, LOWDOWN_HOME: home, LOWDOWN_DEBUG: '1' };
   const out = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
   const nodeId = fs.existsSync(path.join(home, 'node.json')) ? JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id : null;
   fs.rmSync(home, { recursive: true, force: true });
@@ -106,7 +129,7 @@ before(() => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-npm-install-'));
   for (const f of tarballs) fs.copyFileSync(path.join(DIST, f), path.join(project, f));
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "install-test", "private": true }\n');
-  const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`].map((n) => `./${n}-0.1.0.tgz`);
+  const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`, 'lowdown-server', `lowdown-server-${nativePlatform()}`].map((n) => `./${n}-0.1.0.tgz`);
   // zod 3 at the project's root, as in a project that uses it: lowdown-mcp must still describe
   // its tools (it builds them with the zod the SDK resolves).
   execFileSync('npm', ['install', '--no-audit', '--no-fund', ...ours, '@modelcontextprotocol/server-everything@2026.8.31', '@modelcontextprotocol/sdk@1.32.2', 'zod@3.25.76'], {
@@ -124,6 +147,41 @@ function nativePlatform() {
   return `linux-${arch}-${libc}`;
 }
 
+test('the PATH the tests run on has no cargo', () => {
+  assert.equal(spawnSync('cargo', ['--version'], { env: ENV }).error?.code, 'ENOENT');
+});
+
+test('npx lowdown-server runs the prebuilt binary, which Ctrl-C stops; its launcher passes SIGTERM on and ends as the server did', async (t) => {
+  const version = execFileSync('npx', ['--no-install', 'lowdown-server', '--version'], { cwd: project, env: ENV, encoding: 'utf8' });
+  assert.equal(version.trim(), 'lowdown-server 0.1.0');
+  const bin = execFileSync(process.execPath, ['--input-type=module', '-e', "import('lowdown-server').then((m) => console.log(m.binaryPath()))"], { cwd: project, env: ENV, encoding: 'utf8' }).trim();
+  assert.equal(bin, fs.realpathSync(path.join(project, 'node_modules', `lowdown-server-${nativePlatform()}`, 'lowdown-server')));
+  const { url, stop } = await spawnServer(t);
+  await stop('SIGINT');
+  // The server drains what is in flight, then ends; one that outlived npx would answer on.
+  for (let i = 0; await healthy(url); i += 1) {
+    assert.ok(i < 200, 'lowdown-server still answers after npx ended');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  // The launcher alone, signalled alone (as a supervisor that knows one pid does).
+  const port = await freePort();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-launcher-'));
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const launcher = spawn(path.join(project, 'node_modules', '.bin', 'lowdown-server'), ['--listen', `127.0.0.1:${port}`, '--db', path.join(home, 'db.sqlite')], {
+    env: { ...ENV, LOWDOWN_HOME: home },
+    stdio: 'ignore',
+  });
+  const ended = new Promise((resolve) => launcher.on('exit', (code, signal) => resolve([code, signal])));
+  for (let i = 0; !(await healthy(`http://127.0.0.1:${port}`)); i += 1) {
+    assert.ok(i < 400, 'lowdown-server did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  launcher.kill('SIGTERM');
+  assert.deepEqual(await ended, [0, null], 'the server stopped gracefully and the launcher ended with its code');
+  assert.equal(await healthy(`http://127.0.0.1:${port}`), false);
+});
+
 test('nothing installed points into the repository', () => {
   const manifest = fs.readFileSync(path.join(project, 'node_modules', 'lowdown-proxy', 'package.json'), 'utf8');
   assert.equal(JSON.parse(manifest).dependencies['lowdown-core'], '0.1.0');
@@ -131,6 +189,8 @@ test('nothing installed points into the repository', () => {
   assert.ok(!lock.includes(ROOT), 'the lockfile names a path in the repository');
   const core = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-core', 'package.json'), 'utf8'));
   assert.deepEqual(Object.keys(core.optionalDependencies).sort(), ['lowdown-core-linux-arm64-gnu', 'lowdown-core-linux-x64-gnu', 'lowdown-core-linux-x64-musl']);
+  const server = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-server', 'package.json'), 'utf8'));
+  assert.equal(server.optionalDependencies[`lowdown-server-${nativePlatform()}`], '0.1.0');
 });
 
 // lowdown-mcp as an agent's client starts it from the installed package.
@@ -154,7 +214,7 @@ test('lowdown-mcp from the package describes every tool input to the agent and a
   t.after(() => fs.rmSync(home, { recursive: true, force: true }));
   const root = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'zod', 'package.json'), 'utf8'));
   assert.equal(root.version, '3.25.76', 'the project hoists zod 3');
-  const env = { ...process.env, LOWDOWN_API_URL: api, LOWDOWN_HOME: home };
+  const env = { ...ENV, LOWDOWN_API_URL: api, LOWDOWN_HOME: home };
   const { tools, answer } = JSON.parse(execFileSync(process.execPath, ['-e', MCP_SESSION], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
   assert.deepEqual(tools.map((x) => x.name).sort(), ['compare_tools', 'get_lowdown', 'get_node_stats', 'record_interaction']);
   for (const tool of tools) {
@@ -194,4 +254,16 @@ test('native, then WebAssembly: the same session records the same facts; without
   assert.match(said[0], /recording and --watch-log off, MCP traffic is relayed unchanged$/);
   const nothing = await (await fetch(`${none}/api/reputation/${encodeURIComponent(TARGET)}`)).json();
   assert.ok(!nothing.interactions, JSON.stringify(nothing));
+});
+
+test('without its platform package, npx lowdown-server says which package to install', () => {
+  const dir = path.join(project, 'node_modules', `lowdown-server-${nativePlatform()}`);
+  fs.renameSync(dir, `${dir}.away`);
+  try {
+    const r = spawnSync('npx', ['--no-install', 'lowdown-server', '--version'], { cwd: project, env: ENV, encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`^lowdown-server: lowdown-server-${nativePlatform()} is not installed`, 'm'));
+  } finally {
+    fs.renameSync(`${dir}.away`, dir);
+  }
 });
