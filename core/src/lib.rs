@@ -13,6 +13,7 @@ pub mod defaults;
 pub mod files;
 pub mod gateway;
 pub mod identity;
+pub mod local_node;
 pub mod logdiff;
 pub mod quota;
 pub mod record;

@@ -17,6 +17,7 @@ pub mod extract;
 pub mod files;
 pub mod gateway;
 pub mod listen;
+pub mod local_node;
 pub mod names;
 pub mod openapi;
 pub mod pages;

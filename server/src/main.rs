@@ -13,7 +13,7 @@ use lowdown_server::config::{self, CatalogCommand, Cli, Command};
 use lowdown_server::db::{catalog, Db};
 use lowdown_server::gateway::{self, catalog as services_toml, Prowl};
 use lowdown_server::scanner::{self, cli::ServeArgs};
-use lowdown_server::{clock, AppState};
+use lowdown_server::{clock, local_node, AppState};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -27,13 +27,12 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let trusted = lowdown_server::caller::TrustedProxies::parse(&cli.trusted_proxies)
         .map_err(anyhow::Error::msg)?;
-    let trusted_networks = lowdown_server::caller::TrustedNetworks::parse(&cli.trusted_networks)
-        .map_err(anyhow::Error::msg)?;
     let limits = config::limits(&cli.quotas).map_err(anyhow::Error::msg)?;
     if cli.command.is_some() && cli.serve.any_given() {
         anyhow::bail!(
             "serve options (--gateway-listen, --gateway-timeout, --scan-at, --registry-url, \
-             --cohort-size, --modern, --concurrency, --unsafe-allow-loopback) go with no \
+             --cohort-size, --modern, --concurrency, --unsafe-allow-loopback, --local-node, \
+             --idle-exit) go with no \
              subcommand or after the subcommand: `lowdown-server serve --gateway-listen ADDR`, \
              `lowdown-server scan --registry-url URL`"
         );
@@ -60,6 +59,30 @@ async fn main() -> anyhow::Result<()> {
         Some(Command::Scan(args)) => (cli.serve.clone(), Some(args)),
         None => (cli.serve.clone(), None),
     };
+    let local = serve_args.node.local_node && scan.is_none() && export_to.is_none();
+    // One local node per LOWDOWN_HOME: a second start leaves the first one serving.
+    let claim = match local {
+        true => match local_node::claim(&home)
+            .with_context(|| format!("cannot lock {}", home.display()))?
+        {
+            Some(claim) => Some(claim),
+            None => {
+                eprintln!(
+                    "lowdown-server: a local node already runs for {} (see {})",
+                    home.display(),
+                    home.join(lowdown_core::local_node::FILE_NAME).display()
+                );
+                return Ok(());
+            }
+        },
+        false => None,
+    };
+    let mut trusted_networks = cli.trusted_networks.clone();
+    if local {
+        trusted_networks.extend(local_node::TRUSTED.map(String::from));
+    }
+    let trusted_networks = lowdown_server::caller::TrustedNetworks::parse(&trusted_networks)
+        .map_err(anyhow::Error::msg)?;
     let services = services_toml::load(
         &catalog_path,
         explicit,
@@ -119,6 +142,7 @@ async fn main() -> anyhow::Result<()> {
         limits,
         allow_private: cli.unsafe_allow_private_hosts,
         public_url: cli.public_url,
+        claim,
     };
     serve(db, served, services, serve_args).await
 }
@@ -132,6 +156,8 @@ struct Served {
     limits: lowdown_server::db::quota::Limits,
     allow_private: bool,
     public_url: Option<String>,
+    /// The local node's hold on LOWDOWN_HOME (`--local-node`), announced once listening.
+    claim: Option<local_node::Claim>,
 }
 
 async fn serve(
@@ -148,6 +174,7 @@ async fn serve(
         limits,
         allow_private,
         public_url,
+        claim,
     } = served;
     let config = gateway::GatewayConfig {
         timeout: std::time::Duration::from_secs(args.gateway.gateway_timeout.max(1)),
@@ -160,9 +187,16 @@ async fn serve(
     let within = args
         .listen
         .limits(trusted.clone(), lowdown_server::listen::open_file_limit());
-    let listener = tokio::net::TcpListener::bind(listen)
+    let default_listen = listen.to_string() == config::DEFAULT_LISTEN;
+    let listener = local_node::bind(listen, claim.is_some() && default_listen)
         .await
         .with_context(|| format!("cannot listen on {listen}"))?;
+    let listen = listener.local_addr()?;
+    if let Some(claim) = &claim {
+        claim
+            .announce(listen, &clock::iso(clock::now_ms()))
+            .context("cannot announce the local node")?;
+    }
     let backend = format!("{:?}", db.backend).to_lowercase();
     if allow_private {
         tracing::warn!("--unsafe-allow-private-hosts: private hosts are stored and listed");
@@ -191,9 +225,24 @@ async fn serve(
             let _ = rx.wait_for(|s| *s).await;
         }
     };
+    let stop = std::sync::Arc::new(stop);
+    let on_signal = stop.clone();
     tokio::spawn(async move {
         lowdown_server::serve::shutdown_signal().await;
-        let _ = stop.send(true);
+        let _ = on_signal.send(true);
+    });
+    let activity = args.node.idle().map(|after| {
+        let activity = std::sync::Arc::new(local_node::Activity::default());
+        let watched = activity.clone();
+        tokio::spawn(async move {
+            local_node::idle(watched, after).await;
+            tracing::info!(
+                seconds = after.as_secs(),
+                "no request for --idle-exit: ending"
+            );
+            let _ = stop.send(true);
+        });
+        activity
     });
     tokio::spawn(gateway::audit::job(state.clone()));
     let gateway_task = match args.gateway.gateway_listen {
@@ -213,7 +262,8 @@ async fn serve(
     };
     tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
     eprintln!("lowdown-server listening on http://{listen} ({backend})");
-    lowdown_server::serve_within(listener, state.clone(), within, until_stopped()).await?;
+    lowdown_server::serve_within(listener, state.clone(), within, activity, until_stopped())
+        .await?;
     if let Some(t) = gateway_task {
         t.await??;
     }

@@ -21,6 +21,9 @@ MAX_PAUSE_MS = 3600000
 NODE_FILE = "node.json"
 SPOOL_DIR = "spool"
 DROPPED_FILE = "dropped.json"
+LOCAL_NODE_FILE = "local-node.json"
+LOCAL_NODE_LOCK = "local-node.lock"
+LOCAL_NODE_LOG = "local-node.log"
 
 # GATEWAY: What a client routing through the sampling gateway shares (SPEC §10): the gateway's own refusals (a status and a reason of these), and how long a catalog or salt fetch may take.
 REFUSAL_STATUSES = (400, 403, 404, 429, 503,)

@@ -183,7 +183,7 @@ type Group = (&'static str, &'static str, Vec<(&'static str, Shared)>);
 fn shared() -> [Group; 4] {
     use crate::gateway::router as gw;
     use crate::record::{delivery as dv, spool};
-    use crate::{defaults as d, identity};
+    use crate::{defaults as d, identity, local_node};
     use Shared::{Int, Ints, Text, Texts};
     [
         (
@@ -197,6 +197,7 @@ fn shared() -> [Group; 4] {
                 ("HOME_DIR_NAME", Text(d::HOME_DIR_NAME)),
                 ("NODE_ID_HEADER", Text(d::NODE_ID_HEADER)),
                 ("AGENT_KEY_HEADER", Text(d::AGENT_KEY_HEADER)),
+                ("AUTOSTART_ENV", Text(local_node::AUTOSTART_ENV)),
             ],
         ),
         (
@@ -218,6 +219,9 @@ fn shared() -> [Group; 4] {
                 ("NODE_FILE", Text(identity::FILE_NAME)),
                 ("SPOOL_DIR", Text(spool::DIR_NAME)),
                 ("DROPPED_FILE", Text(spool::DROPPED_FILE)),
+                ("LOCAL_NODE_FILE", Text(local_node::FILE_NAME)),
+                ("LOCAL_NODE_LOCK", Text(local_node::LOCK_NAME)),
+                ("LOCAL_NODE_LOG", Text(local_node::LOG_NAME)),
             ],
         ),
         (

@@ -9,6 +9,7 @@ export const DEFAULTS = Object.freeze({
   HOME_DIR_NAME: ".lowdown",
   NODE_ID_HEADER: "x-lowdown-node-id",
   AGENT_KEY_HEADER: "x-agent-key",
+  AUTOSTART_ENV: "LOWDOWN_AUTOSTART",
 });
 
 /** How every host delivers (SPEC §3, §5): the batch size, the request timeout, the exit budget, the answer's size bound, the pauses. */
@@ -26,6 +27,9 @@ export const FILES = Object.freeze({
   NODE_FILE: "node.json",
   SPOOL_DIR: "spool",
   DROPPED_FILE: "dropped.json",
+  LOCAL_NODE_FILE: "local-node.json",
+  LOCAL_NODE_LOCK: "local-node.lock",
+  LOCAL_NODE_LOG: "local-node.log",
 });
 
 /** What a client routing through the sampling gateway shares (SPEC §10): the gateway's own refusals (a status and a reason of these), and how long a catalog or salt fetch may take. */

@@ -97,6 +97,9 @@ pub struct ServeArgs {
     /// The listeners' timeouts and connection caps (API and gateway alike).
     #[command(flatten)]
     pub listen: crate::listen::ListenArgs,
+    /// The local node (`--local-node`, `--idle-exit`).
+    #[command(flatten)]
+    pub node: crate::local_node::NodeArgs,
 }
 
 impl ServeArgs {
@@ -114,5 +117,6 @@ impl ServeArgs {
             || s.skip_packages
             || self.gateway.any_given()
             || self.listen.any_given()
+            || self.node.any_given()
     }
 }

@@ -15,6 +15,7 @@ mod gateway_proxy;
 mod ingest;
 mod layers;
 mod listeners;
+mod local_node;
 mod meta;
 mod migrate;
 mod migrate_rollups;
