@@ -179,9 +179,21 @@ def everything_entry() -> Path:
 
 
 class Everything:
-    """The real server-everything in its streamable-HTTP mode on a free port."""
+    """The real server-everything in its streamable-HTTP mode on a free port.
+
+    It is told a port picked free a moment before, which another socket can take in between;
+    it prints its ready line even when its listen failed. So a start counts only once the
+    port answers as server-everything does, and a lost race starts it again on another port
+    (as the server tests' fixture does)."""
 
     def __init__(self) -> None:
+        for _ in range(5):
+            if self._start():
+                self.url = f"http://127.0.0.1:{self.port}/mcp"
+                return
+        raise RuntimeError("server-everything printed its ready line five times but never listened")
+
+    def _start(self) -> bool:
         self.port = free_port()
         self.proc = subprocess.Popen(["node", str(everything_entry()), "streamableHttp"],
                                      env=dict(os.environ, PORT=str(self.port)),
@@ -196,9 +208,20 @@ class Everything:
 
         threading.Thread(target=drain, args=(self.proc.stderr,), daemon=True).start()
         if not ready.wait(60):
-            self.proc.kill()
+            self.close()
             raise RuntimeError("server-everything did not start")
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        # Its answer to a GET without a session, which only a listening server-everything gives.
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            conn.request("GET", "/mcp")
+            r = conn.getresponse()
+            listening = r.status == 400 and b"No valid session ID" in r.read()
+            conn.close()
+        except (OSError, http.client.HTTPException):
+            listening = False
+        if not listening:
+            self.close()
+        return listening
 
     def close(self) -> None:
         self.proc.kill()

@@ -69,8 +69,12 @@ def run_real_cli(tmp: Path, url: str, flags_out: tuple = ()) -> Dict[str, Any]:
             for flag in flags_out:  # the control run leaves a flag (and its value) out
                 i = cmd.index(flag)
                 del cmd[i:i + 2]
+            # The CLI gives an MCP server 30 s (MCP_TIMEOUT) to connect, then runs without its
+            # tools; on a loaded machine the bridge (a Python start, then server-everything's
+            # initialize) can take longer. The run's own timeout is the bound here.
+            run_env = {**agent.child_env(env, work), "MCP_TIMEOUT": "180000"}
             p = subprocess.run(cmd, input=b"Which tools does this MCP server offer?", capture_output=True,
-                               cwd=work, env=agent.child_env(env, work), timeout=180)
+                               cwd=work, env=run_env, timeout=180)
     finally:
         api.close()
     return {"proc": p, "requests": api.messages(), "hook_ran": hook_canary.exists()}

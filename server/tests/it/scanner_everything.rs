@@ -51,13 +51,21 @@ async fn server_everything_over_streamable_http_and_legacy_sse(t: &TestDb) {
         names.contains(&json!("echo")) && names.contains(&json!("get-sum")),
         "{names:?}"
     );
-    assert!(
-        streamable_http
-            .printed()
-            .iter()
-            .any(|l| l.contains("Received session termination request")),
-        "the session is ended with DELETE"
-    );
+    // server-everything prints the line before it answers the DELETE, but the fixture's
+    // reader thread passes it on in its own time: wait for it rather than look once.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut printed = streamable_http.printed();
+    while !printed
+        .iter()
+        .any(|l| l.contains("Received session termination request"))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session is ended with DELETE: {printed:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        printed.extend(streamable_http.printed());
+    }
 
     // What the legacy server really answers to a streamable-HTTP POST, asked directly.
     let direct = reqwest::Client::new()
