@@ -216,6 +216,12 @@ export declare function delivery(len: number, status?: number | undefined | null
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
 
 /**
+ * The URL of the local node an announcement's text (`LOWDOWN_HOME/local-node.json`)
+ * names, or `null` when it names none a host may deliver to (SPEC §2).
+ */
+export declare function localNodeUrl(text: string): string | null
+
+/**
  * The observation to send for one HTTP request as JSON text, or `null` when nothing may be
  * sent (host blocked or unreadable, latency not finite). Only the host of `url` is kept.
  * `source` is `organic`, `seeded` or `synthetic`; anything else throws `invalid_argument`.

@@ -854,6 +854,7 @@ module.exports.JsTelemetryBudget = nativeBinding.JsTelemetryBudget
 module.exports.appendTextItem = nativeBinding.appendTextItem
 module.exports.delivery = nativeBinding.delivery
 module.exports.expandPath = nativeBinding.expandPath
+module.exports.localNodeUrl = nativeBinding.localNodeUrl
 module.exports.prepareObservation = nativeBinding.prepareObservation
 module.exports.settingsFromEnv = nativeBinding.settingsFromEnv
 module.exports.spoolLimits = nativeBinding.spoolLimits

@@ -40,6 +40,11 @@ pub fn parse(text: &str) -> Option<LocalNode> {
     is_loopback_url(&node.url).then_some(node)
 }
 
+/// The URL of the node an announcement's text names (see [`parse`]).
+pub fn url(text: &str) -> Option<String> {
+    parse(text).map(|n| n.url)
+}
+
 /// Whether `url` is `http://127.0.0.1:<port>` or `http://[::1]:<port>` (port 1 to 65535,
 /// nothing after it).
 pub fn is_loopback_url(url: &str) -> bool {

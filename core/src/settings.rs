@@ -1,8 +1,10 @@
 //! What every host reads from its environment (SPEC §2, §4), as one function of that
-//! environment: the API's address, the state directory, whether to record or report. Hosts
+//! environment: the API's address (or the local node), the state directory, whether to
+//! record or report. Hosts
 //! hand in a lookup of their variables and the user's home directory, and keep no rules.
 
 use crate::defaults::{API_URL, API_URL_ENV, HOME_DIR_NAME, HOME_ENV, PROWL_API_URL_ENV};
+use crate::local_node::AUTOSTART_ENV;
 use serde::Serialize;
 
 /// Which kind of host asks: the proxy reads `LOWDOWN_API_URL`; the telemetry clients (prowl,
@@ -28,6 +30,12 @@ pub struct Settings {
     pub telemetry: bool,
     /// Diagnostics on stderr (`LOWDOWN_DEBUG=1`).
     pub debug: bool,
+    /// No API URL is configured: the host delivers to the local node its `LOWDOWN_HOME`
+    /// announces ([`crate::local_node`]), else to `api_url`.
+    pub local_node: bool,
+    /// And when nothing answers, the host may start that node (`LOWDOWN_AUTOSTART=0` says
+    /// no).
+    pub autostart: bool,
 }
 
 /// Whether a variable says "off": `0`, `false`, `off` or `no`, any case, around spaces.
@@ -48,6 +56,7 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>, user_home: &str, client: C
         Client::Telemetry => get(PROWL_API_URL_ENV).or_else(|| get(API_URL_ENV)),
         Client::Proxy => get(API_URL_ENV),
     };
+    let local_node = url.is_none();
     let api_url = url.unwrap_or_else(|| API_URL.to_owned());
     Settings {
         api_url: api_url.trim_end_matches('/').to_owned(),
@@ -55,6 +64,8 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>, user_home: &str, client: C
         record: !is_off(get("LOWDOWN_RECORD").as_deref()),
         telemetry: !is_off(get("PROWL_TELEMETRY").as_deref()),
         debug: get("LOWDOWN_DEBUG").as_deref() == Some("1"),
+        local_node,
+        autostart: local_node && !is_off(get(AUTOSTART_ENV).as_deref()),
     }
 }
 

@@ -1,6 +1,7 @@
 // Where the prebuilt lowdown-server binary of this machine is: in the platform package
 // (`lowdown-server-<platform>`, an optional dependency npm installs only where it fits),
-// found by module resolution, never on PATH.
+// found by module resolution, never on PATH (`LOWDOWN_SERVER_BIN` names a build from source
+// instead).
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,11 +31,13 @@ export function platform() {
 }
 
 /**
- * The path of this machine's lowdown-server binary.
+ * The path of this machine's lowdown-server binary: `$LOWDOWN_SERVER_BIN` when set (a build
+ * from source), else the platform package's.
  * @returns {string}
  * @throws {Error} saying which package is missing, or that no binary is built for this platform.
  */
 export function binaryPath() {
+  if (process.env.LOWDOWN_SERVER_BIN) return process.env.LOWDOWN_SERVER_BIN;
   const here = platform();
   if (!PLATFORMS.includes(here)) {
     throw new Error(

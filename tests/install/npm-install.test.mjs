@@ -193,6 +193,59 @@ test('nothing installed points into the repository', () => {
   assert.equal(server.optionalDependencies[`lowdown-server-${nativePlatform()}`], '0.1.0');
 });
 
+test('with nothing configured, a session starts the local node from the installed lowdown-server, and lowdown-mcp answers from it', async (t) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-local-'));
+  const { LOWDOWN_API_URL: _a, PROWL_API_URL: _p, DATABASE_URL: _d, LOWDOWN_SERVER_BIN: _b, ...rest } = ENV;
+  const env = { ...rest, LOWDOWN_HOME: home };
+  const announced = () => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(home, 'local-node.json'), 'utf8'));
+    } catch {
+      return null;
+    }
+  };
+  t.after(async () => {
+    const node = announced();
+    if (node) {
+      process.kill(node.pid, 'SIGTERM');
+      for (let i = 0; announced() && i < 200; i += 1) await new Promise((r) => setTimeout(r, 50));
+    }
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+  const first = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  assert.deepEqual(first.sums, ['The sum of 0 and 1 is 1.', 'The sum of 1 and 1 is 2.', 'The sum of 2 and 1 is 3.']);
+  const node = announced();
+  assert.ok(node, 'the node announced itself');
+  const said = (out) => out.stderr.split('\n').filter((l) => l.startsWith('lowdown-proxy:'));
+  assert.deepEqual(said(first), [`lowdown-proxy: started a local Lowdown node at ${node.url} (log: ${path.join(home, 'local-node.log')}); what it records of ${TARGET}: ${node.url}/t/${TARGET}`]);
+  assert.match(fs.readFileSync(`/proc/${node.pid}/cmdline`, 'utf8'), new RegExp(`node_modules/lowdown-server-${nativePlatform()}/lowdown-server\0serve\0--local-node`), 'the installed binary, found by module resolution');
+  // A second session reuses the node and delivers what the first one spooled.
+  const second = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  assert.deepEqual(said(second), []);
+  const nodeId = JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id;
+  const rep = await answer(node.url, nodeId, 14);
+  assert.equal(rep.interactions, 10);
+  assert.equal(rep.capped, 0, 'loopback is trusted');
+  const { answer: told } = JSON.parse(execFileSync(process.execPath, ['-e', MCP_ASK, TARGET], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  assert.notEqual(told.isError, true, JSON.stringify(told));
+  assert.equal(told.structuredContent.interactions, 10, 'lowdown-mcp asked the local node');
+  assert.ok(told.content[0].text.includes(`${node.url}/t/${TARGET}`), told.content[0].text);
+  assert.ok(!JSON.stringify(told).includes(CANARY));
+});
+
+// lowdown-mcp asking about one target (argv[1]), as an agent's client starts it.
+const MCP_ASK = `
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+(async () => {
+  const client = new Client({ name: 'install-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: 'npx', args: ['--no-install', 'lowdown-mcp'], env: process.env }));
+  const answer = await client.callTool({ name: 'get_lowdown', arguments: { target: process.argv[1] } });
+  await client.close();
+  console.log(JSON.stringify({ answer }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
 // lowdown-mcp as an agent's client starts it from the installed package.
 const MCP_SESSION = `
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');

@@ -17,13 +17,15 @@ Options:
                         %VAR%, $VAR, \${VAR} and a leading ~ are expanded)
   --log-pattern REGEX   case-insensitive pattern for --watch-log lines
                         (default: \\b(error|exception|fatal|uncaught|unhandled|failed)\\b)
-  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL or http://127.0.0.1:7077)
+  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL, else the local
+                        node, started when nothing answers)
   --help                show this help
   --version             print the version
 
 Environment:
   LOWDOWN_API_URL   API base URL          LOWDOWN_HOME   state dir (default ~/.lowdown)
   LOWDOWN_RECORD=0  relay only, record nothing
+  LOWDOWN_AUTOSTART=0  never start the local node
   LOWDOWN_DEBUG=1   diagnostics on stderr
 
 Also: lowdown-proxy wrap|unwrap|status  (rewrite MCP client configs to run through the proxy)

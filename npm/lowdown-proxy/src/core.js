@@ -49,9 +49,12 @@ export const { SpoolClaim, SpoolWrite, NodeIdentityLoad } = core;
  */
 export const delivery = (len, status, retryAfter, body) => JSON.parse(core.delivery(len, status, retryAfter, body));
 
+/** The URL of the local node an announcement's text names, or null (SPEC §2). */
+export const localNodeUrl = core.localNodeUrl;
+
 /**
  * A host's settings from its environment (SPEC §2): `{api_url, home, record, telemetry,
- * debug}`; `client` is `proxy` (this package) or `telemetry`.
+ * debug, local_node, autostart}`; `client` is `proxy` (this package) or `telemetry`.
  * @param {Record<string, string|undefined>} env
  * @param {'proxy'|'telemetry'} [client]
  */

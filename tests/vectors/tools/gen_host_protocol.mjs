@@ -17,16 +17,19 @@ writeVectors("node_identity.json", "node_identity", "LOWDOWN_HOME/node.json (cor
   { name: "a new identity from six random bytes", input: { op: "new", random_hex: "ab00010203ff", now_iso: ID.created_at }, expected: ID },
 ]);
 
-const defaults = { api_url: "http://127.0.0.1:7077", home: "/home/ann/.lowdown", record: true, telemetry: true, debug: false };
-writeVectors("settings.json", "settings", "settings from_env(env, user_home, client proxy|telemetry) → {api_url, home, record, telemetry, debug} (core settings).", [
+const defaults = { api_url: "http://127.0.0.1:7077", home: "/home/ann/.lowdown", record: true, telemetry: true, debug: false, local_node: true, autostart: true };
+const configured = { local_node: false, autostart: false };
+writeVectors("settings.json", "settings", "settings from_env(env, user_home, client proxy|telemetry) → {api_url, home, record, telemetry, debug, local_node, autostart} (core settings).", [
   { name: "nothing set", input: { env: {}, user_home: "/home/ann", client: "proxy" }, expected: defaults },
-  { name: "the proxy reads LOWDOWN_API_URL, without a trailing slash", input: { env: { LOWDOWN_API_URL: "https://lowdown.example/", PROWL_API_URL: "https://p.example" }, user_home: "/home/ann", client: "proxy" }, expected: { ...defaults, api_url: "https://lowdown.example" } },
-  { name: "telemetry clients read PROWL_API_URL first", input: { env: { LOWDOWN_API_URL: "https://l.example", PROWL_API_URL: "https://p.example//" }, user_home: "/home/ann", client: "telemetry" }, expected: { ...defaults, api_url: "https://p.example" } },
-  { name: "telemetry clients fall back to LOWDOWN_API_URL", input: { env: { LOWDOWN_API_URL: "https://l.example" }, user_home: "/home/ann", client: "telemetry" }, expected: { ...defaults, api_url: "https://l.example" } },
+  { name: "the proxy reads LOWDOWN_API_URL, without a trailing slash", input: { env: { LOWDOWN_API_URL: "https://lowdown.example/", PROWL_API_URL: "https://p.example" }, user_home: "/home/ann", client: "proxy" }, expected: { ...defaults, ...configured, api_url: "https://lowdown.example" } },
+  { name: "telemetry clients read PROWL_API_URL first", input: { env: { LOWDOWN_API_URL: "https://l.example", PROWL_API_URL: "https://p.example//" }, user_home: "/home/ann", client: "telemetry" }, expected: { ...defaults, ...configured, api_url: "https://p.example" } },
+  { name: "telemetry clients fall back to LOWDOWN_API_URL", input: { env: { LOWDOWN_API_URL: "https://l.example" }, user_home: "/home/ann", client: "telemetry" }, expected: { ...defaults, ...configured, api_url: "https://l.example" } },
   { name: "an empty variable is unset", input: { env: { LOWDOWN_API_URL: "", LOWDOWN_HOME: "" }, user_home: "/home/ann", client: "proxy" }, expected: defaults },
   { name: "LOWDOWN_HOME wins", input: { env: { LOWDOWN_HOME: "/srv/lowdown" }, user_home: "/home/ann", client: "proxy" }, expected: { ...defaults, home: "/srv/lowdown" } },
   { name: "a Windows home keeps its separator", input: { env: {}, user_home: "C:\\Users\\ann\\", client: "proxy" }, expected: { ...defaults, home: "C:\\Users\\ann\\.lowdown" } },
   { name: "recording and telemetry off, any spelling", input: { env: { LOWDOWN_RECORD: "0", PROWL_TELEMETRY: " Off " }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown", record: false, telemetry: false } },
   { name: "anything else leaves them on", input: { env: { LOWDOWN_RECORD: "1", PROWL_TELEMETRY: "maybe" }, user_home: "/h", client: "telemetry" }, expected: { ...defaults, home: "/h/.lowdown" } },
   { name: "debug only with 1", input: { env: { LOWDOWN_DEBUG: "1" }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown", debug: true } },
+  { name: "no local node is started with LOWDOWN_AUTOSTART=0, but one running is used", input: { env: { LOWDOWN_AUTOSTART: "0" }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown", autostart: false } },
+  { name: "PROWL_API_URL configures a telemetry client, not the proxy", input: { env: { PROWL_API_URL: "https://p.example" }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown" } },
 ]);

@@ -10,6 +10,9 @@ import { Recorder, targetLabel, kind, settings } from '../core.js';
 import { Sender } from './sender.js';
 import { safeLabel } from '../label-facts.js';
 import { loadNodeIdentity } from './home.js';
+import { announcedUrl, startLocalNode } from './node.js';
+import { FILES } from '../contract.js';
+import { pageUrl } from '../mcp/format.js';
 
 /**
  * What every record of a session carries (the core's Recorder context); `target` null until labelled.
@@ -35,7 +38,12 @@ export class RecordPipeline {
     }
     const target = ctx.target ?? safeLabel(targetLabel, argv, debug);
     this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
-    this.sender = new Sender({ apiUrl: apiUrl ?? s.api_url, home, nodeId, version, debug });
+    // No API configured: the local node, where its announcement says, else the default
+    // address; when nothing answers, the node is started (once) unless LOWDOWN_AUTOSTART=0.
+    const local = !apiUrl && s.local_node;
+    const url = apiUrl ?? ((local && announcedUrl(home)) || s.api_url);
+    const startApi = local && s.autostart ? () => this.#startNode(home, target) : null;
+    this.sender = new Sender({ apiUrl: url, home, nodeId, version, debug, startApi });
     this.sender.drainSpoolSoon();
     debug(`recording ${target} with the ${kind} core`);
   }
@@ -58,6 +66,28 @@ export class RecordPipeline {
       } catch (err) {
         this.debug(`recording: ${/** @type {Error} */ (err).message}`);
       }
+    }
+  }
+
+  /**
+   * Starts the local node of `home`, saying once on stderr where records go: to the node
+   * and the target's page there, or, when no node can start, where they wait.
+   * @param {string} home
+   * @param {string|null} target
+   * @returns {Promise<string>} the node's URL
+   */
+  async #startNode(home, target) {
+    try {
+      const { url, started } = await startLocalNode(home);
+      const page = target ? `; what it records of ${target}: ${pageUrl(url, target)}` : '';
+      const what = started ? 'started a local Lowdown node' : 'recording to the local Lowdown node';
+      process.stderr.write(`lowdown-proxy: ${what} at ${url} (log: ${path.join(home, FILES.LOCAL_NODE_LOG)})${page}\n`);
+      return url;
+    } catch (err) {
+      process.stderr.write(
+        `lowdown-proxy: no Lowdown node to record to (${/** @type {Error} */ (err).message}); records wait in ${path.join(home, FILES.SPOOL_DIR)} and go to the next node that answers (LOWDOWN_API_URL names a deployment; LOWDOWN_AUTOSTART=0 stops starting one)\n`,
+      );
+      throw err;
     }
   }
 

@@ -8,8 +8,10 @@
 // (unreachable, slow, over a quota, 429, 5xx, any other status such as a mistyped URL's 404)
 // go to the spool, and the API is left alone for the pause the answer asks (Retry-After) or
 // the core's backoff; later batches spool directly meanwhile. After a batch succeeds the
-// spool is drained in the same way. `shutdown` gives pending work at most `budgetMs` (the
-// proxy gives the core's DELIVERY.EXIT_BUDGET_MS) and spools whatever is left.
+// spool is drained in the same way. When the API is unreachable and the sender was given a
+// way to start one (the local node, SPEC §2), it starts it once and delivers there as soon
+// as it answers. `shutdown` gives pending work at most `budgetMs` (the proxy gives the
+// core's DELIVERY.EXIT_BUDGET_MS) and spools whatever is left.
 
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 import { DEFAULTS, DELIVERY } from '../contract.js';
@@ -33,13 +35,19 @@ export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
  */
 export const SPOOL_GATHER_MS = 5000;
 
+/** @param {string} apiUrl @returns {string} the records' endpoint under `apiUrl` */
+const interactionsUrl = (apiUrl) => new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
+
 /** Sends records in the background; spools what cannot be sent. */
 export class Sender {
   /**
-   * @param {{apiUrl: string, home: string, nodeId: string|null, version: string, debug: (m: string) => void}} opts
+   * @param {{apiUrl: string, home: string, nodeId: string|null, version: string, debug: (m: string) => void,
+   *   startApi?: (() => Promise<string>) | null}} opts `startApi`: starts an API when
+   *   none answers, resolving to its URL (called once at most)
    */
-  constructor({ apiUrl, home, nodeId, version, debug }) {
-    this.url = new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
+  constructor({ apiUrl, home, nodeId, version, debug, startApi = null }) {
+    this.url = interactionsUrl(apiUrl);
+    this.startApi = startApi;
     this.home = home;
     /** @type {Record<string, string>} */
     this.headers = { 'content-type': 'application/json', 'user-agent': `lowdown-proxy/${version}` };
@@ -152,6 +160,7 @@ export class Sender {
       this.debug(`sent ${d.delivered} record(s)${d.rejected ? `, ${d.rejected} refused by the API as invalid and dropped` : ''}`);
     }
     const kept = d.keep.map((/** @type {number} */ i) => records[i]);
+    if (answer.why?.startsWith('unreachable') && this.startApi) this.#start(this.startApi);
     if (kept.length) {
       this.stats.limited += d.limited;
       this.debug(`API ${answer.why ?? d.reason}: ${fromSpool ? 'left in' : 'moved to'} the spool, ${kept.length} record(s), next try in ${Math.round(d.pause_ms / 1000)} s`);
@@ -159,6 +168,22 @@ export class Sender {
       if (!fromSpool) this.#spool(kept);
     }
     return kept;
+  }
+
+  /**
+   * Starts an API in the background; once it answers there, what waits is sent to it.
+   * @param {() => Promise<string>} start
+   */
+  #start(start) {
+    this.startApi = null;
+    start().then(
+      (url) => {
+        this.url = interactionsUrl(url);
+        this.downUntil = 0;
+        this.#schedule(0, true);
+      },
+      () => {},
+    );
   }
 
   /** @param {string[]} records */

@@ -1,0 +1,112 @@
+// The local node (SPEC §2) with nothing configured: the first session starts the installed
+// lowdown-server (here the debug build, named by LOWDOWN_SERVER_BIN as the workspace has no
+// platform package) and its records reach it; the next session uses the same node and
+// drains what the first spooled. LOWDOWN_AUTOSTART=0 starts nothing; a node that cannot
+// start is said once, with where the records wait.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROXY, SDK_SERVER } from './helpers/run.js';
+import { eventually } from './helpers/api.js';
+import { connect } from './helpers/scenario.js';
+import { SERVER_BIN } from './helpers/lowdown-server.js';
+
+const node = process.execPath;
+const TARGET = 'local-target';
+
+/** The environment of a user who configured nothing, with `home` as LOWDOWN_HOME. */
+function unconfigured(home, more = {}) {
+  const { LOWDOWN_API_URL: _a, PROWL_API_URL: _p, DATABASE_URL: _d, LOWDOWN_DEBUG: _g, ...env } = process.env;
+  return { ...env, LOWDOWN_HOME: home, LOWDOWN_SERVER_BIN: SERVER_BIN, ...more };
+}
+
+/** One session of `calls` echo calls through the proxy; what the proxy said on stderr. */
+async function session(env, calls) {
+  const s = await connect(node, [PROXY, '--target', TARGET, '--', node, SDK_SERVER], env);
+  let stderr = '';
+  s.transport.stderr.on('data', (d) => (stderr += d));
+  for (let i = 0; i < calls; i += 1) await s.client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
+  return { stderr: () => stderr, close: () => s.client.close() };
+}
+
+/** The announcement of `home`'s node, or null. */
+function announcement(home) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(home, 'local-node.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A fresh LOWDOWN_HOME; after the test, the node it announces is ended (and waited for: one
+ * left behind would answer the next test's sessions) before the directory goes.
+ */
+function home(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-local-node-'));
+  t.after(async () => {
+    const a = announcement(dir);
+    if (a) {
+      process.kill(a.pid, 'SIGTERM');
+      await eventually(() => !fs.existsSync(path.join(dir, 'local-node.json')), 'the node ended', 10000);
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+const spooled = (home) => {
+  const dir = path.join(home, 'spool');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length : 0;
+};
+
+test('nothing configured: two first sessions at once start one local node and their records reach it; the next one reuses it', async (t) => {
+  const dir = home(t);
+  const env = unconfigured(dir);
+  const firsts = await Promise.all([session(env, 3), session(env, 3)]);
+  const node1 = await eventually(() => announcement(dir), 'a node announced');
+  await eventually(() => firsts.some((s) => s.stderr().includes('started')), 'a proxy said where records go');
+  await Promise.all(firsts.map((s) => s.close()));
+  // One proxy started the node; the other found it starting (or, slower, answering already).
+  const where = `at ${node1.url} (log: ${path.join(dir, 'local-node.log')}); what it records of ${TARGET}: ${node1.url}/t/${TARGET}`;
+  const said = firsts.flatMap((s) => s.stderr().split('\n').filter((l) => l !== '')).sort();
+  assert.equal(said[said.length - 1], `lowdown-proxy: started a local Lowdown node ${where}`, said.join('\n'));
+  assert.deepEqual(said.slice(0, -1), said.length === 2 ? [`lowdown-proxy: recording to the local Lowdown node ${where}`] : []);
+  const answer = async () => (await fetch(`${node1.url}/api/reputation/${TARGET}`)).json();
+
+  const second = await session(env, 1);
+  await second.close();
+  assert.equal(second.stderr(), '', 'a running node is used as it is');
+  assert.equal(announcement(dir).pid, node1.pid, 'one node');
+  const rep = await eventually(async () => {
+    const a = await answer();
+    return a.interactions === 7 ? a : null;
+  }, 'all seven calls at the node, the spooled ones drained');
+  assert.equal(rep.rated_interactions, 7, 'loopback is trusted: nothing capped');
+  assert.equal(spooled(dir), 0);
+  const page = await fetch(`${node1.url}/t/${TARGET}`);
+  assert.equal(page.status, 200, 'the page the proxy named');
+});
+
+test('LOWDOWN_AUTOSTART=0 starts no node: the records wait in the spool, and nothing is said', async (t) => {
+  const dir = home(t);
+  const s = await session(unconfigured(dir, { LOWDOWN_AUTOSTART: '0' }), 2);
+  await s.close();
+  assert.equal(s.stderr(), '');
+  assert.equal(announcement(dir), null);
+  await eventually(() => spooled(dir) > 0, 'records spooled');
+});
+
+test('a node that cannot start is said once, with where the records wait', async (t) => {
+  const dir = home(t);
+  const missing = path.join(dir, 'no-such-lowdown-server');
+  const s = await session(unconfigured(dir, { LOWDOWN_SERVER_BIN: missing }), 3);
+  await eventually(() => s.stderr().includes('no Lowdown node'), 'the notice');
+  await s.close();
+  const said = s.stderr().split('\n').filter((l) => l.startsWith('lowdown-proxy:'));
+  assert.equal(said.length, 1, s.stderr());
+  assert.match(said[0], /^lowdown-proxy: no Lowdown node to record to \(spawn .*no-such-lowdown-server ENOENT\); records wait in .*spool and go to the next node that answers/);
+  assert.ok(spooled(dir) > 0);
+});
