@@ -17,8 +17,7 @@ Options:
                         %VAR%, $VAR, \${VAR} and a leading ~ are expanded)
   --log-pattern REGEX   case-insensitive pattern for --watch-log lines
                         (default: \\b(error|exception|fatal|uncaught|unhandled|failed)\\b)
-  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL, else the local
-                        node, started when nothing answers)
+  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL, else the local node)
   --help                show this help
   --version             print the version
 
