@@ -45,6 +45,8 @@ let stderr = '';
   for (let i = 0; i < 3; i += 1) sums.push((await client.callTool({ name: 'get-sum', arguments: { a: i, b: 1 } })).content[0].text);
   const echo = (await client.callTool({ name: 'echo', arguments: { message: process.argv[1] } })).content[0].text;
   const bad = await client.callTool({ name: 'no-such-tool', arguments: {} });
+  // With WAIT_FOR_SAID, the session stays open until the proxy said that (at most a minute).
+  for (let i = 0; process.env.WAIT_FOR_SAID && !stderr.includes(process.env.WAIT_FOR_SAID) && i < 1200; i += 1) await new Promise((r) => setTimeout(r, 50));
   await client.close();
   console.log(JSON.stringify({ tools: tools.length, sums, echo, bad: bad.isError === true, stderr }));
 })().catch((e) => { console.error(e); console.error('the proxy said: ' + JSON.stringify(stderr)); process.exit(1); });
@@ -212,7 +214,10 @@ test('with nothing configured, a session starts the local node from the installe
     }
     fs.rmSync(home, { recursive: true, force: true });
   });
-  const first = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 }));
+  // The first session lasts until the proxy has said where its records go (the node's start
+  // can outlast a short session; its records then wait in the spool for the next one).
+  const firstEnv = { ...env, WAIT_FOR_SAID: 'lowdown-proxy: ' };
+  const first = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env: firstEnv, encoding: 'utf8', timeout: 120_000 }));
   assert.deepEqual(first.sums, ['The sum of 0 and 1 is 1.', 'The sum of 1 and 1 is 2.', 'The sum of 2 and 1 is 3.']);
   const node = announced();
   assert.ok(node, 'the node announced itself');

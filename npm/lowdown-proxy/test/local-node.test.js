@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROXY, SDK_SERVER } from './helpers/run.js';
+import { PROXY, SDK_SERVER, run } from './helpers/run.js';
 import { eventually } from './helpers/api.js';
 import { connect } from './helpers/scenario.js';
 import { SERVER_BIN } from './helpers/lowdown-server.js';
@@ -57,6 +57,13 @@ function home(t) {
   return dir;
 }
 
+/** What `lowdown-proxy status` prints (no client config to look at). */
+async function statusOf(env) {
+  const r = await run(node, [PROXY, 'status', '--config', path.join(os.tmpdir(), 'no-such-mcp-config.json')], { env });
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.toString();
+}
+
 const spooled = (home) => {
   const dir = path.join(home, 'spool');
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length : 0;
@@ -66,8 +73,9 @@ test('nothing configured: two first sessions at once start one local node and th
   const dir = home(t);
   const env = unconfigured(dir);
   const firsts = await Promise.all([session(env, 3), session(env, 3)]);
-  const node1 = await eventually(() => announcement(dir), 'a node announced');
-  await eventually(() => firsts.some((s) => s.stderr().includes('started')), 'a proxy said where records go');
+  // Generous waits: a node's first start on a loaded machine can take seconds.
+  const node1 = await eventually(() => announcement(dir), 'a node announced', 60_000);
+  await eventually(() => firsts.some((s) => s.stderr().includes('started')), 'a proxy said where records go', 60_000);
   await Promise.all(firsts.map((s) => s.close()));
   // One proxy started the node; the other found it starting (or, slower, answering already).
   const where = `at ${node1.url} (log: ${path.join(dir, 'local-node.log')}); what it records of ${TARGET}: ${node1.url}/t/${TARGET}`;
@@ -83,11 +91,14 @@ test('nothing configured: two first sessions at once start one local node and th
   const rep = await eventually(async () => {
     const a = await answer();
     return a.interactions === 7 ? a : null;
-  }, 'all seven calls at the node, the spooled ones drained');
+  }, 'all seven calls at the node, the spooled ones drained', 60_000);
   assert.equal(rep.rated_interactions, 7, 'loopback is trusted: nothing capped');
   assert.equal(spooled(dir), 0);
   const page = await fetch(`${node1.url}/t/${TARGET}`);
   assert.equal(page.status, 200, 'the page the proxy named');
+  const status = await statusOf(env);
+  assert.ok(status.includes(`Records go to the local node at ${node1.url} (process ${node1.pid}; log ${path.join(dir, 'local-node.log')}).`), status);
+  assert.ok(status.includes(`Spool: 0 record(s) waiting in 0 file(s) in ${path.join(dir, 'spool')}.`), status);
 });
 
 test('LOWDOWN_AUTOSTART=0 starts no node: the records wait in the spool, and nothing is said', async (t) => {
@@ -96,14 +107,17 @@ test('LOWDOWN_AUTOSTART=0 starts no node: the records wait in the spool, and not
   await s.close();
   assert.equal(s.stderr(), '');
   assert.equal(announcement(dir), null);
-  await eventually(() => spooled(dir) > 0, 'records spooled');
+  await eventually(() => spooled(dir) > 0, 'records spooled', 60_000);
+  const status = await statusOf(unconfigured(dir, { LOWDOWN_AUTOSTART: '0' }));
+  assert.ok(status.includes('Records go to http://127.0.0.1:7077; LOWDOWN_AUTOSTART=0, so no local node is started.'), status);
+  assert.match(status, /Spool: [1-9]\d* record\(s\) waiting in 1 file\(s\)/);
 });
 
 test('a node that cannot start is said once, with where the records wait', async (t) => {
   const dir = home(t);
   const missing = path.join(dir, 'no-such-lowdown-server');
   const s = await session(unconfigured(dir, { LOWDOWN_SERVER_BIN: missing }), 3);
-  await eventually(() => s.stderr().includes('no Lowdown node'), 'the notice');
+  await eventually(() => s.stderr().includes('no Lowdown node'), 'the notice', 60_000);
   await s.close();
   const said = s.stderr().split('\n').filter((l) => l.startsWith('lowdown-proxy:'));
   assert.equal(said.length, 1, s.stderr());

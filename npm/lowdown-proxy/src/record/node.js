@@ -8,8 +8,48 @@ import path from 'node:path';
 import { FILES } from '../contract.js';
 import { localNodeUrl } from '../core.js';
 
-/** How long a started node has to announce itself before this session stops waiting. */
-export const ANNOUNCE_WAIT_MS = 5000;
+/**
+ * How long a started node has to announce itself before this session stops waiting (a
+ * first start migrates a new database; a loaded machine is slow). The wait holds nothing:
+ * the relay goes on, and an ending session spools what it has.
+ */
+export const ANNOUNCE_WAIT_MS = 30_000;
+
+/**
+ * Where this user's records go, for `lowdown-proxy status`: the configured deployment, or
+ * the local node (running, with its process id and log, or not), and what waits in the
+ * spool (files and records) and was dropped from it.
+ * @param {{api_url: string, home: string, local_node: boolean, autostart: boolean}} s the core's settings
+ * @returns {string[]} lines
+ */
+export function destinationLines(s) {
+  const home = path.resolve(s.home);
+  const lines = [];
+  const node = s.local_node ? announced(home) : null;
+  if (!s.local_node) lines.push(`Records go to ${s.api_url} (LOWDOWN_API_URL).`);
+  else if (node) lines.push(`Records go to the local node at ${node.url} (process ${node.pid}; log ${path.join(home, FILES.LOCAL_NODE_LOG)}).`);
+  else if (s.autostart) lines.push(`Records go to the local node at ${s.api_url}, which the next session starts if nothing answers there.`);
+  else lines.push(`Records go to ${s.api_url}; LOWDOWN_AUTOSTART=0, so no local node is started.`);
+  const dir = path.join(home, FILES.SPOOL_DIR);
+  /** @type {string[]} */
+  let files = [];
+  try {
+    files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+  } catch {}
+  const records = files.reduce((n, f) => {
+    try {
+      return n + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).length;
+    } catch {
+      return n;
+    }
+  }, 0);
+  let dropped = 0;
+  try {
+    dropped = JSON.parse(fs.readFileSync(path.join(dir, FILES.DROPPED_FILE), 'utf8')).dropped_records ?? 0;
+  } catch {}
+  lines.push(`Spool: ${records} record(s) waiting in ${files.length} file(s) in ${dir}${dropped ? `; ${dropped} dropped when it was full` : ''}.`);
+  return lines;
+}
 
 /**
  * The URL the running local node of `home` announces, or null.
@@ -65,7 +105,7 @@ export async function startLocalNode(home) {
   for (const started = Date.now(); Date.now() - started < ANNOUNCE_WAIT_MS; ) {
     const node = announced(home);
     if (node) return { url: node.url, started: node.pid === pid };
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50).unref());
   }
   throw new Error(`it did not announce itself within ${ANNOUNCE_WAIT_MS / 1000} s (see ${path.join(home, FILES.LOCAL_NODE_LOG)})`);
 }

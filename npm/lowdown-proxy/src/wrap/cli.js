@@ -4,13 +4,16 @@ import { run, CLIENT_IDS } from './index.js';
 import { formatReports } from './report.js';
 import { apiClient } from '../api.js';
 import { reputationLine } from '../mcp/format.js';
+import { destinationLines } from '../record/node.js';
+import { settings } from '../core.js';
 
 /** Help text for the config subcommands. */
 export const HELP = `Usage: lowdown-proxy wrap|unwrap|status [options]
 
   wrap     rewrite the stdio MCP servers of your MCP clients to run through lowdown-proxy
   unwrap   restore them exactly as they were
-  status   show, per client and server, whether it is wrapped and what Lowdown has seen of it
+  status   show, per client and server, whether it is wrapped and what Lowdown has seen of it;
+           then where records go (the configured deployment or the local node) and the spool
 
 Options:
   --client ID     only this client (repeatable): ${CLIENT_IDS.join(', ')}
@@ -111,6 +114,7 @@ export async function main(args, io = {}) {
   }
   stdout.write(formatReports(opts.mode, reports, { dryRun: opts.dryRun, reputation }));
   if (note) stdout.write(`${note}\n`);
+  if (opts.mode === 'status') stdout.write(`\n${destinationLines(settings(io.env ?? process.env)).join('\n')}\n`);
   const failed = reports.some((r) => r.status === 'error');
   return (process.exitCode = failed && opts.mode !== 'status' ? 1 : 0);
 }
