@@ -58,7 +58,8 @@ pub struct Claim {
 
 /// Takes the local node's lock in `home`; `None` when another process holds it.
 pub fn claim(home: &Path) -> std::io::Result<Option<Claim>> {
-    std::fs::create_dir_all(home)?;
+    // A new LOWDOWN_HOME is 0700, as the server makes it (it holds the server's secrets).
+    crate::files::prepare_home(home)?;
     let lock = OpenOptions::new()
         .create(true)
         .truncate(false)

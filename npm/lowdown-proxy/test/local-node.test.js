@@ -75,6 +75,7 @@ test('nothing configured: two first sessions at once start one local node and th
   const firsts = await Promise.all([session(env, 3), session(env, 3)]);
   // Generous waits: a node's first start on a loaded machine can take seconds.
   const node1 = await eventually(() => announcement(dir), 'a node announced', 60_000);
+  assert.equal(fs.readlinkSync(`/proc/${node1.pid}/cwd`), fs.realpathSync(dir), 'the node runs in LOWDOWN_HOME, not the session\'s directory');
   await eventually(() => firsts.some((s) => s.stderr().includes('started')), 'a proxy said where records go', 60_000);
   await Promise.all(firsts.map((s) => s.close()));
   // One proxy started the node; the other found it starting (or, slower, answering already).
@@ -84,14 +85,15 @@ test('nothing configured: two first sessions at once start one local node and th
   assert.deepEqual(said.slice(0, -1), said.length === 2 ? [`lowdown-proxy: recording to the local Lowdown node ${where}`] : []);
   const answer = async () => (await fetch(`${node1.url}/api/reputation/${TARGET}`)).json();
 
+  // The next session drains the spool in the background: it stays open until it has.
   const second = await session(env, 1);
-  await second.close();
-  assert.equal(second.stderr(), '', 'a running node is used as it is');
-  assert.equal(announcement(dir).pid, node1.pid, 'one node');
   const rep = await eventually(async () => {
     const a = await answer();
     return a.interactions === 7 ? a : null;
   }, 'all seven calls at the node, the spooled ones drained', 60_000);
+  await second.close();
+  assert.equal(second.stderr(), '', 'a running node is used as it is');
+  assert.equal(announcement(dir).pid, node1.pid, 'one node');
   assert.equal(rep.rated_interactions, 7, 'loopback is trusted: nothing capped');
   assert.equal(spooled(dir), 0);
   const page = await fetch(`${node1.url}/t/${TARGET}`);

@@ -87,6 +87,12 @@ async fn two_starts_at_once_make_one_node_which_trusts_loopback_and_ends_when_id
     let (code, said) = ended(loser).await;
     assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("a local node already runs for"), "{said}");
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&home).unwrap().permissions())
+            & 0o777,
+        0o700,
+        "a LOWDOWN_HOME the node made is the user's alone"
+    );
 
     // Loopback is trusted: 30 records of one target from one network all count as rated
     // (an untrusted network counts 20 a day), and draw on no quota.

@@ -92,7 +92,8 @@ export async function startLocalNode(home) {
   let pid;
   try {
     const { DATABASE_URL: _, ...env } = process.env;
-    const child = spawn(bin, ['serve', '--local-node'], { detached: true, stdio: ['ignore', log, log], env: { ...env, LOWDOWN_HOME: home } });
+    // In LOWDOWN_HOME, not this session's directory, which it would otherwise hold for its life.
+    const child = spawn(bin, ['serve', '--local-node'], { cwd: home, detached: true, stdio: ['ignore', log, log], env: { ...env, LOWDOWN_HOME: home } });
     await new Promise((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);
