@@ -10,12 +10,13 @@ BENCH_TARGETS += bench-proxy
 build-proxy-server:
 	cargo build -p lowdown-server
 
-# The proxy's own suites (the package's other suites belong to the lowdown-mcp/wrap fragment;
-# `cd npm/lowdown-proxy && npm test` runs them all).
-PROXY_TESTS := resolve relay record-store session watchlog label-facts exit no-core readme
+# The proxy's own suites: every test file of the package but lowdown-mcp's and wrap's (the
+# lowdown-mcp/wrap fragment runs those; `cd npm/lowdown-proxy && npm test` runs them all), so
+# a new file is never left out.
+PROXY_TESTS := $(filter-out test/mcp% test/wrap%,$(patsubst npm/lowdown-proxy/%,%,$(wildcard npm/lowdown-proxy/test/*.test.js)))
 
 test-proxy: build-proxy-server build-js-binding build-wasm-binding ## the proxy: relay byte for byte, SDK sessions, records at a real lowdown-server, watch-log
-	cd npm/lowdown-proxy && node --test --test-concurrency=1 $(addprefix test/,$(addsuffix .test.js,$(PROXY_TESTS)))
+	cd npm/lowdown-proxy && node --test --test-concurrency=1 $(PROXY_TESTS)
 
 bench-proxy: build-proxy-server build-js-binding ## proxy vs direct vs a bare Node relay: latency, throughput, 10 MB, watch-log, start-up
 	node bench/proxy/bench.js
