@@ -74,7 +74,11 @@ mod tests {
 
     #[test]
     fn an_announcement_reads_back() {
-        for url in ["http://127.0.0.1:7077", "http://[::1]:65535", "http://127.0.0.1:1"] {
+        for url in [
+            "http://127.0.0.1:7077",
+            "http://[::1]:65535",
+            "http://127.0.0.1:1",
+        ] {
             assert_eq!(parse(&format(&node(url))), Some(node(url)));
         }
     }
@@ -100,7 +104,14 @@ mod tests {
 
     #[test]
     fn anything_else_is_no_node() {
-        for text in ["", "{}", "null", "[1]", "{\"url\":\"http://127.0.0.1:7077\"}", "\u{0}"] {
+        for text in [
+            "",
+            "{}",
+            "null",
+            "[1]",
+            "{\"url\":\"http://127.0.0.1:7077\"}",
+            "\u{0}",
+        ] {
             assert_eq!(parse(text), None, "{text:?}");
         }
     }
