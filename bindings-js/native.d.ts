@@ -210,16 +210,24 @@ export declare function appendTextItem(message: Uint8Array, text: string): Buffe
 export declare function delivery(len: number, status?: number | undefined | null, retryAfter?: string | undefined | null, body?: string | undefined | null): string
 
 /**
+ * Where a host with `settingsJson` (from `settingsFromEnv`) delivers and queries, given
+ * the texts of `config.json` and `local-node.json` (`null`: missing), as JSON text
+ * `{url, via, may_start}`.
+ */
+export declare function destination(settingsJson: string, storedText?: string | undefined | null, announcement?: string | undefined | null): string
+
+/**
  * Expands `%VAR%`, `$VAR`, `${VAR}` and a leading `~` in a `--watch-log` path, with the
  * variables of `envJson` (`{"NAME": "value"}`); unknown variables are left as written.
  */
 export declare function expandPath(path: string, envJson: string, home?: string | undefined | null): string
 
 /**
- * The URL of the local node an announcement's text (`LOWDOWN_HOME/local-node.json`)
- * names, or `null` when it names none a host may deliver to (SPEC §2).
+ * The local node an announcement's text (`LOWDOWN_HOME/local-node.json`) names, as JSON
+ * text `{url, pid, started_at}`, or `null` when it names none a host may deliver to
+ * (SPEC §2).
  */
-export declare function localNodeUrl(text: string): string | null
+export declare function localNode(text: string): string | null
 
 /**
  * The observation to send for one HTTP request as JSON text, or `null` when nothing may be
@@ -240,6 +248,18 @@ export declare function settingsFromEnv(envJson: string, userHome: string, clien
  * as JSON text.
  */
 export declare function spoolLimits(): string
+
+/**
+ * The value `key` (`"api-url"`) has in the text of `LOWDOWN_HOME/config.json` (`null`:
+ * no file), or `null`; throws (`code` `unknown_setting`, `invalid_value`, `not_settings`).
+ */
+export declare function storedGet(text: string | undefined | null, key: string): string | null
+
+/**
+ * The text of `LOWDOWN_HOME/config.json` with `key` set to `value` (`null`: removed);
+ * throws as `storedGet`.
+ */
+export declare function storedSet(text: string | undefined | null, key: string, value?: string | undefined | null): string
 
 /**
  * The SPEC §3.2 target label of a command line (`argv[0]` is the command): `npm:pkg`,

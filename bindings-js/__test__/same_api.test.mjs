@@ -17,7 +17,8 @@ const methods = (cls) =>
 it('both builds export the same names', () => {
   assert.deepEqual(names(wasm), names(native));
   assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'NodeIdentityLoad', 'Recorder', 'Router', 'SpoolClaim', 'SpoolWrite', 'TelemetryBudget',
-    'appendTextItem', 'delivery', 'expandPath', 'localNodeUrl', 'prepareObservation', 'settingsFromEnv', 'spoolLimits', 'targetLabel']);
+    'appendTextItem', 'delivery', 'destination', 'expandPath', 'localNode', 'prepareObservation', 'settingsFromEnv', 'spoolLimits', 'storedGet',
+    'storedSet', 'targetLabel']);
 });
 
 it('every class has the same methods in both builds', () => {

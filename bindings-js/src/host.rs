@@ -1,9 +1,13 @@
 //! The host protocol every JavaScript host follows (SPEC §2, §3.5): settings from the
-//! environment, and where the local node is (node.json's plan is in [`crate::plans`]). The
-//! hosts keep only the IO.
+//! environment, the stored settings, and where to deliver (node.json's plan is in
+//! [`crate::plans`]). The hosts keep only the IO.
 
+#[cfg(feature = "proxy")]
+use crate::errors::core_error;
 use crate::errors::{invalid_argument, Result};
 use lowdown_core::settings;
+#[cfg(feature = "proxy")]
+use lowdown_core::stored;
 use std::collections::HashMap;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -27,10 +31,46 @@ pub fn js_settings_from_env(env_json: String, user_home: String, client: String)
     serde_json::to_string(&s).map_err(invalid_argument)
 }
 
-/// The URL of the local node an announcement's text (`LOWDOWN_HOME/local-node.json`)
-/// names, or `null` when it names none a host may deliver to (SPEC §2).
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "localNodeUrl"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "localNodeUrl"))]
-pub fn js_local_node_url(text: String) -> Option<String> {
-    lowdown_core::local_node::url(&text)
+/// The local node an announcement's text (`LOWDOWN_HOME/local-node.json`) names, as JSON
+/// text `{url, pid, started_at}`, or `null` when it names none a host may deliver to
+/// (SPEC §2).
+#[cfg(feature = "proxy")]
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "localNode"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "localNode"))]
+pub fn js_local_node(text: String) -> Option<String> {
+    lowdown_core::local_node::parse(&text).map(|n| serde_json::to_string(&n).unwrap_or_default())
+}
+
+/// The value `key` (`"api-url"`) has in the text of `LOWDOWN_HOME/config.json` (`null`:
+/// no file), or `null`; throws (`code` `unknown_setting`, `invalid_value`, `not_settings`).
+#[cfg(feature = "proxy")]
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "storedGet"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "storedGet"))]
+pub fn js_stored_get(text: Option<String>, key: String) -> Result<Option<String>> {
+    stored::get(text.as_deref(), &key).map_err(core_error)
+}
+
+/// The text of `LOWDOWN_HOME/config.json` with `key` set to `value` (`null`: removed);
+/// throws as `storedGet`.
+#[cfg(feature = "proxy")]
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "storedSet"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "storedSet"))]
+pub fn js_stored_set(text: Option<String>, key: String, value: Option<String>) -> Result<String> {
+    stored::set(text.as_deref(), &key, value.as_deref()).map_err(core_error)
+}
+
+/// Where a host with `settingsJson` (from `settingsFromEnv`) delivers and queries, given
+/// the texts of `config.json` and `local-node.json` (`null`: missing), as JSON text
+/// `{url, via, may_start}`.
+#[cfg(feature = "proxy")]
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "destination"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "destination"))]
+pub fn js_destination(
+    settings_json: String,
+    stored_text: Option<String>,
+    announcement: Option<String>,
+) -> Result<String> {
+    let s: settings::Settings = serde_json::from_str(&settings_json).map_err(invalid_argument)?;
+    let d = stored::destination(&s, stored_text.as_deref(), announcement.as_deref());
+    serde_json::to_string(&d).map_err(invalid_argument)
 }

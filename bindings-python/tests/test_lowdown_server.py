@@ -77,3 +77,29 @@ def test_the_claude_hook_reports_to_lowdown(to_lowdown: LowdownServer) -> None:
     assert (res.returncode, res.stdout, res.stderr) == (0, b"", b"")
     tel = _reputation(to_lowdown, "docs.stripe.com")["telemetry"]
     assert (tel["observations"], tel["status_codes"], tel["latency_p50_ms"] > 0) == (1, {"200": 1}, True)
+
+
+def test_the_stored_deployment_is_where_prowl_reports(
+    upstream: Upstream, lowdown_server: LowdownServer, clean_env: pytest.MonkeyPatch, lowdown_home: Path
+) -> None:
+    """``lowdown-proxy config set api-url`` (the proxy's command, as a user runs it) stores a
+    deployment every host of the user then reports to; the environment still wins."""
+    root = Path(__file__).resolve().parents[2]
+    proxy = root / "npm" / "lowdown-proxy" / "bin" / "lowdown-proxy.js"
+    env = {**os.environ, "LOWDOWN_HOME": str(lowdown_home)}
+    subprocess.run(["node", str(proxy), "config", "set", "api-url", lowdown_server.url], env=env, check=True, capture_output=True)
+    clean_env.setenv("PROWL_TELEMETRY_ALLOW_PRIVATE", "1")
+    assert prowl.configure().api_url == lowdown_server.url
+    client = prowl.observe(httpx.Client(proxy=upstream.url))
+    try:
+        client.get("http://stored-deployment.example.com/v1")
+        assert prowl.flush(3.0)
+    finally:
+        prowl.unobserve()
+    tel = _reputation(lowdown_server, "stored-deployment.example.com")["telemetry"]
+    assert tel["observations"] == 1
+    clean_env.setenv("PROWL_API_URL", "http://127.0.0.1:9")
+    assert prowl.configure().api_url == "http://127.0.0.1:9"
+    (lowdown_home / "config.json").write_text("{broken")
+    clean_env.delenv("PROWL_API_URL")
+    assert prowl.configure().api_url == "http://127.0.0.1:7077", "a corrupt file counts as none"

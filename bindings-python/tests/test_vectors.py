@@ -164,6 +164,7 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
     "benchmark_directive": lambda n, i: n.check_directive(i["body"]),
     "conformance": conformance,
     "delivery": delivery,
+    "destination": lambda n, i: n.destination(i["settings"], i["stored"], i["announcement"]),
     "node_identity_load": plan(lambda n, p: n.NodeIdentityLoad(p["random_hex"], p["now_iso"], p["pid"], p["token"])),
     "prepare_observation": lambda n, i: n.prepare_observation(
         as_str(i["url"]), as_str(i["method"]), i.get("status"), number(i["latency_ms"]),
@@ -185,6 +186,7 @@ OPERATIONS: Dict[str, Callable[[Any, Dict[str, Any]], Any]] = {
 #: absent, so an operation cannot be exposed without its vectors running here.
 NOT_EXPOSED: Dict[str, Tuple[str, str]] = {
     "spool": ("spool_entry", "SpoolClaim and SpoolWrite apply the spool format themselves"),
+    "stored_settings": ("stored_get", "lowdown-proxy config writes config.json; prowl reads it through destination"),
     "node_identity": ("parse_node_identity", "NodeIdentityLoad reads and writes node.json itself"),
     "append_text_item": ("append_text_item", "the proxy answers with log lines; prowl relays no MCP session"),
     "build_record": ("build_record", "prowl records no MCP sessions; the proxy's Recorder does"),

@@ -22,5 +22,6 @@ pub mod sample;
 pub mod scanner;
 pub mod schema_hash;
 pub mod settings;
+pub mod stored;
 pub mod target_label;
 pub mod telemetry;

@@ -5,7 +5,7 @@
 
 use crate::defaults::{API_URL, API_URL_ENV, HOME_DIR_NAME, HOME_ENV, PROWL_API_URL_ENV};
 use crate::local_node::AUTOSTART_ENV;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which kind of host asks: the proxy reads `LOWDOWN_API_URL`; the telemetry clients (prowl,
 /// observe) read `PROWL_API_URL` first (SPEC §2).
@@ -18,7 +18,7 @@ pub enum Client {
 }
 
 /// A host's settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Settings {
     /// The API's base URL, without a trailing `/`.
     pub api_url: String,

@@ -1,7 +1,8 @@
-//! Golden vectors for `identity` (node.json) and `settings` (the environment).
+//! Golden vectors for `identity` (node.json), `settings` (the environment) and `stored`
+//! (config.json, and where a host delivers).
 mod common;
-use lowdown_core::identity;
 use lowdown_core::settings::{self, Client};
+use lowdown_core::{identity, stored};
 use serde_json::{json, Value};
 
 #[test]
@@ -37,6 +38,38 @@ fn settings_vectors() {
             &lookup,
             i["user_home"].as_str().unwrap(),
             client,
+        ))
+        .unwrap())
+    });
+}
+
+/// The value, or the refusal's kind.
+fn or_error<T: serde::Serialize>(r: Result<T, stored::Invalid>) -> Result<Value, String> {
+    r.map(|v| serde_json::to_value(v).unwrap())
+        .map_err(|e| common::error_kind(&e))
+}
+
+#[test]
+fn stored_settings_vectors() {
+    common::check("stored_settings.json", |i| {
+        let text = i["text"].as_str();
+        let key = i["key"].as_str().unwrap();
+        match i["op"].as_str().unwrap() {
+            "get" => or_error(stored::get(text, key)),
+            "set" => or_error(stored::set(text, key, i["value"].as_str())),
+            other => panic!("unknown op {other}"),
+        }
+    });
+}
+
+#[test]
+fn destination_vectors() {
+    common::check("destination.json", |i| {
+        let settings = serde_json::from_value(i["settings"].clone()).unwrap();
+        Ok(serde_json::to_value(stored::destination(
+            &settings,
+            i["stored"].as_str(),
+            i["announcement"].as_str(),
         ))
         .unwrap())
     });

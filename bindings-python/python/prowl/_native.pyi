@@ -15,7 +15,7 @@ from typing_extensions import Self, final
 __all__ = [
     "LowdownError", "API_URL", "API_URL_ENV", "PROWL_API_URL_ENV", "HOME_ENV", "AGENT_KEY_HEADER",
     "HostPolicy", "TelemetryBudget", "prepare_observation", "Router", "validate_records", "validate_node_id",
-    "SpoolClaim", "SpoolWrite", "NodeIdentityLoad", "delivery", "settings_from_env", "Probe", "AnswerReader", "probe_url_host",
+    "SpoolClaim", "SpoolWrite", "NodeIdentityLoad", "delivery", "settings_from_env", "destination", "Probe", "AnswerReader", "probe_url_host",
     "check_probe_address", "agent_verdict", "check_directive",
 ]
 
@@ -108,7 +108,10 @@ def validate_node_id(node_id: str) -> None:
 def delivery(len: int, status: Optional[int], retry_after: Optional[str], body: Optional[str]) -> Tuple[int, int, int, List[int], int, int, Optional[str]]:
     """What the answer to a batch of ``len`` records means: ``(delivered, duplicates, rejected, keep, limited, pause_ms, reason)``."""
 def settings_from_env(env: Mapping[str, str], user_home: str, client: Literal["proxy", "telemetry"]) -> _Json:
-    """A host's settings from its environment: ``{api_url, home, record, telemetry, debug}``."""
+    """A host's settings from its environment: ``{api_url, home, record, telemetry, debug, local_node, autostart}``."""
+def destination(settings: _Json, stored_text: Optional[str], announcement: Optional[str]) -> _Json:
+    """Where a host delivers, given the texts of ``config.json`` and ``local-node.json``:
+    ``{url, via, may_start}``."""
 _Step = Dict[str, Any]
 """A plan's next step (the core's ``files::Step``): ``{"step": "list" | "read" | "write" |
 "rename" | "claim" | "link" | "delete" | "deliver" | "identity" | "done" | "failed", ...}``."""

@@ -51,17 +51,24 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
-        """Read ``PROWL_API_URL`` (then ``LOWDOWN_API_URL``), ``PROWL_AGENT_KEY``,
+        """Read ``PROWL_API_URL`` (then ``LOWDOWN_API_URL``, then ``api-url`` stored in
+        ``LOWDOWN_HOME/config.json``, then the running local node), ``PROWL_AGENT_KEY``,
         ``PROWL_TELEMETRY``, ``PROWL_TELEMETRY_ALLOWLIST``, ``PROWL_TELEMETRY_ALLOW_PRIVATE``,
         ``PROWL_GATEWAY_URL`` and ``PROWL_GATEWAY_SERVICES``."""
         env = os.environ if env is None else env
-        # The API address and the off switch are the core's settings, as in every host.
+        # The API address and the off switch are the core's settings, as in every host: the
+        # environment's URL, else the stored one (lowdown-proxy config set api-url), else the
+        # local node where it announces itself, else the default.
         core = _native.settings_from_env(dict(env), str(Path.home()), "telemetry")
+        home = Path(core["home"])
+        where = _native.destination(
+            core, _read(home / _contract.CONFIG_FILE), _read(home / _contract.LOCAL_NODE_FILE)
+        )
         agent_key = env.get("PROWL_AGENT_KEY") or None
         allowlist = env.get("PROWL_TELEMETRY_ALLOWLIST") or None
         allow_private = env.get("PROWL_TELEMETRY_ALLOW_PRIVATE")
         return cls(
-            api_url=core["api_url"],
+            api_url=where["url"],
             agent_key=agent_key,
             enabled=core["telemetry"],
             allowlist=allowlist,
@@ -87,6 +94,14 @@ class Settings:
         if "allowlist" in changes or "allow_private" in changes:
             new = replace(new, policy=_core.host_policy(new.allowlist, new.allow_private))
         return new
+
+
+def _read(path: Path) -> Optional[str]:
+    """A file's text, or ``None`` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 _current: Optional[Settings] = None

@@ -183,7 +183,7 @@ type Group = (&'static str, &'static str, Vec<(&'static str, Shared)>);
 fn shared() -> [Group; 4] {
     use crate::gateway::router as gw;
     use crate::record::{delivery as dv, spool};
-    use crate::{defaults as d, identity, local_node};
+    use crate::{defaults as d, identity, local_node, stored};
     use Shared::{Int, Ints, Text, Texts};
     [
         (
@@ -222,6 +222,7 @@ fn shared() -> [Group; 4] {
                 ("LOCAL_NODE_FILE", Text(local_node::FILE_NAME)),
                 ("LOCAL_NODE_LOCK", Text(local_node::LOCK_NAME)),
                 ("LOCAL_NODE_LOG", Text(local_node::LOG_NAME)),
+                ("CONFIG_FILE", Text(stored::FILE_NAME)),
             ],
         ),
         (

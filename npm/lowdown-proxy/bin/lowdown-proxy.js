@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `lowdown-proxy`: `wrap`, `unwrap` and `status` edit MCP client configs (src/wrap/);
-// everything else is the stdio proxy (src/proxy.js).
+// `config` the stored setting (src/record/config-cli.js); everything else is the stdio
+// proxy (src/proxy.js).
 
 const argv = process.argv.slice(2);
 const CONFIG_COMMANDS = new Set(['wrap', 'unwrap', 'status']);
 
-if (CONFIG_COMMANDS.has(argv[0])) {
+if (argv[0] === 'config') {
+  process.exitCode = (await import('../src/record/config-cli.js')).main(argv.slice(1));
+} else if (CONFIG_COMMANDS.has(argv[0])) {
   process.exitCode = await (await import('../src/wrap/cli.js')).main(argv);
 } else {
   const { main } = await import('../src/proxy.js');

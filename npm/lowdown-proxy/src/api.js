@@ -2,9 +2,7 @@
 // id header, and one error type that says in words what went wrong.
 
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
-import path from 'node:path';
-import { settings } from './core.js';
-import { announcedUrl } from './record/node.js';
+import { whereTo } from './record/node.js';
 import { DEFAULTS } from './contract.js';
 import { readBounded } from './read.js';
 
@@ -35,14 +33,14 @@ export class ApiError extends Error {
 }
 
 /**
- * The API base URL, without a trailing slash: `$LOWDOWN_API_URL`, else the local node that
- * `$LOWDOWN_HOME/local-node.json` announces, else the default (the core's settings).
+ * The API base URL, without a trailing slash: `$LOWDOWN_API_URL`, else the stored `api-url`,
+ * else the local node that `$LOWDOWN_HOME/local-node.json` announces, else the default
+ * (the core's `destination`).
  * @param {Record<string, string|undefined>} [env]
  * @returns {string}
  */
 export function apiBase(env = process.env) {
-  const s = settings(env);
-  return (s.local_node && announcedUrl(path.resolve(s.home))) || s.api_url;
+  return whereTo(env).url;
 }
 
 /**

@@ -17,7 +17,7 @@ Options:
                         %VAR%, $VAR, \${VAR} and a leading ~ are expanded)
   --log-pattern REGEX   case-insensitive pattern for --watch-log lines
                         (default: \\b(error|exception|fatal|uncaught|unhandled|failed)\\b)
-  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL, else the local node)
+  --api-url URL         Lowdown API base URL (default: $LOWDOWN_API_URL, else config's, else the local node)
   --help                show this help
   --version             print the version
 
@@ -28,6 +28,7 @@ Environment:
   LOWDOWN_DEBUG=1   diagnostics on stderr
 
 Also: lowdown-proxy wrap|unwrap|status  (rewrite MCP client configs to run through the proxy)
+      lowdown-proxy config set api-url URL  (join a shared deployment; see config --help)
 `;
 
 const SOURCES = new Set(InteractionRecord.source.values);

@@ -49,8 +49,34 @@ export const { SpoolClaim, SpoolWrite, NodeIdentityLoad } = core;
  */
 export const delivery = (len, status, retryAfter, body) => JSON.parse(core.delivery(len, status, retryAfter, body));
 
-/** The URL of the local node an announcement's text names, or null (SPEC §2). */
-export const localNodeUrl = core.localNodeUrl;
+/**
+ * The local node an announcement's text names, or null (SPEC §2).
+ * @param {string} text
+ * @returns {{url: string, pid: number, started_at: string}|null}
+ */
+export const localNode = (text) => JSON.parse(core.localNode(text) ?? 'null');
+
+/**
+ * The value of `key` in the text of LOWDOWN_HOME/config.json (null: no file), or null;
+ * throws with `code` `unknown_setting`, `invalid_value` or `not_settings`.
+ * @type {(text: string|null, key: string) => string|null}
+ */
+export const storedGet = core.storedGet;
+
+/**
+ * The text of config.json with `key` set to `value` (null: removed); throws as `storedGet`.
+ * @type {(text: string|null, key: string, value: string|null) => string}
+ */
+export const storedSet = core.storedSet;
+
+/**
+ * Where a host delivers and queries (the core's `stored::destination`).
+ * @param {object} s the settings
+ * @param {string|null} stored config.json's text
+ * @param {string|null} announcement local-node.json's text
+ * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean}}
+ */
+export const destination = (s, stored, announcement) => JSON.parse(core.destination(JSON.stringify(s), stored, announcement));
 
 /**
  * A host's settings from its environment (SPEC §2): `{api_url, home, record, telemetry,

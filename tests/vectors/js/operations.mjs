@@ -86,10 +86,12 @@ export const operations = {
     return out == null ? null : utf8.decode(out);
   },
   delivery: (api, i) => JSON.parse(api.delivery(i.len, i.status ?? null, i.retry_after ?? null, i.body ?? null)),
+  destination: (api, i) => JSON.parse(api.destination(JSON.stringify(i.settings), i.stored ?? null, i.announcement ?? null)),
   expand_path: (api, i) => api.expandPath(string(i.path), JSON.stringify(i.env), i.home ?? null),
   logdiff,
   node_identity_load: plan((api, p) => new api.NodeIdentityLoad(p.random_hex, p.now_iso, p.pid, p.token)),
   settings: (api, i) => JSON.parse(api.settingsFromEnv(JSON.stringify(i.env), i.user_home, i.client)),
+  stored_settings: (api, i) => (i.op === 'get' ? api.storedGet(i.text ?? null, i.key) : api.storedSet(i.text ?? null, i.key, i.value ?? null)),
   prepare_observation: (api, i) =>
     json(api.prepareObservation(string(i.url), string(i.method), i.status ?? null, number(i.latency_ms),
       i.response_bytes ?? null, i.source, new api.HostPolicy(i.allowlist ?? null, i.allow_private ?? null))),

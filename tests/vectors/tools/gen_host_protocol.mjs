@@ -33,3 +33,34 @@ writeVectors("settings.json", "settings", "settings from_env(env, user_home, cli
   { name: "no local node is started with LOWDOWN_AUTOSTART=0, but one running is used", input: { env: { LOWDOWN_AUTOSTART: "0" }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown", autostart: false } },
   { name: "PROWL_API_URL configures a telemetry client, not the proxy", input: { env: { PROWL_API_URL: "https://p.example" }, user_home: "/h", client: "proxy" }, expected: { ...defaults, home: "/h/.lowdown" } },
 ]);
+
+// LOWDOWN_HOME/config.json, what `lowdown-proxy config` stores (core stored).
+const STORED = '{\n  "api_url": "https://team.example/lowdown"\n}\n';
+writeVectors("stored_settings.json", "stored_settings", "LOWDOWN_HOME/config.json (core stored): input.op is get(text|null, key) or set(text|null, key, value|null: unset) → the value | null, the file's new text; error unknown_setting, invalid_value (not an http(s) base URL without credentials) or not_settings (the file is not a JSON object).", [
+  { name: "no file, nothing stored", input: { op: "get", text: null, key: "api-url" }, expected: null },
+  { name: "an empty file is no file", input: { op: "get", text: " \n", key: "api-url" }, expected: null },
+  { name: "a stored URL reads back", input: { op: "get", text: STORED, key: "api-url" }, expected: "https://team.example/lowdown" },
+  { name: "set into no file, trailing slash dropped", input: { op: "set", text: null, key: "api-url", value: "https://team.example/lowdown/" }, expected: STORED },
+  { name: "set keeps keys it does not know (keys in order)", input: { op: "set", text: '{"later":1}', key: "api-url", value: "http://10.0.0.5:7077" }, expected: '{\n  "api_url": "http://10.0.0.5:7077",\n  "later": 1\n}\n' },
+  { name: "unset", input: { op: "set", text: STORED, key: "api-url", value: null }, expected: "{}\n" },
+  { name: "an unknown key", input: { op: "get", text: null, key: "api_url" }, error: "unknown_setting" },
+  { name: "not a URL", input: { op: "set", text: null, key: "api-url", value: "lowdown.example" }, error: "invalid_value" },
+  { name: "credentials are never stored", input: { op: "set", text: null, key: "api-url", value: "https://me:secret@team.example" }, error: "invalid_value" },
+  { name: "a query is not a base URL", input: { op: "set", text: null, key: "api-url", value: "https://team.example/?x=1" }, error: "invalid_value" },
+  { name: "no host", input: { op: "set", text: null, key: "api-url", value: "https://:7077" }, error: "invalid_value" },
+  { name: "a corrupt file is reported, not overwritten", input: { op: "set", text: "[1]", key: "api-url", value: "https://team.example" }, error: "not_settings" },
+  { name: "a hand-edited value is checked too", input: { op: "get", text: '{"api_url":"file:///etc"}', key: "api-url" }, error: "invalid_value" },
+]);
+
+const NODE = '{"url":"http://127.0.0.1:7081","pid":7,"started_at":"2026-12-07T12:00:00Z"}\n';
+const local = { ...defaults, home: "/h/.lowdown" };
+writeVectors("destination.json", "destination", "core stored::destination(settings, config.json text|null, local-node.json text|null) → {url, via: environment|stored|local_node|default, may_start}: where a host delivers and queries, and whether it may start the local node when nothing answers there.", [
+  { name: "nothing anywhere: the default address, and start a node", input: { settings: local, stored: null, announcement: null }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
+  { name: "the running node where it announces itself", input: { settings: local, stored: null, announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: true } },
+  { name: "a stored deployment wins over the node, which is then never started", input: { settings: local, stored: STORED, announcement: NODE }, expected: { url: "https://team.example/lowdown", via: "stored", may_start: false } },
+  { name: "the environment wins over the stored URL", input: { settings: { ...local, ...configured, api_url: "https://env.example" }, stored: STORED, announcement: NODE }, expected: { url: "https://env.example", via: "environment", may_start: false } },
+  { name: "LOWDOWN_AUTOSTART=0: a running node is used, none started", input: { settings: { ...local, autostart: false }, stored: null, announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: false } },
+  { name: "an announcement naming another host is no node", input: { settings: local, stored: null, announcement: '{"url":"http://evil.example:80","pid":7,"started_at":"x"}' }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
+  { name: "a corrupt stored file does not stop records reaching the node", input: { settings: local, stored: "{oops", announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: true } },
+  { name: "a stored URL that is not allowed counts as none", input: { settings: local, stored: '{"api_url":"https://u:p@x.example"}', announcement: null }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
+]);

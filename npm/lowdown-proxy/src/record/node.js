@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FILES } from '../contract.js';
-import { localNodeUrl } from '../core.js';
+import { destination, localNode, settings, storedGet } from '../core.js';
 
 /**
  * How long a started node has to announce itself before this session stops waiting (a
@@ -16,20 +16,42 @@ import { localNodeUrl } from '../core.js';
 export const ANNOUNCE_WAIT_MS = 30_000;
 
 /**
+ * Where this user's hosts deliver and query, as the core decides from the environment,
+ * LOWDOWN_HOME/config.json and the local node's announcement (SPEC §2).
+ * @param {Record<string, string|undefined>} [env]
+ * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean, home: string, settings: any, stored: string|null}}
+ *   `home` resolved; `stored` the text of config.json, null when there is none
+ */
+export function whereTo(env = process.env) {
+  const s = settings(env);
+  const home = path.resolve(s.home);
+  const stored = readText(path.join(home, FILES.CONFIG_FILE));
+  return { ...destination(s, stored, readText(path.join(home, FILES.LOCAL_NODE_FILE))), home, settings: s, stored };
+}
+
+/**
  * Where this user's records go, for `lowdown-proxy status`: the configured deployment, or
  * the local node (running, with its process id and log, or not), and what waits in the
  * spool (files and records) and was dropped from it.
- * @param {{api_url: string, home: string, local_node: boolean, autostart: boolean}} s the core's settings
+ * @param {Record<string, string|undefined>} [env]
  * @returns {string[]} lines
  */
-export function destinationLines(s) {
-  const home = path.resolve(s.home);
+export function destinationLines(env = process.env) {
+  const w = whereTo(env);
+  const { home } = w;
   const lines = [];
-  const node = s.local_node ? announced(home) : null;
-  if (!s.local_node) lines.push(`Records go to ${s.api_url} (LOWDOWN_API_URL).`);
-  else if (node) lines.push(`Records go to the local node at ${node.url} (process ${node.pid}; log ${path.join(home, FILES.LOCAL_NODE_LOG)}).`);
-  else if (s.autostart) lines.push(`Records go to the local node at ${s.api_url}, which the next session starts if nothing answers there.`);
-  else lines.push(`Records go to ${s.api_url}; LOWDOWN_AUTOSTART=0, so no local node is started.`);
+  const node = announced(home);
+  const log = path.join(home, FILES.LOCAL_NODE_LOG);
+  if (w.via === 'environment') lines.push(`Records go to ${w.url} (LOWDOWN_API_URL).`);
+  else if (w.via === 'stored') lines.push(`Records go to ${w.url} (lowdown-proxy config set api-url, in ${path.join(home, FILES.CONFIG_FILE)}).`);
+  else if (node) lines.push(`Records go to the local node at ${node.url} (process ${node.pid}; log ${log}).`);
+  else if (w.may_start) lines.push(`Records go to the local node at ${w.url}, which the next session starts if nothing answers there.`);
+  else lines.push(`Records go to ${w.url}; LOWDOWN_AUTOSTART=0, so no local node is started.`);
+  try {
+    storedGet(w.stored, 'api-url');
+  } catch (err) {
+    lines.push(`${path.join(home, FILES.CONFIG_FILE)} is ignored: ${/** @type {Error} */ (err).message}.`);
+  }
   const dir = path.join(home, FILES.SPOOL_DIR);
   /** @type {string[]} */
   let files = [];
@@ -37,42 +59,37 @@ export function destinationLines(s) {
     files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
   } catch {}
   const records = files.reduce((n, f) => {
-    try {
-      return n + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).length;
-    } catch {
-      return n;
-    }
+    const text = readText(path.join(dir, f)) ?? '';
+    return n + text.split('\n').filter((l) => l.trim()).length;
   }, 0);
   let dropped = 0;
   try {
-    dropped = JSON.parse(fs.readFileSync(path.join(dir, FILES.DROPPED_FILE), 'utf8')).dropped_records ?? 0;
+    dropped = JSON.parse(readText(path.join(dir, FILES.DROPPED_FILE)) ?? '{}').dropped_records ?? 0;
   } catch {}
   lines.push(`Spool: ${records} record(s) waiting in ${files.length} file(s) in ${dir}${dropped ? `; ${dropped} dropped when it was full` : ''}.`);
   return lines;
 }
 
 /**
- * The URL the running local node of `home` announces, or null.
- * @param {string} home
+ * A file's text, or null when it cannot be read.
+ * @param {string} file
  * @returns {string|null}
  */
-export function announcedUrl(home) {
-  return announced(home)?.url ?? null;
-}
-
-/**
- * The node `home` announces: its URL (the core's reading) and process id, or null.
- * @param {string} home
- * @returns {{url: string, pid: number}|null}
- */
-function announced(home) {
+function readText(file) {
   try {
-    const text = fs.readFileSync(path.join(home, FILES.LOCAL_NODE_FILE), 'utf8');
-    const url = localNodeUrl(text);
-    return url ? { url, pid: JSON.parse(text).pid } : null;
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }
+}
+
+/**
+ * The node `home` announces (the core's reading), or null.
+ * @param {string} home
+ */
+function announced(home) {
+  const text = readText(path.join(home, FILES.LOCAL_NODE_FILE));
+  return text === null ? null : localNode(text);
 }
 
 /**

@@ -6,11 +6,11 @@
 
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { Recorder, targetLabel, kind, settings } from '../core.js';
+import { Recorder, targetLabel, kind } from '../core.js';
 import { Sender } from './sender.js';
 import { safeLabel } from '../label-facts.js';
 import { loadNodeIdentity } from './home.js';
-import { announcedUrl, startLocalNode } from './node.js';
+import { startLocalNode, whereTo } from './node.js';
 import { FILES } from '../contract.js';
 import { pageUrl } from '../mcp/format.js';
 
@@ -28,8 +28,8 @@ export class RecordPipeline {
    */
   constructor({ ctx, argv, env, apiUrl, version, debug }) {
     this.debug = debug;
-    const s = settings(env);
-    const home = path.resolve(s.home);
+    const where = whereTo(env);
+    const { home } = where;
     let nodeId = ctx.node_id;
     try {
       nodeId ??= loadNodeIdentity(home).node_id;
@@ -38,11 +38,10 @@ export class RecordPipeline {
     }
     const target = ctx.target ?? safeLabel(targetLabel, argv, debug);
     this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
-    // No API configured: the local node, where its announcement says, else the default
-    // address; when nothing answers, the node is started (once) unless LOWDOWN_AUTOSTART=0.
-    const local = !apiUrl && s.local_node;
-    const url = apiUrl ?? ((local && announcedUrl(home)) || s.api_url);
-    const startApi = local && s.autostart ? () => this.#startNode(home, target) : null;
+    // Where the core says (no deployment configured: the local node); when nothing answers
+    // there and it may, the node is started once.
+    const url = apiUrl ?? where.url;
+    const startApi = !apiUrl && where.may_start ? () => this.#startNode(home, target) : null;
     this.sender = new Sender({ apiUrl: url, home, nodeId, version, debug, startApi });
     this.sender.drainSpoolSoon();
     debug(`recording ${target} with the ${kind} core`);

@@ -5,7 +5,6 @@ import { formatReports } from './report.js';
 import { apiClient } from '../api.js';
 import { reputationLine } from '../mcp/format.js';
 import { destinationLines } from '../record/node.js';
-import { settings } from '../core.js';
 
 /** Help text for the config subcommands. */
 export const HELP = `Usage: lowdown-proxy wrap|unwrap|status [options]
@@ -114,7 +113,7 @@ export async function main(args, io = {}) {
   }
   stdout.write(formatReports(opts.mode, reports, { dryRun: opts.dryRun, reputation }));
   if (note) stdout.write(`${note}\n`);
-  if (opts.mode === 'status') stdout.write(`\n${destinationLines(settings(io.env ?? process.env)).join('\n')}\n`);
+  if (opts.mode === 'status') stdout.write(`\n${destinationLines(io.env ?? process.env).join('\n')}\n`);
   const failed = reports.some((r) => r.status === 'error');
   return (process.exitCode = failed && opts.mode !== 'status' ? 1 : 0);
 }
