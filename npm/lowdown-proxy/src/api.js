@@ -2,7 +2,7 @@
 // id header, and one error type that says in words what went wrong.
 
 import { lowdownHome, loadNodeIdentity } from './record/home.js';
-import { whereTo } from './record/node.js';
+import { startLocalNode, whereTo } from './record/node.js';
 import { DEFAULTS } from './contract.js';
 import { readBounded } from './read.js';
 
@@ -48,18 +48,22 @@ export function apiBase(env = process.env) {
  * @typedef {{base: string, nodeId: string|null, request: (method: string, path: string, body?: unknown) => Promise<any>}} ApiClient
  */
 
-/** @typedef {{base?: string, nodeId?: string|null, timeoutMs?: number, env?: Record<string, string|undefined>}} ApiOptions */
+/** @typedef {{base?: string, nodeId?: string|null, timeoutMs?: number, env?: Record<string, string|undefined>, autostart?: boolean}} ApiOptions */
 
 /**
  * A client bound to one API base and node id.
  * @param {ApiOptions} [opts]
  *   node id defaults to the one in `$LOWDOWN_HOME/node.json` (created if missing); the
- *   timeout to `$LOWDOWN_API_TIMEOUT_MS`, else 5 s
+ *   timeout to `$LOWDOWN_API_TIMEOUT_MS`, else 5 s; `autostart`: when nothing answers and no
+ *   deployment is configured, start the local node (once) and ask it (lowdown-mcp)
  * @returns {ApiClient}
  */
 export function apiClient(opts = {}) {
   const env = opts.env ?? process.env;
-  const base = (opts.base ?? apiBase(env)).replace(/\/+$/, '');
+  const where = opts.base ? null : whereTo(env);
+  let base = (opts.base ?? where?.url ?? '').replace(/\/+$/, '');
+  /** @type {Promise<void>|null} the local node's start, once */
+  let starting = null;
   let nodeId = opts.nodeId;
   if (nodeId === undefined) {
     try {
@@ -76,6 +80,29 @@ export function apiClient(opts = {}) {
    * @param {unknown} [body]
    */
   async function request(method, path, body) {
+    try {
+      return await ask(method, path, body);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.type === 'unreachable' && opts.autostart && where?.may_start)) throw err;
+      const home = where.home;
+      starting ??= startLocalNode(home).then(({ url }) => {
+        base = url;
+      });
+      try {
+        await starting;
+      } catch (why) {
+        throw new ApiError('unreachable', `${err.message} No local node could start either (${/** @type {Error} */ (why).message}).`);
+      }
+      return ask(method, path, body);
+    }
+  }
+
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {unknown} [body]
+   */
+  async function ask(method, path, body) {
     /** @type {Record<string, string>} */
     const headers = { accept: 'application/json' };
     if (nodeId) headers[NODE_ID_HEADER] = nodeId;
@@ -97,7 +124,7 @@ export function apiClient(opts = {}) {
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
         throw new ApiError('timeout', `The Lowdown API at ${base} did not answer within ${timeoutMs / 1000} s.`);
       }
-      throw new ApiError('unreachable', `The Lowdown API at ${base} is unreachable (${e.cause?.code || e.cause?.errors?.[0]?.code || e.cause?.message || e.message}). Is lowdown-server running, and is LOWDOWN_API_URL right?`);
+      throw new ApiError('unreachable', `The Lowdown API at ${base} is unreachable (${e.cause?.code || e.cause?.errors?.[0]?.code || e.cause?.message || e.message}). Is lowdown-server running there, and is that the deployment meant (LOWDOWN_API_URL, or lowdown-proxy config get api-url)?`);
     }
     if (text === null) {
       throw new ApiError('bad_response', `The Lowdown API at ${base} answered ${res.status} with more than ${ANSWER_MAX_BYTES / 1024 / 1024} MiB, which is not an answer of the API.`, res.status);
@@ -114,5 +141,11 @@ export function apiClient(opts = {}) {
     }
     return json;
   }
-  return { base, nodeId, request };
+  return {
+    get base() {
+      return base;
+    },
+    nodeId,
+    request,
+  };
 }

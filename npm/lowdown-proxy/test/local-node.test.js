@@ -126,3 +126,50 @@ test('a node that cannot start is said once, with where the records wait', async
   assert.match(said[0], /^lowdown-proxy: no Lowdown node to record to \(spawn .*no-such-lowdown-server ENOENT\); records wait in .*spool and go to the next node that answers/);
   assert.ok(spooled(dir) > 0);
 });
+
+const MCP = path.join(path.dirname(PROXY), 'lowdown-mcp.js');
+
+/** The text of a tool result. */
+const said = (r) => r.content.map((c) => c.text).join('\n');
+
+test('lowdown-mcp with nothing configured starts the local node for the first question, and then answers about the sessions recorded there', async (t) => {
+  const dir = home(t);
+  const env = unconfigured(dir);
+  const mcp = await connect(node, [MCP], env);
+  t.after(() => mcp.client.close());
+  const first = await mcp.client.callTool({ name: 'get_node_stats', arguments: {} });
+  assert.equal(first.isError, undefined, said(first));
+  const started = await eventually(() => announcement(dir), 'lowdown-mcp started a node', 60_000);
+
+  const s = await session(env, 2);
+  await s.close();
+  assert.equal(s.stderr(), '', 'the session found the node lowdown-mcp started');
+  const rep = await eventually(async () => {
+    const r = await mcp.client.callTool({ name: 'get_lowdown', arguments: { target: TARGET } });
+    return r.structuredContent?.interactions === 2 ? r : null;
+  }, 'lowdown-mcp answers with the two recorded calls', 60_000);
+  assert.match(said(rep), new RegExp(`Page with charts: ${started.url.replaceAll('.', '\\.')}/t/${TARGET}`));
+  assert.equal(announcement(dir).pid, started.pid, 'one node');
+});
+
+test('lowdown-mcp says why when no node can start, and starts nothing with LOWDOWN_AUTOSTART=0', async (t) => {
+  const dir = home(t);
+  const missing = path.join(dir, 'no-such-lowdown-server');
+  for (const [more, why] of [
+    [{ LOWDOWN_SERVER_BIN: missing }, /is unreachable \(ECONNREFUSED\)\..* No local node could start either \(spawn .*no-such-lowdown-server ENOENT\)\./],
+    [{ LOWDOWN_AUTOSTART: '0' }, /is unreachable \(ECONNREFUSED\)\. Is lowdown-server running there/],
+  ]) {
+    const mcp = await connect(node, [MCP], unconfigured(dir, more));
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const r = await mcp.client.callTool({ name: 'get_lowdown', arguments: { target: TARGET } });
+        assert.equal(r.isError, true);
+        assert.match(said(r), why);
+        assert.doesNotMatch(said(r), /No local node could start either.*No local node/);
+      }
+    } finally {
+      await mcp.client.close();
+    }
+    assert.equal(announcement(dir), null);
+  }
+});

@@ -19,7 +19,9 @@ export function createServer(opts = {}) {
     { name: 'lowdown', version: VERSION },
     { instructions: 'Before choosing or calling an unfamiliar tool, call get_lowdown (or compare_tools for alternatives) to see what other agents recorded. After using one, record_interaction.' },
   );
-  registerTools(server, apiClient(opts), { recorderVersion: VERSION });
+  // Nothing configured and nothing answering: the local node is started for the first
+  // question, so an agent learns about its own sessions from the first minute.
+  registerTools(server, apiClient({ autostart: true, ...opts }), { recorderVersion: VERSION });
   return server;
 }
 
