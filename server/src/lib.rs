@@ -11,6 +11,7 @@ pub mod caller;
 pub mod clock;
 pub mod daily;
 pub mod db;
+pub mod drain;
 pub mod error;
 pub mod export;
 pub mod extract;

@@ -76,6 +76,11 @@ pub fn claim(home: &Path) -> std::io::Result<Option<Claim>> {
 }
 
 impl Claim {
+    /// The `LOWDOWN_HOME` this node serves.
+    pub fn home(&self) -> &Path {
+        self.announcement.parent().unwrap_or(Path::new("."))
+    }
+
     /// Announces that this process listens at `addr` (written whole: a temporary file
     /// renamed over the old announcement).
     pub fn announce(&self, addr: SocketAddr, now_iso: &str) -> std::io::Result<()> {

@@ -262,6 +262,16 @@ async fn serve(
     };
     tracing::info!(listen = %listen, database = %backend, "lowdown-server ready");
     eprintln!("lowdown-server listening on http://{listen} ({backend})");
+    if let Some(claim) = &claim {
+        // What sessions spooled before the node answered: delivered to itself once serving.
+        let (home, base) = (claim.home().to_owned(), format!("http://{listen}"));
+        tokio::spawn(async move {
+            let d = lowdown_server::drain::drain(&home, &base).await;
+            if d.files > 0 {
+                tracing::info!(files = d.files, records = d.records, "spool drained");
+            }
+        });
+    }
     lowdown_server::serve_within(listener, state.clone(), within, activity, until_stopped())
         .await?;
     if let Some(t) = gateway_task {

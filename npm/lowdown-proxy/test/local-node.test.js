@@ -173,3 +173,22 @@ test('lowdown-mcp says why when no node can start, and starts nothing with LOWDO
     assert.equal(announcement(dir), null);
   }
 });
+
+test('a session shorter than the node\'s start says where its records wait, and the node takes them when it runs', async (t) => {
+  const dir = home(t);
+  // A node slow to start: the session ends first.
+  const slow = path.join(dir, 'slow-lowdown-server');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(slow, `#!/bin/sh\nsleep 3\nexec '${SERVER_BIN}' "$@"\n`, { mode: 0o755 });
+  const s = await session(unconfigured(dir, { LOWDOWN_SERVER_BIN: slow }), 2);
+  await s.close();
+  const said = s.stderr().split('\n').filter((l) => l !== '');
+  assert.deepEqual(said, [`lowdown-proxy: starting a local Lowdown node (log: ${path.join(dir, 'local-node.log')}); this session's records wait in ${path.join(dir, 'spool')} and go to it once it runs`]);
+  const started = await eventually(() => announcement(dir), 'the node announced', 60_000);
+  const rep = await eventually(async () => {
+    const a = await (await fetch(`${started.url}/api/reputation/${TARGET}`)).json();
+    return a.interactions === 2 ? a : null;
+  }, 'the node drained the spool itself, with no session after', 60_000);
+  assert.equal(rep.interactions, 2);
+  await eventually(() => spooled(dir) === 0, 'the spool emptied', 10_000);
+});

@@ -209,3 +209,65 @@ async fn the_idle_timer_counts_from_the_end_of_the_last_request_and_never_cuts_o
     tokio::time::sleep(Duration::from_secs(10)).await;
     assert!(timer.is_finished());
 }
+
+#[tokio::test]
+async fn a_starting_node_drains_the_spool_sessions_left_before_it_answered() {
+    use lowdown_core::record::spool;
+    let home = home("drain");
+    let dir = home.join(spool::DIR_NAME);
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = |i: usize| {
+        let mut r = common::record("npm:spooled-server", "success");
+        r["record_id"] = json!(format!("spooled-{i}"));
+        r.to_string()
+    };
+    // Two sessions' files (one with a torn last line), a claim another host holds right now
+    // (left alone) and a file of another kind.
+    let old = spool::file_name(1, 0, 7, "aa");
+    let torn = format!(
+        "{}{{\"target\":\"npm:spool",
+        spool::encode(&[line(0), line(1)])
+    );
+    std::fs::write(dir.join(&old), torn).unwrap();
+    let newer = spool::file_name(2, 0, 8, "bb");
+    std::fs::write(dir.join(&newer), spool::encode(&[line(2), line(1)])).unwrap();
+    let held = spool::claim_name(&spool::file_name(3, 0, 9, "cc"), 9);
+    std::fs::write(dir.join(&held), spool::encode(&[line(9)])).unwrap();
+    std::fs::write(dir.join(spool::DROPPED_FILE), "{\"dropped_records\":1}\n").unwrap();
+
+    let port = common::free_port().to_string();
+    let listen = format!("127.0.0.1:{port}");
+    let child = node(&home, &["--listen", listen.as_str(), "--idle-exit", "5"]);
+    let url = announced(&home).await["url"].as_str().unwrap().to_owned();
+    let mut answer = Value::Null;
+    for _ in 0..200 {
+        answer = reqwest::get(format!("{url}/api/reputation/npm:spooled-server"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if answer["interactions"] == json!(3) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        answer["interactions"],
+        json!(3),
+        "each record once: {answer}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [held, spool::DROPPED_FILE.to_owned()],
+        "what was taken is gone"
+    );
+    let (code, said) = ended(child).await;
+    assert_eq!(code, Some(0), "{said}");
+    let _ = std::fs::remove_dir_all(&home);
+}

@@ -102,11 +102,20 @@ function announced(home) {
  * @returns {Promise<{url: string, started: boolean}>}
  */
 export async function startLocalNode(home) {
+  return announcedBy(home, await spawnLocalNode(home));
+}
+
+/**
+ * Spawns the local node of `home` (see startLocalNode); resolves to its process id once it
+ * runs, so a host that ends now leaves it starting.
+ * @param {string} home
+ * @returns {Promise<number|undefined>}
+ */
+export async function spawnLocalNode(home) {
   const { binaryPath } = await import('lowdown-server');
   const bin = binaryPath();
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
   const log = fs.openSync(path.join(home, FILES.LOCAL_NODE_LOG), 'a', 0o600);
-  let pid;
   try {
     const { DATABASE_URL: _, ...env } = process.env;
     // In LOWDOWN_HOME, not this session's directory, which it would otherwise hold for its life.
@@ -116,14 +125,34 @@ export async function startLocalNode(home) {
       child.once('error', reject);
     });
     child.unref();
-    pid = child.pid;
+    return child.pid;
   } finally {
     fs.closeSync(log);
   }
+}
+
+/**
+ * The node `home` announces within ANNOUNCE_WAIT_MS, and whether it is the process `pid`.
+ * @param {string} home
+ * @param {number|undefined} pid
+ * @returns {Promise<{url: string, started: boolean}>}
+ */
+async function announcedBy(home, pid) {
   for (const started = Date.now(); Date.now() - started < ANNOUNCE_WAIT_MS; ) {
     const node = announced(home);
     if (node) return { url: node.url, started: node.pid === pid };
     await new Promise((r) => setTimeout(r, 50).unref());
   }
   throw new Error(`it did not announce itself within ${ANNOUNCE_WAIT_MS / 1000} s (see ${path.join(home, FILES.LOCAL_NODE_LOG)})`);
+}
+
+/**
+ * Starts the local node of `home` as startLocalNode does, with the spawn apart: `spawned`
+ * settles once the process runs (or cannot), `node` once it announced itself.
+ * @param {string} home
+ * @returns {{spawned: Promise<unknown>, node: Promise<{url: string, started: boolean}>}}
+ */
+export function startingLocalNode(home) {
+  const spawned = spawnLocalNode(home);
+  return { spawned: spawned.catch(() => {}), node: spawned.then((pid) => announcedBy(home, pid)) };
 }

@@ -10,7 +10,7 @@ import { Recorder, targetLabel, kind } from '../core.js';
 import { Sender } from './sender.js';
 import { safeLabel } from '../label-facts.js';
 import { loadNodeIdentity } from './home.js';
-import { startLocalNode, whereTo } from './node.js';
+import { startingLocalNode, whereTo } from './node.js';
 import { FILES } from '../contract.js';
 import { pageUrl } from '../mcp/format.js';
 
@@ -21,6 +21,9 @@ import { pageUrl } from '../mcp/format.js';
 
 /** One session's recording: the core's Recorder plus a sender. */
 export class RecordPipeline {
+  /** @type {{home: string, spawned: Promise<unknown>}|null} the node this session is starting, until it answers or fails */
+  #starting = null;
+
   /**
    * @param {{ctx: RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
    *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_*
@@ -76,13 +79,17 @@ export class RecordPipeline {
    * @returns {Promise<string>} the node's URL
    */
   async #startNode(home, target) {
+    const { spawned, node } = startingLocalNode(home);
+    this.#starting = { home, spawned };
     try {
-      const { url, started } = await startLocalNode(home);
+      const { url, started } = await node;
+      this.#starting = null;
       const page = target ? `; what it records of ${target}: ${pageUrl(url, target)}` : '';
       const what = started ? 'started a local Lowdown node' : 'recording to the local Lowdown node';
       process.stderr.write(`lowdown-proxy: ${what} at ${url} (log: ${path.join(home, FILES.LOCAL_NODE_LOG)})${page}\n`);
       return url;
     } catch (err) {
+      this.#starting = null;
       process.stderr.write(
         `lowdown-proxy: no Lowdown node to record to (${/** @type {Error} */ (err).message}); records wait in ${path.join(home, FILES.SPOOL_DIR)} and go to the next node that answers (LOWDOWN_API_URL names a deployment; LOWDOWN_AUTOSTART=0 stops starting one)\n`,
       );
@@ -91,7 +98,18 @@ export class RecordPipeline {
   }
 
   /** Delivers or spools everything within `budgetMs`. @param {number} budgetMs */
-  shutdown(budgetMs) {
-    return this.sender.shutdown(budgetMs);
+  async shutdown(budgetMs) {
+    const out = await this.sender.shutdown(budgetMs);
+    // A session shorter than the node's start: the node is left starting (it takes the spool
+    // when it runs), and where the records are is said once.
+    const starting = this.#starting;
+    if (starting) {
+      await starting.spawned;
+      if (this.#starting) {
+        const { home } = starting;
+        process.stderr.write(`lowdown-proxy: starting a local Lowdown node (log: ${path.join(home, FILES.LOCAL_NODE_LOG)}); this session's records wait in ${path.join(home, FILES.SPOOL_DIR)} and go to it once it runs\n`);
+      }
+    }
+    return out;
   }
 }
