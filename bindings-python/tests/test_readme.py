@@ -61,6 +61,9 @@ def test_every_documented_variable_is_one_prowl_reads() -> None:
 
     assert config.Settings.from_env({"PROWL_TELEMETRY": "0"}).enabled is False
     assert identity.lowdown_home({"LOWDOWN_HOME": "/srv/ld"}) == Path("/srv/ld")
-    read |= {"PROWL_TELEMETRY", "LOWDOWN_HOME"}
+    nowhere = {"LOWDOWN_HOME": "/nonexistent/lowdown-home"}
+    assert config.Settings.from_env({**nowhere, "LOWDOWN_AUTOSTART": "0"}).may_start is False
+    assert config.Settings.from_env(nowhere).may_start is True
+    read |= {"PROWL_TELEMETRY", "LOWDOWN_HOME", "LOWDOWN_AUTOSTART"}
     assert documented <= read, f"README documents variables prowl never reads: {documented - read}"
     assert {"PROWL_API_URL", "PROWL_AGENT_KEY", "PROWL_TELEMETRY", "PROWL_TELEMETRY_ALLOWLIST", "PROWL_TELEMETRY_ALLOW_PRIVATE"} <= documented

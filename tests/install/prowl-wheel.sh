@@ -4,13 +4,17 @@
 # from PyPI), as `pipx`/`uvx` do, and run on a PATH with no Rust toolchain. The server is the
 # venv's `lowdown-server` (the prebuilt binary of the wheel); three lines of Python make a
 # real httpx client report to it, and the reputation answer for that host shows the
-# telemetry block.
+# telemetry block. Then, with nothing configured, prowl starts the venv's lowdown-server as
+# the user's local node (`prowl[node]`) and its records reach it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/prowl-install.XXXXXX")"
 SERVER_PID=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill -TERM "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  NODE_PID="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$WORK/node-home/local-node.json" 2>/dev/null || true)"
+  [ -n "$NODE_PID" ] && kill -TERM "$NODE_PID" 2>/dev/null
+  for _ in $(seq 1 100); do [ -e "$WORK/node-home/local-node.json" ] || break; sleep 0.1; done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -24,7 +28,8 @@ PATH="$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -e "$d/cargo" ] || printf
 export PATH="${PATH%:}"
 ! command -v cargo >/dev/null || { echo "cargo is still on PATH" >&2; exit 1; }
 python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$WORK/$(basename "$WHEEL")" "$WORK/$(basename "$SERVER_WHEEL")"
+# `prowl[node]`: the server wheel comes with it, found beside prowl's (as on an index).
+"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check --find-links "$WORK" "$WORK/$(basename "$WHEEL")[node]"
 # The wheel, not a source tree: prowl is imported from the venv, with its compiled core.
 "$WORK/venv/bin/python" -c 'import prowl, prowl._native, sys; assert prowl.__file__.startswith(sys.prefix), prowl.__file__'
 # The server is the wheel's binary, on the venv's PATH as pipx puts it; and `uvx` runs it
@@ -66,3 +71,35 @@ assert t.get("observations") == 3, a
 assert "CANARY_install" not in json.dumps(a)
 print("prowl and lowdown-server from a fresh venv: 3 observations in the telemetry block of", a["target"])
 '
+
+# Nothing configured: prowl starts the venv's lowdown-server as the local node (no
+# LOWDOWN_SERVER_BIN, no PATH entry: found beside the interpreter) and delivers to it.
+env -u PROWL_API_URL -u LOWDOWN_API_URL -u LOWDOWN_SERVER_BIN LOWDOWN_HOME="$WORK/node-home" VENV="$WORK/venv" \
+  PATH="/usr/bin:/bin" "$WORK/venv/bin/python" - <<'PY'
+import json, os, time, urllib.request
+import prowl
+from prowl.sender import SENDER
+home = os.environ["LOWDOWN_HOME"]
+assert prowl.configure().may_start
+for i in range(3):
+    SENDER.submit_record({"actor": "agent:install", "target": "npm:install-target", "target_type": "tool",
+                          "task_type": "t", "outcome": "success", "source": "organic", "record_id": f"install-{i}"})
+prowl.flush(2.0)
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    prowl.flush(1.0)
+    try:
+        node = json.load(open(os.path.join(home, "local-node.json")))
+        with urllib.request.urlopen(node["url"] + "/api/reputation/npm:install-target", timeout=5) as r:
+            a = json.load(r)
+        if a.get("interactions") == 3:
+            break
+    except (OSError, ValueError):
+        pass
+    time.sleep(0.2)
+else:
+    raise SystemExit("the local node prowl started never had the 3 records")
+exe = os.path.realpath(f"/proc/{node['pid']}/exe")
+assert exe == os.path.realpath(os.path.join(os.environ["VENV"], "bin", "lowdown-server")), exe
+print("prowl with nothing configured: started the venv's lowdown-server at", node["url"], "and its 3 records reached it")
+PY

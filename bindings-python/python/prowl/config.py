@@ -48,6 +48,11 @@ class Settings:
     #: ``PROWL_GATEWAY_SERVICES``: when set, only these catalog services (slugs or service
     #: ids, comma-separated) are routed; unset, every one whose rules match.
     gateway_services: Optional[str] = None
+    #: No deployment configured: when nothing answers at ``api_url``, the sender may start
+    #: the local node of ``home`` (the core's ``destination``; ``LOWDOWN_AUTOSTART=0`` says no).
+    may_start: bool = False
+    #: ``LOWDOWN_HOME``.
+    home: Optional[str] = None
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
@@ -77,6 +82,8 @@ class Settings:
             policy=_core.host_policy(allowlist, allow_private),
             gateway_url=(env.get("PROWL_GATEWAY_URL") or "").rstrip("/") or None,
             gateway_services=env.get("PROWL_GATEWAY_SERVICES"),
+            may_start=where["may_start"],
+            home=str(home),
         )
 
     def with_overrides(self, **overrides: object) -> "Settings":
@@ -90,10 +97,23 @@ class Settings:
         for url in ("api_url", "gateway_url"):
             if url in changes:
                 changes[url] = str(changes[url]).rstrip("/")
+        if "api_url" in changes:
+            changes.setdefault("may_start", False)  # a URL given in code is never replaced
         new = replace(self, **changes)  # type: ignore[arg-type]  # each value was checked or converted above
         if "allowlist" in changes or "allow_private" in changes:
             new = replace(new, policy=_core.host_policy(new.allowlist, new.allow_private))
         return new
+
+
+def local_node_url(settings: Settings) -> Optional[str]:
+    """The URL the local node of ``settings.home`` announces now, when ``settings`` may use
+    one (the core's ``destination``), else ``None``."""
+    if not settings.may_start or settings.home is None:
+        return None
+    core = _native.settings_from_env({"LOWDOWN_HOME": settings.home}, str(Path.home()), "telemetry")
+    home = Path(settings.home)
+    where = _native.destination(core, None, _read(home / _contract.LOCAL_NODE_FILE))
+    return str(where["url"]) if where["via"] == "local_node" else None
 
 
 def _read(path: Path) -> Optional[str]:

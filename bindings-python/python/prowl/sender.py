@@ -22,16 +22,21 @@ batches them to the API. Nothing here ever raises into the caller.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import http.client
 import json
+import logging
 import os
 import threading
 import time
 from collections import deque
+from pathlib import Path
 from typing import Any, Deque, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import _contract, _core, _native, config, identity, spool
+from . import _contract, _core, _native, _node, config, identity, spool
+
+_log = logging.getLogger("prowl")
 
 OBSERVE_PATH = "/v1/telemetry/observe"
 INTERACTIONS_PATH = "/api/interactions"
@@ -138,6 +143,7 @@ class Sender:
         self._records_down_until = 0.0
         self._spool_waiting = True  # a previous run may have left some: look once
         self._inflight: List[str] = []  # records (JSON texts) in the POST under way
+        self._node_started = False  # this process started the local node (or tried)
         self.counts = {
             "queued": 0, "sent": 0, "dropped": 0, "failed": 0, "throttled": 0, "blocked": 0,
             "invalid": 0, "refused": 0, "spooled": 0, "no_node_id": 0,
@@ -354,9 +360,32 @@ class Sender:
                 self._close_connection()
                 conn = self._connection(settings.api_url, timeout)
                 return _post(conn, settings.api_url, path, payload, settings.agent_key)
+        except ConnectionRefusedError:
+            self._close_connection()
+            self._nothing_answers(settings)
+            return None
         except Exception:
             self._close_connection()
             return None
+
+    def _nothing_answers(self, settings: "config.Settings") -> None:
+        """Nothing listens at the API: with no deployment configured, follow the local node
+        to where it announces itself, or start it (once per process)."""
+        if not settings.may_start:
+            return
+        url = config.local_node_url(settings)
+        if url is not None:
+            if url != settings.api_url:
+                config.set_current(dataclasses.replace(settings, api_url=url))
+            return
+        if self._node_started or settings.home is None:
+            return
+        self._node_started = True
+        try:
+            started = _node.start(Path(settings.home))
+            _log.info("prowl: started a local Lowdown node (%s; log: %s)", started, Path(settings.home) / _contract.LOCAL_NODE_LOG)
+        except OSError as e:
+            _log.warning("prowl: no Lowdown node to report to (%s); records wait in %s", e, Path(settings.home) / _contract.SPOOL_DIR)
 
     def _connection(self, api_url: str, timeout: float) -> http.client.HTTPConnection:
         if self._conn is not None and self._conn[0] == api_url:
@@ -416,6 +445,7 @@ class Sender:
         self._budget = None
         self._records_down_until = 0.0
         self._spool_waiting = True
+        self._node_started = False
 
     def after_fork_in_child(self) -> None:
         """The parent's queue and thread stay the parent's; the child starts afresh."""

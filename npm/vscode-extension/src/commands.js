@@ -48,8 +48,11 @@ function createCommands({ lib, ui, where }) {
     async status() {
       const reports = await lib.run('status', where);
       const labels = reports.flatMap((r) => r.servers.flatMap((s) => (s.label ? [s.label] : [])));
-      const { lines, note } = await lib.reputationLines(labels, where.env ?? process.env);
-      ui.show(lib.formatReports('status', reports, { reputation: lines }) + (note ? `${note}\n` : ''));
+      const env = where.env ?? process.env;
+      const { lines, note } = await lib.reputationLines(labels, env);
+      // Then, as `lowdown-proxy status` ends: where records go (the deployment, or the local
+      // node and whether it runs) and what waits in the spool.
+      ui.show(lib.formatReports('status', reports, { reputation: lines }) + (note ? `${note}\n` : '') + `\n${lib.destinationLines(env).join('\n')}\n`);
       return { reports, note };
     },
   };

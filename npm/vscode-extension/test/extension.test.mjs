@@ -117,6 +117,8 @@ test('Show status lists each client and server, and says so when the API is unre
     assert.match(out, /Windsurf \(user\): .*\n {2}git +wrapped +pypi:mcp-server-git\n {2}stripe +not wrappable +remote \(url\) server/);
     assert.match(out, new RegExp(`Reputation not shown: The Lowdown API at http://127\\.0\\.0\\.1:${port} is unreachable`));
     assert.ok(res.note);
+    // Where records go, as `lowdown-proxy status` ends.
+    assert.match(out, new RegExp(`\nRecords go to http://127\\.0\\.0\\.1:${port} \\(LOWDOWN_API_URL\\)\\.\nSpool: 0 record\\(s\\) waiting in 0 file\\(s\\) in .*spool\\.\n$`));
   } finally {
     w.cleanup();
   }

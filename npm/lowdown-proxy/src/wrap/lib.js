@@ -4,3 +4,4 @@
 export { run } from './index.js';
 export { formatReports } from './report.js';
 export { reputationLines } from './cli.js';
+export { destinationLines } from '../record/node.js';
