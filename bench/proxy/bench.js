@@ -146,17 +146,35 @@ async function startup(env) {
   return { bare: median(bare), proxy: median(proxy) };
 }
 
-/** One whole session: ms from spawn to exit, and from closing stdin to exit. */
+/** One whole session: ms from spawn to exit, from spawn to the first answer, and from closing stdin to exit. */
 async function session(args, env) {
   const t0 = process.hrtime.bigint();
   const c = open(node, args, env);
   await c.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  const first = Number(process.hrtime.bigint() - t0) / 1e6;
   await c.request('tools/list', {});
   for (let i = 0; i < SESSION_CALLS; i += 1) await call(c);
   const t1 = process.hrtime.bigint();
   await c.close();
   const t2 = process.hrtime.bigint();
-  return { total: Number(t2 - t0) / 1e6, exit: Number(t2 - t1) / 1e6 };
+  return { total: Number(t2 - t0) / 1e6, first, exit: Number(t2 - t1) / 1e6 };
+}
+
+/**
+ * A user's first session: nothing configured, a fresh LOWDOWN_HOME, so the proxy starts the
+ * local node (this build's server); the node is ended afterwards, so the next run is a first
+ * session again.
+ */
+async function firstSession(env, home) {
+  const { LOWDOWN_API_URL: _, ...rest } = env;
+  const run = await session([PROXY, '--', node, RESPONDER], { ...rest, LOWDOWN_HOME: home, LOWDOWN_SERVER_BIN: SERVER_BIN });
+  const file = path.join(home, 'local-node.json');
+  for (let i = 0; i < 600 && !fs.existsSync(file); i += 1) await new Promise((r) => setTimeout(r, 50));
+  try {
+    process.kill(JSON.parse(fs.readFileSync(file, 'utf8')).pid, 'SIGTERM');
+  } catch {}
+  for (let i = 0; i < 200 && fs.existsSync(file); i += 1) await new Promise((r) => setTimeout(r, 50));
+  return run;
 }
 
 /** An API that accepts connections and reads requests but never answers. */
@@ -181,7 +199,7 @@ async function hangingApi() {
 /** Sessions through the bare relay and through the proxy to a working and a hanging API, alternating. */
 async function wholeSessions(env, tmp) {
   const hanging = await hangingApi();
-  const runs = { bare: [], working: [], hanging: [] };
+  const runs = { bare: [], working: [], hanging: [], first: [] };
   try {
     for (let i = 0; i < SESSIONS; i += 1) {
       // A fresh home each time, so no spool from an earlier run is sent at start.
@@ -189,13 +207,14 @@ async function wholeSessions(env, tmp) {
       runs.bare.push(await session([BARE, node, RESPONDER], env));
       runs.working.push(await session([PROXY, '--', node, RESPONDER], home('working')));
       runs.hanging.push(await session([PROXY, '--', node, RESPONDER], { ...home('hanging'), LOWDOWN_API_URL: hanging.url }));
+      runs.first.push(await firstSession(env, home('first').LOWDOWN_HOME));
     }
   } finally {
     hanging.close();
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const summary = {};
-  for (const [k, xs] of Object.entries(runs)) summary[k] = { total: median(xs.map((x) => x.total)), exit: median(xs.map((x) => x.exit)) };
+  for (const [k, xs] of Object.entries(runs)) summary[k] = { total: median(xs.map((x) => x.total)), first: median(xs.map((x) => x.first)), exit: median(xs.map((x) => x.exit)) };
   return summary;
 }
 
@@ -278,10 +297,11 @@ async function main() {
   console.log(`watch-log on vs off, per call: p50 ${(rows[3].p50 - proxy.p50).toFixed(0)} µs (aim ≤ 50 µs)`);
   console.log(`start to exit, \`-- /bin/true\`, median of ${STARTS}: bare relay ${starts.bare.toFixed(1)} ms, lowdown-proxy (recording on) ${starts.proxy.toFixed(1)} ms: ${(starts.proxy / starts.bare).toFixed(2)}× (aim ≤ 1.2×)`);
   if (whole) {
-    const { bare: b, working: w, hanging: h } = whole;
+    const { bare: b, working: w, hanging: h, first: f } = whole;
     console.log(`\nwhole sessions (handshake + ${SESSION_CALLS} calls, stdin closed), median of ${SESSIONS}, ms:`);
     console.log(`  session: bare relay ${b.total.toFixed(0)}, proxy + working API ${w.total.toFixed(0)}, proxy + hanging API ${h.total.toFixed(0)}: hanging / working ${(h.total / w.total).toFixed(2)}× (aim ≤ 1.2×)`);
     console.log(`  stdin closed to exit: bare relay ${b.exit.toFixed(0)}, working API ${w.exit.toFixed(0)}, hanging API ${h.exit.toFixed(0)}: +${(h.exit - w.exit).toFixed(0)} ms with the API hanging (aim ≤ 100 ms)`);
+    console.log(`  a user's first session (nothing configured: the proxy starts the local node): spawn to first answer ${f.first.toFixed(1)} ms against the bare relay's ${b.first.toFixed(1)} (${(f.first / b.first).toFixed(2)}×), session ${f.total.toFixed(0)}, stdin closed to exit ${f.exit.toFixed(0)} (aim: the start costs the relay nothing)`);
   }
   if (proxy.cpuUs !== null) {
     console.log(`relay-thread CPU per call, watch-log on vs off: ${(rows[3].cpuUs - proxy.cpuUs).toFixed(1)} µs`);
