@@ -101,6 +101,8 @@ test('nothing configured: two first sessions at once start one local node and th
   const status = await statusOf(env);
   assert.ok(status.includes(`Records go to the local node at ${node1.url} (process ${node1.pid}; log ${path.join(dir, 'local-node.log')}).`), status);
   assert.ok(status.includes(`Spool: 0 record(s) waiting in 0 file(s) in ${path.join(dir, 'spool')}.`), status);
+  const nodeId = JSON.parse(fs.readFileSync(path.join(dir, 'node.json'), 'utf8')).node_id;
+  assert.match(status, new RegExp(`\\nNode ${nodeId} \\([a-z]+\\): [1-9]\\d* interactions on 1 target, active on 1 day`), 'what the node has of this machine');
 });
 
 test('LOWDOWN_AUTOSTART=0 starts no node: the records wait in the spool, and nothing is said', async (t) => {

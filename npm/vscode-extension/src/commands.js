@@ -51,8 +51,9 @@ function createCommands({ lib, ui, where }) {
       const env = where.env ?? process.env;
       const { lines, note } = await lib.reputationLines(labels, env);
       // Then, as `lowdown-proxy status` ends: where records go (the deployment, or the local
-      // node and whether it runs) and what waits in the spool.
-      ui.show(lib.formatReports('status', reports, { reputation: lines }) + (note ? `${note}\n` : '') + `\n${lib.destinationLines(env).join('\n')}\n`);
+      // node and whether it runs), what waits in the spool, and what it has of this node.
+      const dest = [...lib.destinationLines(env), ...(await lib.contributionLines(env))];
+      ui.show(lib.formatReports('status', reports, { reputation: lines }) + (note ? `${note}\n` : '') + `\n${dest.join('\n')}\n`);
       return { reports, note };
     },
   };

@@ -3,7 +3,7 @@
 import { run, CLIENT_IDS } from './index.js';
 import { formatReports } from './report.js';
 import { apiClient } from '../api.js';
-import { reputationLine } from '../mcp/format.js';
+import { nodeText, reputationLine } from '../mcp/format.js';
 import { destinationLines } from '../record/node.js';
 
 /** Help text for the config subcommands. */
@@ -77,6 +77,22 @@ export async function reputationLines(labels, env = process.env) {
 }
 
 /**
+ * What the deployment records go to has of this machine's node (its records, targets, days),
+ * for `status`; nothing when it does not answer (the destination line says where that is).
+ * @param {Record<string, string|undefined>} env
+ * @returns {Promise<string[]>}
+ */
+export async function contributionLines(env = process.env) {
+  const api = apiClient({ env, timeoutMs: 3000 });
+  if (!api.nodeId) return [];
+  try {
+    return nodeText(await api.request('GET', `/api/node/${encodeURIComponent(api.nodeId)}`)).split('\n');
+  } catch {
+    return [];
+  }
+}
+
+/**
  * Runs a config subcommand. Sets and returns the exit code: 0 done (status: always, even
  * with the API down), 1 a file could not be processed (it was left untouched), 2 bad usage.
  * @param {string[]} args the full argument list starting with the subcommand word,
@@ -113,7 +129,10 @@ export async function main(args, io = {}) {
   }
   stdout.write(formatReports(opts.mode, reports, { dryRun: opts.dryRun, reputation }));
   if (note) stdout.write(`${note}\n`);
-  if (opts.mode === 'status') stdout.write(`\n${destinationLines(io.env ?? process.env).join('\n')}\n`);
+  if (opts.mode === 'status') {
+    const env = io.env ?? process.env;
+    stdout.write(`\n${[...destinationLines(env), ...(await contributionLines(env))].join('\n')}\n`);
+  }
   const failed = reports.some((r) => r.status === 'error');
   return (process.exitCode = failed && opts.mode !== 'status' ? 1 : 0);
 }

@@ -3,5 +3,5 @@
 
 export { run } from './index.js';
 export { formatReports } from './report.js';
-export { reputationLines } from './cli.js';
+export { contributionLines, reputationLines } from './cli.js';
 export { destinationLines } from '../record/node.js';
