@@ -236,6 +236,41 @@ test('with nothing configured, a session starts the local node from the installe
   assert.equal(told.structuredContent.interactions, 10, 'lowdown-mcp asked the local node');
   assert.ok(told.content[0].text.includes(`${node.url}/t/${TARGET}`), told.content[0].text);
   assert.ok(!JSON.stringify(told).includes(CANARY));
+  const page = await fetch(`${node.url}/t/${TARGET}`);
+  assert.equal(page.status, 200, 'the page the proxy named');
+  assert.ok((await page.text()).includes(TARGET));
+});
+
+test('from the packages: LOWDOWN_AUTOSTART=0 starts nothing, a stored deployment is used, and a node ends after its idle time', async (t) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-install-settings-'));
+  t.after(() => fs.rmSync(home, { recursive: true, force: true }));
+  const { LOWDOWN_API_URL: _a, PROWL_API_URL: _p, DATABASE_URL: _d, LOWDOWN_SERVER_BIN: _b, ...rest } = ENV;
+  const env = { ...rest, LOWDOWN_HOME: home };
+  const spooled = () => fs.readdirSync(path.join(home, 'spool')).filter((f) => f.endsWith('.jsonl')).length;
+
+  // As today: no node, the records wait in the spool, nothing is said.
+  const off = JSON.parse(execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env: { ...env, LOWDOWN_AUTOSTART: '0' }, encoding: 'utf8', timeout: 120_000 }));
+  assert.deepEqual(off.stderr.split('\n').filter((l) => l.startsWith('lowdown-proxy:')), []);
+  assert.ok(!fs.existsSync(path.join(home, 'local-node.json')));
+  assert.ok(spooled() > 0, 'the records wait in the spool');
+
+  // One stored setting: the next session delivers there (and the spool with it), no node starts.
+  const server = { url: await startServer(t) };
+  const npx = (args) => execFileSync('npx', ['--no-install', 'lowdown-proxy', ...args], { cwd: project, env, encoding: 'utf8' });
+  assert.match(npx(['config', 'set', 'api-url', server.url]), /^Records now go to http:\/\/127\.0\.0\.1:\d+; no local node is started\.\n$/);
+  execFileSync(process.execPath, ['-e', SESSION, CANARY], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+  const nodeId = JSON.parse(fs.readFileSync(path.join(home, 'node.json'), 'utf8')).node_id;
+  const rep = await answer(server.url, nodeId, 14);
+  assert.equal(rep.interactions, 10, 'both sessions, the spooled one drained');
+  assert.ok(!fs.existsSync(path.join(home, 'local-node.json')), 'no node started');
+  assert.match(npx(['status', '--config', path.join(home, 'no-such-config.json')]), new RegExp(`Records go to ${server.url.replaceAll('.', '\\.')} \\(lowdown-proxy config set api-url`));
+
+  // The installed binary as a local node ends after --idle-exit, taking its announcement along.
+  const nodeHome = path.join(home, 'idle');
+  const idle = spawn('npx', ['--no-install', 'lowdown-server', 'serve', '--local-node', '--listen', `127.0.0.1:${await freePort()}`, '--idle-exit', '1'], { cwd: project, env: { ...env, LOWDOWN_HOME: nodeHome }, stdio: 'ignore' });
+  const code = await new Promise((resolve) => idle.on('exit', resolve));
+  assert.equal(code, 0);
+  assert.ok(fs.existsSync(path.join(nodeHome, 'local-node.lock')) && !fs.existsSync(path.join(nodeHome, 'local-node.json')));
 });
 
 // lowdown-mcp asking about one target (argv[1]), as an agent's client starts it.
