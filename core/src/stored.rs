@@ -90,11 +90,16 @@ pub fn set(text: Option<&str>, key: &str, value: Option<&str>) -> Result<String,
     Ok(serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default() + "\n")
 }
 
-/// `value` as stored for `key`: for `api-url`, an `http` or `https` URL with a host and
-/// without credentials or a query, without a trailing `/`.
+/// `value` as stored for `key`: for `api-url`, an API base URL ([`api_url`]).
 fn check(key: &str, value: &str) -> Result<String, Invalid> {
     debug_assert_eq!(key, "api-url");
-    let bad = |why: &str| Err(invalid("invalid_value", format!("api-url {value:?} {why}")));
+    api_url(key, value)
+}
+
+/// `value` (named `name` in what is said) as an API base URL: `http` or `https`, with a
+/// host, without credentials, a query or a fragment, without a trailing `/`.
+pub fn api_url(name: &str, value: &str) -> Result<String, Invalid> {
+    let bad = |why: &str| Err(invalid("invalid_value", format!("{name} {value:?} {why}")));
     let v = value.trim();
     let Some(rest) = v
         .strip_prefix("https://")
@@ -139,6 +144,10 @@ pub struct Destination {
     /// When nothing answers there, the host may start the local node
     /// ([`Settings::autostart`], and no deployment configured).
     pub may_start: bool,
+    /// Why the environment's URL cannot be used (not an API base URL, see [`api_url`]):
+    /// then nothing is sent anywhere else either; hosts keep the records and say this once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// Where a host with `settings` delivers, given the text of [`FILE_NAME`] and of the local
@@ -150,31 +159,27 @@ pub fn destination(
     stored: Option<&str>,
     announcement: Option<&str>,
 ) -> Destination {
+    let at = |url: String, via: Via, may_start: bool| Destination {
+        url,
+        via,
+        may_start,
+        problem: None,
+    };
     if !settings.local_node {
-        return Destination {
-            url: settings.api_url.clone(),
-            via: Via::Environment,
-            may_start: false,
+        return match api_url("the API URL", &settings.api_url) {
+            Ok(url) => at(url, Via::Environment, false),
+            Err(e) => Destination {
+                problem: Some(e.message),
+                ..at(settings.api_url.clone(), Via::Environment, false)
+            },
         };
     }
     if let Ok(Some(url)) = get(stored, "api-url") {
-        return Destination {
-            url,
-            via: Via::Stored,
-            may_start: false,
-        };
+        return at(url, Via::Stored, false);
     }
     match announcement.and_then(local_node::url) {
-        Some(url) => Destination {
-            url,
-            via: Via::LocalNode,
-            may_start: settings.autostart,
-        },
-        None => Destination {
-            url: settings.api_url.clone(),
-            via: Via::Default,
-            may_start: settings.autostart,
-        },
+        Some(url) => at(url, Via::LocalNode, settings.autostart),
+        None => at(settings.api_url.clone(), Via::Default, settings.autostart),
     }
 }
 

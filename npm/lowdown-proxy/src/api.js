@@ -80,6 +80,7 @@ export function apiClient(opts = {}) {
    * @param {unknown} [body]
    */
   async function request(method, path, body) {
+    if (where?.problem) throw new ApiError('unreachable', `No Lowdown API to ask: ${where.problem} (set LOWDOWN_API_URL to the deployment's base URL).`);
     try {
       return await ask(method, path, body);
     } catch (err) {

@@ -74,7 +74,7 @@ export const storedSet = core.storedSet;
  * @param {object} s the settings
  * @param {string|null} stored config.json's text
  * @param {string|null} announcement local-node.json's text
- * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean}}
+ * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean, problem?: string}}
  */
 export const destination = (s, stored, announcement) => JSON.parse(core.destination(JSON.stringify(s), stored, announcement));
 

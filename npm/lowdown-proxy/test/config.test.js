@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { PROXY, SDK_SERVER, run } from './helpers/run.js';
@@ -104,3 +105,37 @@ test('a corrupt config.json is never overwritten, and records still reach the lo
   assert.ok(said.includes(`${file} is ignored: config.json is not a JSON object of settings; fix or remove it.`), said);
 });
 
+
+test('a deployment under a path keeps it, and a LOWDOWN_API_URL that is not a URL keeps the records and says so once', async (t) => {
+  // A reverse proxy serving the API under /lowdown: it answers as the API does.
+  const paths = [];
+  const api = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      paths.push(`${req.method} ${req.url}`);
+      const n = JSON.parse(body).length;
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, accepted: n, duplicates: 0, rejected: [], rate_limited: [] }));
+    });
+  });
+  await new Promise((r) => api.listen(0, '127.0.0.1', r));
+  t.after(() => api.close());
+  const { home, env } = user(t);
+  const one = async (more) => {
+    const s = await connect(node, [PROXY, '--target', 'prefixed', '--', node, SDK_SERVER], { ...env, ...more });
+    let stderr = '';
+    s.transport.stderr.on('data', (d) => (stderr += d));
+    await s.client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+    await s.client.close();
+    return stderr;
+  };
+  assert.equal(await one({ LOWDOWN_API_URL: `http://127.0.0.1:${api.address().port}/lowdown/` }), '');
+  await eventually(() => paths.length > 0, 'a delivery');
+  assert.deepEqual([...new Set(paths)], ['POST /lowdown/api/interactions']);
+
+  const said = await one({ LOWDOWN_API_URL: 'lowdown.example.org' });
+  const spool = path.join(home, 'spool');
+  assert.equal(said, `lowdown-proxy: the API URL "lowdown.example.org" must start with http:// or https://; records wait in ${spool} (set LOWDOWN_API_URL to the deployment's base URL)\n`);
+  await eventually(() => fs.existsSync(spool) && fs.readdirSync(spool).some((f) => f.endsWith('.jsonl')), 'the records spooled');
+  assert.match(await status({ ...env, LOWDOWN_API_URL: 'lowdown.example.org' }), /Records go nowhere: the API URL "lowdown\.example\.org" must start with http:\/\/ or https:\/\/ \(LOWDOWN_API_URL\); they wait in the spool\./);
+});

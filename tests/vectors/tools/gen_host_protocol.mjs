@@ -54,7 +54,7 @@ writeVectors("stored_settings.json", "stored_settings", "LOWDOWN_HOME/config.jso
 
 const NODE = '{"url":"http://127.0.0.1:7081","pid":7,"started_at":"2026-12-07T12:00:00Z"}\n';
 const local = { ...defaults, home: "/h/.lowdown" };
-writeVectors("destination.json", "destination", "core stored::destination(settings, config.json text|null, local-node.json text|null) → {url, via: environment|stored|local_node|default, may_start}: where a host delivers and queries, and whether it may start the local node when nothing answers there.", [
+writeVectors("destination.json", "destination", "core stored::destination(settings, config.json text|null, local-node.json text|null) → {url, via: environment|stored|local_node|default, may_start, problem?}: where a host delivers and queries, whether it may start the local node when nothing answers there, and why an environment URL cannot be used.", [
   { name: "nothing anywhere: the default address, and start a node", input: { settings: local, stored: null, announcement: null }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
   { name: "the running node where it announces itself", input: { settings: local, stored: null, announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: true } },
   { name: "a stored deployment wins over the node, which is then never started", input: { settings: local, stored: STORED, announcement: NODE }, expected: { url: "https://team.example/lowdown", via: "stored", may_start: false } },
@@ -62,5 +62,7 @@ writeVectors("destination.json", "destination", "core stored::destination(settin
   { name: "LOWDOWN_AUTOSTART=0: a running node is used, none started", input: { settings: { ...local, autostart: false }, stored: null, announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: false } },
   { name: "an announcement naming another host is no node", input: { settings: local, stored: null, announcement: '{"url":"http://evil.example:80","pid":7,"started_at":"x"}' }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
   { name: "a corrupt stored file does not stop records reaching the node", input: { settings: local, stored: "{oops", announcement: NODE }, expected: { url: "http://127.0.0.1:7081", via: "local_node", may_start: true } },
+  { name: "an environment URL that is not one is said, and used nowhere else", input: { settings: { ...local, ...configured, api_url: "notaurl" }, stored: STORED, announcement: NODE }, expected: { url: "notaurl", via: "environment", may_start: false, problem: 'the API URL "notaurl" must start with http:// or https://' } },
+  { name: "credentials in the environment URL are refused too", input: { settings: { ...local, ...configured, api_url: "https://me:pw@x.example" }, stored: null, announcement: null }, expected: { url: "https://me:pw@x.example", via: "environment", may_start: false, problem: 'the API URL "https://me:pw@x.example" must not carry credentials' } },
   { name: "a stored URL that is not allowed counts as none", input: { settings: local, stored: '{"api_url":"https://u:p@x.example"}', announcement: null }, expected: { url: "http://127.0.0.1:7077", via: "default", may_start: true } },
 ]);

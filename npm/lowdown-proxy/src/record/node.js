@@ -19,7 +19,7 @@ export const ANNOUNCE_WAIT_MS = 30_000;
  * Where this user's hosts deliver and query, as the core decides from the environment,
  * LOWDOWN_HOME/config.json and the local node's announcement (SPEC §2).
  * @param {Record<string, string|undefined>} [env]
- * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean, home: string, settings: any, stored: string|null}}
+ * @returns {{url: string, via: 'environment'|'stored'|'local_node'|'default', may_start: boolean, problem?: string, home: string, settings: any, stored: string|null}}
  *   `home` resolved; `stored` the text of config.json, null when there is none
  */
 export function whereTo(env = process.env) {
@@ -42,7 +42,8 @@ export function destinationLines(env = process.env) {
   const lines = [];
   const node = announced(home);
   const log = path.join(home, FILES.LOCAL_NODE_LOG);
-  if (w.via === 'environment') lines.push(`Records go to ${w.url} (LOWDOWN_API_URL).`);
+  if (w.problem) lines.push(`Records go nowhere: ${w.problem} (LOWDOWN_API_URL); they wait in the spool.`);
+  else if (w.via === 'environment') lines.push(`Records go to ${w.url} (LOWDOWN_API_URL).`);
   else if (w.via === 'stored') lines.push(`Records go to ${w.url} (lowdown-proxy config set api-url, in ${path.join(home, FILES.CONFIG_FILE)}).`);
   else if (node) lines.push(`Records go to the local node at ${node.url} (process ${node.pid}; log ${log}).`);
   else if (w.may_start) lines.push(`Records go to the local node at ${w.url}, which the next session starts if nothing answers there.`);

@@ -43,8 +43,10 @@ export class RecordPipeline {
     this.recorder = new Recorder(JSON.stringify({ ...ctx, target, node_id: nodeId ?? null }), crypto.randomUUID().replaceAll('-', ''));
     // Where the core says (no deployment configured: the local node); when nothing answers
     // there and it may, the node is started once.
-    const url = apiUrl ?? where.url;
+    const url = apiUrl ?? (where.problem ? null : where.url);
     const startApi = !apiUrl && where.may_start ? () => this.#startNode(home, target) : null;
+    // A configured URL that is not one: records go nowhere else, they wait, and it is said.
+    if (url === null) process.stderr.write(`lowdown-proxy: ${where.problem}; records wait in ${path.join(home, FILES.SPOOL_DIR)} (set LOWDOWN_API_URL to the deployment's base URL)\n`);
     this.sender = new Sender({ apiUrl: url, home, nodeId, version, debug, startApi });
     this.sender.drainSpoolSoon();
     debug(`recording ${target} with the ${kind} core`);

@@ -36,17 +36,19 @@ export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
 export const SPOOL_GATHER_MS = 5000;
 
 /** @param {string} apiUrl @returns {string} the records' endpoint under `apiUrl` */
-const interactionsUrl = (apiUrl) => new URL('/api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
+// Relative, so a deployment under a path (`https://team.example/lowdown`) keeps it, as prowl does.
+const interactionsUrl = (apiUrl) => new URL('api/interactions', apiUrl.endsWith('/') ? apiUrl : apiUrl + '/').href;
 
 /** Sends records in the background; spools what cannot be sent. */
 export class Sender {
   /**
-   * @param {{apiUrl: string, home: string, nodeId: string|null, version: string, debug: (m: string) => void,
+   * @param {{apiUrl: string|null, home: string, nodeId: string|null, version: string, debug: (m: string) => void,
    *   startApi?: (() => Promise<string>) | null}} opts `startApi`: starts an API when
    *   none answers, resolving to its URL (called once at most)
    */
   constructor({ apiUrl, home, nodeId, version, debug, startApi = null }) {
-    this.url = interactionsUrl(apiUrl);
+    /** @type {string|null} null: no usable API URL, every record is kept in the spool */
+    this.url = apiUrl === null ? null : interactionsUrl(apiUrl);
     this.startApi = startApi;
     this.home = home;
     /** @type {Record<string, string>} */
@@ -135,9 +137,11 @@ export class Sender {
   async #post(records, fromSpool = false, timeoutMs = REQUEST_TIMEOUT_MS) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const url = this.url;
     const promise = (async () => {
+      if (url === null) return { status: null, retryAfter: null, body: null, why: 'no usable API URL' };
       try {
-        const res = await fetch(this.url, { method: 'POST', headers: this.headers, body: `[${records.join(',')}]`, signal: controller.signal });
+        const res = await fetch(url, { method: 'POST', headers: this.headers, body: `[${records.join(',')}]`, signal: controller.signal });
         const body = await readBounded(res, ANSWER_MAX_BYTES).catch(() => undefined);
         if (body === null) return { status: null, retryAfter: null, body: null, why: `answered more than ${ANSWER_MAX_BYTES} bytes` };
         return { status: res.status, retryAfter: res.headers.get('retry-after'), body: body ?? null };
