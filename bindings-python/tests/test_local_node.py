@@ -97,3 +97,17 @@ def test_no_node_leaves_the_records_in_the_spool(case: str, unconfigured: pytest
         assert said == []
     else:
         assert len(said) == 1 and said[0].startswith("prowl: no Lowdown node to report to ("), said
+
+
+def test_an_api_url_that_is_not_one_is_said_and_the_records_wait(unconfigured: pytest.MonkeyPatch, lowdown_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    unconfigured.setenv("PROWL_API_URL", "lowdown.example.org")
+    with caplog.at_level(logging.WARNING, logger="prowl"):
+        settings = prowl.configure()
+    assert settings.may_start is False
+    assert [r.getMessage() for r in caplog.records] == [
+        'prowl: the API URL "lowdown.example.org" must start with http:// or https://; records wait in the spool'
+    ]
+    SENDER.submit_record(_record(0))
+    prowl.flush(1.0)
+    assert len(list((lowdown_home / "spool").glob("*.jsonl"))) == 1
+    assert _announcement(lowdown_home) is None

@@ -5,6 +5,7 @@ Read once and cached: the hot path of an observed request only reads an attribut
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from dataclasses import dataclass, replace
@@ -69,6 +70,9 @@ class Settings:
         where = _native.destination(
             core, _read(home / _contract.CONFIG_FILE), _read(home / _contract.LOCAL_NODE_FILE)
         )
+        if where.get("problem"):
+            # Records are then kept in the spool (nothing answers an unusable URL), never sent elsewhere.
+            logging.getLogger("prowl").warning("prowl: %s; records wait in the spool", where["problem"])
         agent_key = env.get("PROWL_AGENT_KEY") or None
         allowlist = env.get("PROWL_TELEMETRY_ALLOWLIST") or None
         allow_private = env.get("PROWL_TELEMETRY_ALLOW_PRIVATE")
