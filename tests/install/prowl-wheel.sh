@@ -72,19 +72,31 @@ assert "CANARY_install" not in json.dumps(a)
 print("prowl and lowdown-server from a fresh venv: 3 observations in the telemetry block of", a["target"])
 '
 
+# LOWDOWN_AUTOSTART=0 (before any node runs here): as before, nothing is started and the
+# records wait in the spool.
+env -u PROWL_API_URL -u LOWDOWN_API_URL LOWDOWN_HOME="$WORK/off-home" LOWDOWN_AUTOSTART=0 "$WORK/venv/bin/python" - <<'PY'
+import os, prowl
+from prowl.sender import SENDER
+assert not prowl.configure().may_start
+SENDER.submit_record({"actor": "a", "target": "npm:off", "target_type": "tool", "task_type": "t", "outcome": "success", "source": "organic"})
+PY
+[ ! -e "$WORK/off-home/local-node.json" ] && ls "$WORK/off-home/spool/"*.jsonl >/dev/null \
+  || { echo "LOWDOWN_AUTOSTART=0 started a node or lost the record" >&2; exit 1; }
+echo "LOWDOWN_AUTOSTART=0: no node, the record waits in the spool"
+
 # Nothing configured: prowl starts the venv's lowdown-server as the local node (no
 # LOWDOWN_SERVER_BIN, no PATH entry: found beside the interpreter) and delivers to it.
-env -u PROWL_API_URL -u LOWDOWN_API_URL -u LOWDOWN_SERVER_BIN LOWDOWN_HOME="$WORK/node-home" VENV="$WORK/venv" \
-  PATH="/usr/bin:/bin" "$WORK/venv/bin/python" - <<'PY'
-import json, os, time, urllib.request
+cat >"$WORK/first.py" <<'PY'
+import json, os, sys, time, urllib.request
 import prowl
 from prowl.sender import SENDER
-home = os.environ["LOWDOWN_HOME"]
+home, tag = os.environ["LOWDOWN_HOME"], sys.argv[1]
 assert prowl.configure().may_start
 for i in range(3):
     SENDER.submit_record({"actor": "agent:install", "target": "npm:install-target", "target_type": "tool",
-                          "task_type": "t", "outcome": "success", "source": "organic", "record_id": f"install-{i}"})
+                          "task_type": "t", "outcome": "success", "source": "organic", "record_id": f"install-{tag}-{i}"})
 prowl.flush(2.0)
+want = int(sys.argv[2])
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
     prowl.flush(1.0)
@@ -92,14 +104,23 @@ while time.monotonic() < deadline:
         node = json.load(open(os.path.join(home, "local-node.json")))
         with urllib.request.urlopen(node["url"] + "/api/reputation/npm:install-target", timeout=5) as r:
             a = json.load(r)
-        if a.get("interactions") == 3:
+        if a.get("interactions") == want:
             break
     except (OSError, ValueError):
         pass
     time.sleep(0.2)
 else:
-    raise SystemExit("the local node prowl started never had the 3 records")
+    raise SystemExit(f"the local node never had the {want} records")
 exe = os.path.realpath(f"/proc/{node['pid']}/exe")
 assert exe == os.path.realpath(os.path.join(os.environ["VENV"], "bin", "lowdown-server")), exe
-print("prowl with nothing configured: started the venv's lowdown-server at", node["url"], "and its 3 records reached it")
+print(node["pid"])
 PY
+first() { env -u PROWL_API_URL -u LOWDOWN_API_URL -u LOWDOWN_SERVER_BIN LOWDOWN_HOME="$WORK/node-home" VENV="$WORK/venv" \
+  PATH="/usr/bin:/bin" "$WORK/venv/bin/python" "$WORK/first.py" "$@"; }
+# Two processes at once start one node; both their records reach it; a third reuses it.
+first a 6 >"$WORK/a.pid" & A=$!
+first b 6 >"$WORK/b.pid"
+wait "$A"
+[ "$(cat "$WORK/a.pid")" = "$(cat "$WORK/b.pid")" ] || { echo "two nodes: $(cat "$WORK/a.pid") $(cat "$WORK/b.pid")" >&2; exit 1; }
+[ "$(first c 9)" = "$(cat "$WORK/a.pid")" ] || { echo "a third process did not reuse the node" >&2; exit 1; }
+echo "prowl with nothing configured: two processes at once started one venv lowdown-server, a third reused it, all 9 records reached it"
