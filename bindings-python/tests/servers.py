@@ -16,7 +16,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import IO, Any, Dict, List, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 
 from prowl._contract import ANSWER_MAX_BYTES
@@ -390,3 +390,14 @@ def stop_server(proc: "subprocess.Popen[bytes]", log: IO[bytes]) -> None:
 def dead_url() -> str:
     """An http URL on 127.0.0.1 where nothing listens (connect is refused)."""
     return f"http://127.0.0.1:{free_port()}"
+
+
+def wait_for(cond: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
+    """``cond()`` once it is truthy (polled every 50 ms), or fails saying ``what`` never came."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Dict, Iterator
+from typing import Dict, Iterator
 
 import pytest
 
@@ -28,7 +28,7 @@ from prowl.gateway import ROUTER, _get
 from prowl.sender import SENDER
 
 from conftest import LowdownServer
-from servers import Collector, Relay, Upstream, Vendor, free_port
+from servers import Collector, Relay, Upstream, Vendor, free_port, wait_for
 
 USER_SECRET = "Bearer CANARY_user_vendor_token"
 VENDOR_KEY = "CANARY_operator_key"
@@ -93,15 +93,6 @@ def agent(prowl_server: LowdownServer, clean_env: pytest.MonkeyPatch) -> Iterato
     SENDER.reset()
     ROUTER.reset()
 
-
-def wait_for(cond: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def ready() -> None:

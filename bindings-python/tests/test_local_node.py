@@ -9,16 +9,15 @@ import json
 import logging
 import os
 import signal
-import time
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import pytest
 
 import prowl
 from prowl.sender import SENDER
-from servers import server_binary
+from servers import server_binary, wait_for
 
 TARGET = "npm:prowl-local-target"
 
@@ -35,16 +34,6 @@ def _announcement(home: Path) -> Optional[dict]:
         return None
 
 
-def _eventually(check: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture
 def unconfigured(clean_env: pytest.MonkeyPatch, lowdown_home: Path) -> Iterator[pytest.MonkeyPatch]:
     """A user who configured nothing; the node a test starts is ended after it."""
@@ -54,7 +43,7 @@ def unconfigured(clean_env: pytest.MonkeyPatch, lowdown_home: Path) -> Iterator[
     node = _announcement(lowdown_home)
     if node:
         os.kill(node["pid"], signal.SIGTERM)
-        _eventually(lambda: not (lowdown_home / "local-node.json").exists(), "the node ended", 10)
+        wait_for(lambda: not (lowdown_home / "local-node.json").exists(), "the node ended", 10)
     SENDER.reset()
     prowl.configure()
 
@@ -65,7 +54,7 @@ def test_nothing_configured_starts_the_local_node_and_the_records_reach_it(uncon
     for i in range(3):
         SENDER.submit_record(_record(i))
     prowl.flush(2.0)
-    node = _eventually(lambda: _announcement(lowdown_home), "a node announced")
+    node = wait_for(lambda: _announcement(lowdown_home), "a node announced", 60)
     assert Path(f"/proc/{node['pid']}/cwd").resolve() == lowdown_home.resolve()
 
     def answered() -> Any:
@@ -74,7 +63,7 @@ def test_nothing_configured_starts_the_local_node_and_the_records_reach_it(uncon
             a = json.loads(r.read())
         return a if a.get("interactions") == 3 else None
 
-    answer = _eventually(answered, "the three records at the node")
+    answer = wait_for(answered, "the three records at the node", 60)
     assert answer["rated_interactions"] == 3, "loopback is trusted: nothing capped"
     assert not list((lowdown_home / "spool").glob("*.jsonl")), "nothing left waiting"
 
