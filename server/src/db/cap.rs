@@ -1,13 +1,15 @@
 //! The per-network cap (SPEC §5), defined once for both engines: per network, target and
 //! UTC day, the first [`NETWORK_DAILY_CAP`] rated organic records count; the rest become
-//! [`OutcomeClass::Capped`], in the raw rows too. Trusted networks and records of no known
-//! network are never capped. `rollup_networks.day`/`day_n` hold each network's count of
-//! the latest day it sent.
+//! [`OutcomeClass::Capped`]. Trusted networks and records of no known network are never
+//! capped. `rollup_networks.day`/`day_n` hold each network's count of the latest day it
+//! sent.
 //!
 //! Each part is written here once, in Rust beside its SQL: which records count
 //! ([`cappable`]), what a network had already sent that day ([`before`]) and how a day's
-//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]),
-//! SQLite runs the SQL as it rolls the raw rows up ([`cap_rows`]).
+//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]) and
+//! stores the class in the raw rows; SQLite runs the SQL as it rolls the raw rows up
+//! ([`cap_rows`]) and keeps its marks in the roll-ups file (`capped_rows`), since the roll
+//! never writes the main file.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -142,7 +144,7 @@ pub(super) async fn over_cap(
 const ADD: &str =
     "ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, ";
 
-/// SQLite's statements (see [`cap_rows`]).
+/// SQLite's statements (see [`cap_rows`]), over the roll's rows in `temp.roll_rows`.
 ///
 /// The rows are grouped once by (target, network, day) into a temporary table (`temp_store`
 /// is memory): the groups over the cap are those whose count, with what the network had
@@ -152,19 +154,20 @@ const ADD: &str =
 struct CapSql {
     /// Creates the temporary tables once per connection and empties them.
     prepare: [&'static str; 4],
-    /// Fills `roll_networks` from the rows of the range.
+    /// Fills `roll_networks` from the roll's rows.
     group: String,
     /// Fills `roll_over` with the groups over the cap and what came before them.
     over: String,
-    /// Marks the rows of `roll_over`'s groups past the cap as capped.
+    /// Adds the rows of `roll_over`'s groups past the cap to `capped_rows`.
     mark: String,
+    /// Gives the roll's rows in `capped_rows` the capped class.
+    apply: String,
     /// Adds `roll_networks` to `rollup_networks`.
     add: String,
 }
 
 static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
     let capped = enum_label(&OutcomeClass::Capped);
-    let range = "FROM interactions i WHERE i.rowid > $1 AND i.rowid <= $2";
     let before = before_sql("d", "g.day");
     let cappable = &*CAPPABLE_SQL;
     CapSql {
@@ -183,7 +186,8 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
         group: format!(
             "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
              SELECT i.target, i.network, i.day, CASE WHEN true{rated} THEN 1 ELSE 0 END, \
-             CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END {range}{rated_or_capped} \
+             CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END FROM temp.roll_rows i \
+             WHERE true{rated_or_capped} \
              AND i.network IS NOT NULL ON CONFLICT (target, network, day) DO UPDATE SET \
              rated = rated + excluded.rated, cappable = cappable + excluded.cappable",
             rated = rated_organic_sql("i.", ""),
@@ -197,13 +201,16 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
              WHERE {before} + g.cappable > {NETWORK_DAILY_CAP}"
         ),
         mark: format!(
-            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
-             SELECT r.rowid FROM (SELECT i.rowid AS rowid, o.before AS before, ROW_NUMBER() OVER \
-             (PARTITION BY i.target, i.network, i.day ORDER BY i.rowid) AS k \
-             FROM interactions i JOIN temp.roll_over o \
+            "INSERT INTO capped_rows (id) SELECT r.id FROM (SELECT i.id AS id, o.before AS before, \
+             ROW_NUMBER() OVER (PARTITION BY i.target, i.network, i.day ORDER BY i.id) AS k \
+             FROM temp.roll_rows i JOIN temp.roll_over o \
              ON o.target = i.target AND o.network = i.network AND o.day = i.day \
-             WHERE i.rowid > $1 AND i.rowid <= $2 AND {cappable}) r \
-             WHERE r.before + r.k > {NETWORK_DAILY_CAP})"
+             WHERE {cappable}) r \
+             WHERE r.before + r.k > {NETWORK_DAILY_CAP} ORDER BY r.id"
+        ),
+        apply: format!(
+            "UPDATE temp.roll_rows SET outcome_class = '{capped}' WHERE id IN \
+             (SELECT id FROM capped_rows WHERE id >= (SELECT MIN(id) FROM temp.roll_rows))"
         ),
         add: format!(
             "INSERT INTO rollup_networks (target, network, n, day, day_n) \
@@ -213,29 +220,25 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
     }
 });
 
-/// SQLite: applies the cap to the `interactions` rows with rowids in `from..=to` and adds
-/// them to `rollup_networks` (see [`CapSql`]).
-pub(super) async fn cap_rows(conn: &mut AnyConnection, from: i64, to: i64) -> DbResult<()> {
+/// SQLite: applies the cap to the roll's rows (`temp.roll_rows`), marking the capped ones
+/// in `capped_rows` and in the copy, and adds them to `rollup_networks` (see [`CapSql`]).
+pub(super) async fn cap_rows(conn: &mut AnyConnection) -> DbResult<()> {
     let c = &*CAP_SQL;
     for sql in c.prepare {
         sqlx::query(sql).execute(&mut *conn).await?;
     }
-    let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql)).bind(from).bind(to);
+    let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql));
     run(&c.group).execute(&mut *conn).await?;
-    let over = sqlx::query(AssertSqlSafe(c.over.as_str()))
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
+    let over = run(&c.over).execute(&mut *conn).await?.rows_affected();
     if over > 0 {
         run(&c.mark).execute(&mut *conn).await?;
+        run(&c.apply).execute(&mut *conn).await?;
         // Capped rows are no longer rated: group again.
         sqlx::query("DELETE FROM temp.roll_networks")
             .execute(&mut *conn)
             .await?;
         run(&c.group).execute(&mut *conn).await?;
     }
-    sqlx::query(AssertSqlSafe(c.add.as_str()))
-        .execute(&mut *conn)
-        .await?;
+    run(&c.add).execute(&mut *conn).await?;
     Ok(())
 }

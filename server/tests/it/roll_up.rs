@@ -11,8 +11,19 @@ use lowdown_server::db::Db;
 use serde_json::{json, Value};
 
 /// `n` raw rows for `target` written straight into `interactions` with the rollups left
-/// behind, as a server killed between its ingest commit and its roll leaves them.
-async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+/// behind, as a server killed between its ingest commit and its roll leaves them (ingest
+/// registers the target in the same transaction).
+pub(crate) async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+    sqlx::query(
+        "INSERT INTO targets (target, name_key, lookup_key, first_seen) VALUES ($1, $2, $3, 0) \
+         ON CONFLICT (target) DO NOTHING",
+    )
+    .bind(target)
+    .bind(lowdown_server::names::name_key(target))
+    .bind(lowdown_core::target_label::lookup_form(target))
+    .execute(&t.check.pool)
+    .await
+    .unwrap();
     sqlx::query(
         "WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $1) \
          INSERT INTO interactions (record_id, actor, target, target_type, task_type, outcome, \
