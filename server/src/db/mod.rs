@@ -168,6 +168,11 @@ pub fn migrations_through(sqlite: bool, version: i64) -> Vec<(i64, &'static str,
     out
 }
 
+/// The SQLite roll-ups file beside the database file `path` (see [`rollups_file`]).
+pub fn rollups_path(path: &str) -> String {
+    rollups_file::path_beside(path)
+}
+
 /// What storage can fail with. `db` knows nothing of HTTP: the error module maps this
 /// once into the answer (`impl From<DbError> for DbError`).
 #[derive(Debug, thiserror::Error)]

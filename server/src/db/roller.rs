@@ -20,7 +20,7 @@
 //!
 //! When rolls run (one at a time per process, on the roller's connection behind its lock):
 //! - from a background task, woken by ingest: at once when [`ROLL_ROWS`] or more rows wait,
-//!   else [`ROLL_AFTER`] after rows arrived;
+//!   else after ingest has been quiet for [`ROLL_AFTER`];
 //! - before a read of the rollups, when this process committed rows they do not include
 //!   yet ([`super::Db::settle`]): an answer counts every record acknowledged before it
 //!   was asked, as on PostgreSQL. Reads roll at most every [`READ_GAP`], so a read may
@@ -41,7 +41,7 @@ use crate::db::DbResult;
 /// Waiting rows that make the roller roll at once.
 pub(crate) const ROLL_ROWS: u64 = 30_000;
 
-/// How long rows wait when fewer than [`ROLL_ROWS`] arrive.
+/// How long ingest stays quiet before the rows waiting, fewer than [`ROLL_ROWS`], roll.
 pub(crate) const ROLL_AFTER: Duration = Duration::from_millis(250);
 
 /// Least time between two rolls that reads ask for. Under steady ingest a roll per read
@@ -59,6 +59,8 @@ pub(crate) struct Roller {
     rolled: AtomicU64,
     /// When the last roll ended.
     last_roll: std::sync::Mutex<Instant>,
+    /// When ingest last committed rows.
+    last_commit: std::sync::Mutex<Instant>,
     /// The roller's own connection (taken from the pool on first use), behind its own lock.
     conn: tokio::sync::Mutex<Option<AnyConnection>>,
     /// Woken when rows start waiting.
@@ -79,6 +81,7 @@ impl Default for Roller {
                     .checked_sub(READ_GAP)
                     .unwrap_or_else(Instant::now),
             ),
+            last_commit: std::sync::Mutex::new(Instant::now()),
             conn: tokio::sync::Mutex::default(),
             arrived: tokio::sync::Notify::new(),
             full: tokio::sync::Notify::new(),
@@ -93,6 +96,7 @@ impl Roller {
         if n == 0 {
             return;
         }
+        *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
         let waiting = self.committed.fetch_add(n, Ordering::AcqRel) - self.rolled();
         if waiting == 0 {
             self.arrived.notify_one();
@@ -138,6 +142,7 @@ impl Roller {
         // Read before the roll's snapshot of the main file is taken: every row counted here
         // was committed before it, so the roll includes it.
         let committed = self.committed.load(Ordering::Acquire);
+        let started = Instant::now();
         let mut total = 0;
         loop {
             let n = db
@@ -150,11 +155,27 @@ impl Roller {
         }
         self.rolled.fetch_max(committed, Ordering::AcqRel);
         *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        tracing::debug!(
+            rows = total,
+            ms = started.elapsed().as_millis() as u64,
+            "rolled up"
+        );
         Ok(total)
     }
 
-    /// Starts the background task: it rolls [`ROLL_AFTER`] after rows arrive, or as soon
-    /// as [`ROLL_ROWS`] wait.
+    /// Waits until [`ROLL_ROWS`] wait or ingest has been quiet for [`ROLL_AFTER`].
+    async fn roll_due(&self) {
+        while self.waiting() < ROLL_ROWS {
+            let quiet = *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) + ROLL_AFTER;
+            if Instant::now() >= quiet {
+                return;
+            }
+            let _ = tokio::time::timeout_at(quiet.into(), self.full.notified()).await;
+        }
+    }
+
+    /// Starts the background task: it rolls as soon as [`ROLL_ROWS`] wait, or once ingest
+    /// has been quiet for [`ROLL_AFTER`].
     pub(crate) fn start(self: &Arc<Self>, db: Db) {
         let roller = self.clone();
         let handle = tokio::spawn(async move {
@@ -162,9 +183,7 @@ impl Roller {
                 if roller.waiting() == 0 {
                     roller.arrived.notified().await;
                 }
-                if roller.waiting() < ROLL_ROWS {
-                    let _ = tokio::time::timeout(ROLL_AFTER, roller.full.notified()).await;
-                }
+                roller.roll_due().await;
                 if db.pool.is_closed() {
                     return;
                 }

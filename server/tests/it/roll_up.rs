@@ -13,7 +13,12 @@ use serde_json::{json, Value};
 /// `n` raw rows for `target` written straight into `interactions` with the rollups left
 /// behind, as a server killed between its ingest commit and its roll leaves them (ingest
 /// registers the target in the same transaction).
-pub(crate) async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+    raw_rows_in(&t.check.pool, target, n).await
+}
+
+/// [`raw_rows_behind_the_watermark`] in the database of `pool`.
+pub(crate) async fn raw_rows_in(pool: &sqlx::AnyPool, target: &str, n: i64) {
     sqlx::query(
         "INSERT INTO targets (target, name_key, lookup_key, first_seen) VALUES ($1, $2, $3, 0) \
          ON CONFLICT (target) DO NOTHING",
@@ -21,7 +26,7 @@ pub(crate) async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i
     .bind(target)
     .bind(lowdown_server::names::name_key(target))
     .bind(lowdown_core::target_label::lookup_form(target))
-    .execute(&t.check.pool)
+    .execute(pool)
     .await
     .unwrap();
     sqlx::query(
@@ -37,7 +42,7 @@ pub(crate) async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i
     )
     .bind(n)
     .bind(target)
-    .execute(&t.check.pool)
+    .execute(pool)
     .await
     .unwrap();
 }
@@ -112,7 +117,7 @@ async fn rows_another_process_stored_are_counted_by_a_running_server_once_it_rol
 }
 
 /// `POST /api/interactions` of `body` from peer address `ip`: (status, body).
-async fn from_peer(app: &axum::Router, ip: &str, body: &Value) -> (u16, Value) {
+pub(crate) async fn from_peer(app: &axum::Router, ip: &str, body: &Value) -> (u16, Value) {
     use tower::ServiceExt;
     let addr = std::net::SocketAddr::new(ip.parse().unwrap(), 40000);
     let mut req = axum::http::Request::post("/api/interactions")

@@ -128,6 +128,19 @@ impl TestDb {
         }
     }
 
+    /// SQLite: the database file.
+    pub fn sqlite_file(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join("lowdown.db"))
+    }
+
+    /// Closes both pools, runs `between` (nothing has the database open) and opens it again.
+    pub async fn reopen(self, between: impl FnOnce()) -> TestDb {
+        self.db.close().await;
+        self.check.close().await;
+        between();
+        TestDb::open(self.kind, self.url, self.dir, self.pg).await
+    }
+
     /// Closes the pool and removes the database.
     pub async fn cleanup(self) {
         self.db.close().await;
