@@ -11,9 +11,10 @@
 //!
 //! `rollup_watermark.rolled` is the last `interactions` rowid the rollups include. A roll
 //! takes the rows after it in rowid order (SQLite has one writer per file, so rowid order is
-//! commit order, and committed raw rows are never deleted), copies them into a temporary
-//! table, applies the per-network cap to them in rowid order ([`super::cap`], the definition
-//! PostgreSQL applies at ingest; the marks stay in the second file), then adds them to every
+//! commit order, and committed raw rows are never deleted), applies the per-network cap to
+//! them in rowid order ([`super::cap`], the definition PostgreSQL applies at ingest; its marks
+//! stay in the second file, and when some row is capped the rules read a temporary copy of
+//! the rows with the class applied), then adds them to every
 //! rollup with SQLite's own `GROUP BY` (SQL generated from [`super::rollup::RULES`], which
 //! PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row is
 //! counted exactly once, whichever process rolls it and whenever it crashes.
@@ -34,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
+use super::cap;
 use super::rollup::RULES;
 use super::Db;
 use crate::db::DbResult;
@@ -212,38 +214,17 @@ impl Roller {
     }
 }
 
-/// The columns of the raw rows the cap and the rules read, copied into `temp.roll_rows`
-/// (`id` is the `interactions` rowid).
-const ROW_COLS: &str = "target, task_type, server_version, schema_hash, source, \
-     outcome_class, failure_type, latency_ms, latency_bucket, node_id, day, created_at, \
-     agent_id, network, trusted";
+/// The statements that add the rows of a table (`interactions`, or the copy with the
+/// cap applied) with rowids `$1` (excluded) to `$2` to each rollup, aggregated by SQLite
+/// itself, generated from [`RULES`], the definition PostgreSQL's ingest adds in Rust.
+fn roll_sql(table: &str) -> Vec<String> {
+    let range = format!("FROM {table} WHERE rowid > $1 AND rowid <= $2");
+    RULES.iter().map(|r| r.roll_sql(&range)).collect()
+}
 
-/// Creates `temp.roll_rows` once per connection (`temp_store` is memory) and empties it.
-const PREPARE: [&str; 2] = [
-    "CREATE TEMP TABLE IF NOT EXISTS roll_rows (id INTEGER PRIMARY KEY, target TEXT, \
-     task_type TEXT, server_version TEXT, schema_hash TEXT, source TEXT, outcome_class TEXT, \
-     failure_type TEXT, latency_ms DOUBLE PRECISION, latency_bucket BIGINT, node_id TEXT, \
-     day TEXT, created_at BIGINT, agent_id TEXT, network TEXT, trusted BIGINT)",
-    "DELETE FROM temp.roll_rows",
-];
-
-/// The rows of the roll, copied from the main file with their rowids.
-static COPY_SQL: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "INSERT INTO temp.roll_rows (id, {ROW_COLS}) SELECT rowid, {ROW_COLS} \
-         FROM main.interactions WHERE rowid > $1 AND rowid <= $2"
-    )
-});
-
-/// The statements that add the rows of `temp.roll_rows` (capped ones in their own class)
-/// to each rollup, aggregated by SQLite itself, generated from [`RULES`], the definition
-/// PostgreSQL's ingest adds in Rust.
-static ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
-    RULES
-        .iter()
-        .map(|r| r.roll_sql("FROM temp.roll_rows WHERE true"))
-        .collect()
-});
+/// [`roll_sql`] of the raw rows, and of the copy the cap made.
+static ROLL_SQL: LazyLock<[Vec<String>; 2]> =
+    LazyLock::new(|| [roll_sql(cap::RAW), roll_sql(cap::CAPPED_COPY)]);
 
 /// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
 async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
@@ -266,18 +247,13 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     let Some(to) = to else {
         return Ok(0);
     };
-    for sql in PREPARE {
-        sqlx::query(sql).execute(&mut *conn).await?;
-    }
-    sqlx::query(AssertSqlSafe(COPY_SQL.as_str()))
-        .bind(from)
-        .bind(to)
-        .execute(&mut *conn)
-        .await?;
     // The cap first: the rollups below count capped rows in their own class.
-    super::cap::cap_rows(conn).await?;
-    for sql in ROLL_SQL.iter() {
+    let source = cap::cap_rows(conn, from, to).await?;
+    let rules = &ROLL_SQL[usize::from(source == cap::CAPPED_COPY)];
+    for sql in rules {
         sqlx::query(AssertSqlSafe(sql.as_str()))
+            .bind(from)
+            .bind(to)
             .execute(&mut *conn)
             .await?;
     }

@@ -48,6 +48,7 @@ pub(super) async fn attach(conn: &mut AnyConnection) -> Result<(), sqlx::Error> 
         "journal_mode = WAL",
         "synchronous = NORMAL",
         "cache_size = -65536",
+        "mmap_size = 1073741824",
     ] {
         conn.execute(AssertSqlSafe(format!("PRAGMA {NAME}.{pragma}")))
             .await?;
