@@ -250,6 +250,9 @@ pub async fn store_interactions(
 /// queued job in one transaction. A job some earlier group already committed is simply
 /// absent from the queue.
 async fn commit_group(db: &Db, now: i64) {
+    if let Some(r) = &db.roller {
+        r.keep_up().await;
+    }
     let (mut writer, _permit) = match db.backend {
         Backend::Sqlite => (Some(db.lock_sqlite_writer().await), None),
         Backend::Postgres => (None, db.ingest_queue.pg_writers.acquire().await.ok()),

@@ -19,7 +19,12 @@
 //! PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row is
 //! counted exactly once, whichever process rolls it and whenever it crashes.
 //!
-//! When rolls run (one at a time per process, on the roller's connection behind its lock):
+//! Ingest waits for the roller when more than [`MOST_WAITING`] rows wait, so a roller
+//! slower than ingest cannot leave a backlog that grows for as long as ingest lasts (answers
+//! wait for it).
+//!
+//! When rolls run (one at a time per process, on the roller's connection behind its lock;
+//! a roll takes the rows up to the last one when it starts):
 //! - from a background task, woken by ingest: at once when [`ROLL_ROWS`] or more rows wait,
 //!   else after ingest has been quiet for [`ROLL_AFTER`];
 //! - before a read of the rollups, when this process committed rows they do not include
@@ -53,6 +58,15 @@ pub(crate) const READ_GAP: Duration = Duration::from_millis(100);
 /// Most rows one roll transaction reads (bounds its memory; a backlog takes several).
 const CHUNK: i64 = 50_000;
 
+/// Rows waiting past which ingest waits for the roller ([`Roller::keep_up`]): past two rolls'
+/// worth the roller is falling behind, and a backlog left to grow would make answers (which
+/// wait for it) ever slower. Sustained ingest then runs at the roller's rate.
+const MOST_WAITING: u64 = 2 * ROLL_ROWS;
+
+/// Longest ingest waits for the roller: a roller that fails (its errors are logged) must
+/// not stop ingest.
+const KEEP_UP_AT_MOST: Duration = Duration::from_secs(10);
+
 /// What this process committed and rolled up, the roller's connection and its task.
 pub(crate) struct Roller {
     /// Rows this process's ingest committed, ever.
@@ -69,6 +83,8 @@ pub(crate) struct Roller {
     arrived: tokio::sync::Notify,
     /// Woken when [`ROLL_ROWS`] wait.
     full: tokio::sync::Notify,
+    /// Woken (all waiters) when a roll ends.
+    progress: tokio::sync::Notify,
     task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -87,6 +103,7 @@ impl Default for Roller {
             conn: tokio::sync::Mutex::default(),
             arrived: tokio::sync::Notify::new(),
             full: tokio::sync::Notify::new(),
+            progress: tokio::sync::Notify::new(),
             task: std::sync::Mutex::default(),
         }
     }
@@ -118,6 +135,24 @@ impl Roller {
             .saturating_sub(self.rolled())
     }
 
+    /// Waits while more than [`MOST_WAITING`] rows wait for the roller, at most
+    /// [`KEEP_UP_AT_MOST`] (ingest calls it before it writes).
+    pub(crate) async fn keep_up(&self) {
+        let deadline = tokio::time::Instant::now() + KEEP_UP_AT_MOST;
+        loop {
+            let rolled = self.progress.notified();
+            tokio::pin!(rolled);
+            // Registered before the check: a roll ending in between still wakes it.
+            rolled.as_mut().enable();
+            if self.waiting() <= MOST_WAITING {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, rolled).await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Waits until the rollups include every row this process committed before the call:
     /// at once when they do, else in a roll at least [`READ_GAP`] after the last one.
     pub(crate) async fn settle(&self, db: &Db) -> DbResult<()> {
@@ -145,10 +180,15 @@ impl Roller {
         // was committed before it, so the roll includes it.
         let committed = self.committed.load(Ordering::Acquire);
         let started = Instant::now();
+        // Up to the last row now, not whatever arrives meanwhile: under ingest faster than
+        // the roll, the roll would otherwise never end and never count as done.
+        let end = db
+            .write_locked(&mut conn, |c| Box::pin(last_row(c)))
+            .await?;
         let mut total = 0;
         loop {
             let n = db
-                .write_locked(&mut conn, |c| Box::pin(roll_chunk(c)))
+                .write_locked(&mut conn, |c| Box::pin(roll_chunk(c, end)))
                 .await?;
             total += n;
             if n < CHUNK as u64 {
@@ -157,6 +197,7 @@ impl Roller {
         }
         self.rolled.fetch_max(committed, Ordering::AcqRel);
         *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        self.progress.notify_waiters();
         tracing::debug!(
             rows = total,
             ms = started.elapsed().as_millis() as u64,
@@ -226,8 +267,18 @@ fn roll_sql(table: &str) -> Vec<String> {
 static ROLL_SQL: LazyLock<[Vec<String>; 2]> =
     LazyLock::new(|| [roll_sql(cap::RAW), roll_sql(cap::CAPPED_COPY)]);
 
-/// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
-async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
+/// The last `interactions` rowid.
+async fn last_row(conn: &mut AnyConnection) -> DbResult<i64> {
+    Ok(
+        sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM main.interactions")
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get("last")?,
+    )
+}
+
+/// Rolls up to [`CHUNK`] rows after the watermark, up to rowid `end`, and moves it past them.
+async fn roll_chunk(conn: &mut AnyConnection, end: i64) -> DbResult<u64> {
     // A write first, so the transaction holds the second file's write lock before it reads
     // (it never writes the main file, so it never waits for the ingest writer).
     let from: i64 =
@@ -237,9 +288,11 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
             .try_get("rolled")?;
     let span = sqlx::query(
         "SELECT COUNT(*) AS n, MAX(rowid) AS last FROM \
-         (SELECT rowid FROM main.interactions WHERE rowid > $1 ORDER BY rowid LIMIT $2)",
+         (SELECT rowid FROM main.interactions WHERE rowid > $1 AND rowid <= $2 \
+         ORDER BY rowid LIMIT $3)",
     )
     .bind(from)
+    .bind(end)
     .bind(CHUNK)
     .fetch_one(&mut *conn)
     .await?;
