@@ -44,11 +44,13 @@ pub(super) async fn attach(conn: &mut AnyConnection) -> Result<(), sqlx::Error> 
         .bind(path)
         .execute(&mut *conn)
         .await?;
+    let kept = format!("journal_size_limit = {}", super::checkpoint::WAL_KEPT_BYTES);
     for pragma in [
         "journal_mode = WAL",
         "synchronous = NORMAL",
         "cache_size = -65536",
         "mmap_size = 1073741824",
+        &kept,
     ] {
         conn.execute(AssertSqlSafe(format!("PRAGMA {NAME}.{pragma}")))
             .await?;
