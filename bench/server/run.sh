@@ -36,9 +36,10 @@ before_bin() {
   fi
   echo "$bin"
 }
+# Records/s until an answer counts every record (` records_per_sec`, not `acked_…`).
 rate() {
   "$1" ingest --db "$2" --records "$RECORDS" --batch 100 --clients 4 \
-    | sed -n 's/.*what=http_store.*records_per_sec=\([0-9]*\).*/\1/p'
+    | sed -n 's/.*what=http_store.* records_per_sec=\([0-9]*\).*/\1/p'
 }
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 # Prints `ingest_vs_before backend=… before=… now=… ratio=…` (records/s, medians).

@@ -1,13 +1,15 @@
 //! The per-network cap (SPEC §5), defined once for both engines: per network, target and
 //! UTC day, the first [`NETWORK_DAILY_CAP`] rated organic records count; the rest become
-//! [`OutcomeClass::Capped`], in the raw rows too. Trusted networks and records of no known
-//! network are never capped. `rollup_networks.day`/`day_n` hold each network's count of
-//! the latest day it sent.
+//! [`OutcomeClass::Capped`]. Trusted networks and records of no known network are never
+//! capped. `rollup_networks.day`/`day_n` hold each network's count of the latest day it
+//! sent.
 //!
 //! Each part is written here once, in Rust beside its SQL: which records count
 //! ([`cappable`]), what a network had already sent that day ([`before`]) and how a day's
-//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]),
-//! SQLite runs the SQL as it rolls the raw rows up ([`cap_rows`]).
+//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]) and
+//! stores the class in the raw rows; SQLite runs the SQL as it rolls the raw rows up
+//! ([`cap_rows`]) and keeps its marks in the roll-ups file (`capped_rows`) and in a copy of
+//! the roll's rows the rules then read, since the roll never writes the main file.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -142,31 +144,64 @@ pub(super) async fn over_cap(
 const ADD: &str =
     "ON CONFLICT (target, network) DO UPDATE SET n = rollup_networks.n + excluded.n, ";
 
+/// The raw rows of a roll: `interactions` rowids `$1` (excluded) to `$2`.
+pub(super) const RAW: &str = "main.interactions";
+
+/// The roll's rows copied with the cap applied, made only when some are capped: the
+/// columns the cap and the rules read, `id` being the `interactions` rowid (so `rowid`
+/// ranges select the same rows in both).
+pub(super) const CAPPED_COPY: &str = "temp.roll_rows";
+
+/// The columns of [`CAPPED_COPY`].
+const COPY_COLS: &str = "target, task_type, server_version, schema_hash, source, \
+     outcome_class, failure_type, latency_ms, latency_bucket, node_id, day, created_at, \
+     agent_id, network, trusted";
+
 /// SQLite's statements (see [`cap_rows`]).
 ///
-/// The rows are grouped once by (target, network, day) into a temporary table (`temp_store`
-/// is memory): the groups over the cap are those whose count, with what the network had
-/// already sent that day ([`before`]), passes [`NETWORK_DAILY_CAP`]; only their rows are
-/// ranked (in rowid order, so the first 20 count) and the rest marked `capped`, which an
-/// honest load never needs. Then the groups are added to `rollup_networks` in key order.
+/// The roll's rows are grouped once by (target, network, day) into a temporary table
+/// (`temp_store` is memory): the groups over the cap are those whose count, with what the
+/// network had already sent that day ([`before`]), passes [`NETWORK_DAILY_CAP`]. Only then,
+/// which an honest load never needs, the rows are copied to [`CAPPED_COPY`], the rows of
+/// those groups ranked (in rowid order, so the first 20 count), the rest marked in
+/// `capped_rows` and in the copy, and the copy grouped again. Then the groups are added to
+/// `rollup_networks` in key order.
 struct CapSql {
     /// Creates the temporary tables once per connection and empties them.
-    prepare: [&'static str; 4],
-    /// Fills `roll_networks` from the rows of the range.
-    group: String,
+    prepare: [&'static str; 6],
+    /// Fills `roll_networks` from the raw rows, then from the copy.
+    group: [String; 2],
     /// Fills `roll_over` with the groups over the cap and what came before them.
     over: String,
-    /// Marks the rows of `roll_over`'s groups past the cap as capped.
+    /// Copies the raw rows to [`CAPPED_COPY`].
+    copy: String,
+    /// Adds the rows of `roll_over`'s groups past the cap to `capped_rows`.
     mark: String,
+    /// Gives the copied rows in `capped_rows` the capped class.
+    apply: String,
     /// Adds `roll_networks` to `rollup_networks`.
     add: String,
 }
 
 static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
     let capped = enum_label(&OutcomeClass::Capped);
-    let range = "FROM interactions i WHERE i.rowid > $1 AND i.rowid <= $2";
     let before = before_sql("d", "g.day");
     let cappable = &*CAPPABLE_SQL;
+    // `rated` is rollup_networks.n (trusted networks included); `cappable` the day's
+    // count, which keeps the rows this roll capped. Row by row: as for the wide
+    // rollups ([`super::rollup`]'s `group`), sorting the rows first cost more.
+    let group = |from: &str| {
+        format!(
+            "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
+             SELECT i.target, i.network, i.day, CASE WHEN true{rated} THEN 1 ELSE 0 END, \
+             CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END FROM {from} i \
+             WHERE i.rowid > $1 AND i.rowid <= $2{rated_or_capped} \
+             AND i.network IS NOT NULL ON CONFLICT (target, network, day) DO UPDATE SET \
+             rated = rated + excluded.rated, cappable = cappable + excluded.cappable",
+            rated = rated_organic_sql("i.", ""),
+            rated_or_capped = rated_organic_sql("i.", &format!(", '{capped}'")),
+        )
+    };
     CapSql {
         prepare: [
             "CREATE TEMP TABLE IF NOT EXISTS roll_networks (target TEXT NOT NULL, network TEXT NOT NULL, \
@@ -174,21 +209,15 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
              PRIMARY KEY (target, network, day)) WITHOUT ROWID",
             "CREATE TEMP TABLE IF NOT EXISTS roll_over (target TEXT NOT NULL, network TEXT NOT NULL, \
              day TEXT NOT NULL, before BIGINT NOT NULL, PRIMARY KEY (target, network, day)) WITHOUT ROWID",
+            "CREATE TEMP TABLE IF NOT EXISTS roll_rows (id INTEGER PRIMARY KEY, target TEXT, \
+             task_type TEXT, server_version TEXT, schema_hash TEXT, source TEXT, outcome_class TEXT, \
+             failure_type TEXT, latency_ms DOUBLE PRECISION, latency_bucket BIGINT, node_id TEXT, \
+             day TEXT, created_at BIGINT, agent_id TEXT, network TEXT, trusted BIGINT)",
             "DELETE FROM temp.roll_networks",
             "DELETE FROM temp.roll_over",
+            "DELETE FROM temp.roll_rows",
         ],
-        // `rated` is rollup_networks.n (trusted networks included); `cappable` the day's
-        // count, which keeps the rows this roll capped. Row by row: as for the wide
-        // rollups ([`super::rollup`]'s `group`), sorting the rows first cost more.
-        group: format!(
-            "INSERT INTO temp.roll_networks (target, network, day, rated, cappable) \
-             SELECT i.target, i.network, i.day, CASE WHEN true{rated} THEN 1 ELSE 0 END, \
-             CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END {range}{rated_or_capped} \
-             AND i.network IS NOT NULL ON CONFLICT (target, network, day) DO UPDATE SET \
-             rated = rated + excluded.rated, cappable = cappable + excluded.cappable",
-            rated = rated_organic_sql("i.", ""),
-            rated_or_capped = rated_organic_sql("i.", &format!(", '{capped}'")),
-        ),
+        group: [group(RAW), group(CAPPED_COPY)],
         over: format!(
             "INSERT INTO temp.roll_over (target, network, day, before) \
              SELECT g.target, g.network, g.day, {before} \
@@ -196,14 +225,21 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
              ON d.target = g.target AND d.network = g.network \
              WHERE {before} + g.cappable > {NETWORK_DAILY_CAP}"
         ),
+        copy: format!(
+            "INSERT INTO {CAPPED_COPY} (id, {COPY_COLS}) SELECT rowid, {COPY_COLS} \
+             FROM {RAW} WHERE rowid > $1 AND rowid <= $2"
+        ),
         mark: format!(
-            "UPDATE interactions SET outcome_class = '{capped}' WHERE rowid IN (\
-             SELECT r.rowid FROM (SELECT i.rowid AS rowid, o.before AS before, ROW_NUMBER() OVER \
-             (PARTITION BY i.target, i.network, i.day ORDER BY i.rowid) AS k \
-             FROM interactions i JOIN temp.roll_over o \
+            "INSERT INTO capped_rows (id) SELECT r.id FROM (SELECT i.id AS id, o.before AS before, \
+             ROW_NUMBER() OVER (PARTITION BY i.target, i.network, i.day ORDER BY i.id) AS k \
+             FROM {CAPPED_COPY} i JOIN temp.roll_over o \
              ON o.target = i.target AND o.network = i.network AND o.day = i.day \
-             WHERE i.rowid > $1 AND i.rowid <= $2 AND {cappable}) r \
-             WHERE r.before + r.k > {NETWORK_DAILY_CAP})"
+             WHERE {cappable}) r \
+             WHERE r.before + r.k > {NETWORK_DAILY_CAP} ORDER BY r.id"
+        ),
+        apply: format!(
+            "UPDATE {CAPPED_COPY} SET outcome_class = '{capped}' \
+             WHERE id IN (SELECT id FROM capped_rows WHERE id > $1 AND id <= $2)"
         ),
         add: format!(
             "INSERT INTO rollup_networks (target, network, n, day, day_n) \
@@ -213,29 +249,41 @@ static CAP_SQL: LazyLock<CapSql> = LazyLock::new(|| {
     }
 });
 
-/// SQLite: applies the cap to the `interactions` rows with rowids in `from..=to` and adds
-/// them to `rollup_networks` (see [`CapSql`]).
-pub(super) async fn cap_rows(conn: &mut AnyConnection, from: i64, to: i64) -> DbResult<()> {
+/// SQLite: applies the cap to the `interactions` rows with rowids in `from` (excluded) to
+/// `to` and adds them to `rollup_networks` (see [`CapSql`]); returns where the rules read
+/// the rows, with the capped ones in their class: [`RAW`] when none is, else
+/// [`CAPPED_COPY`].
+pub(super) async fn cap_rows(
+    conn: &mut AnyConnection,
+    from: i64,
+    to: i64,
+) -> DbResult<&'static str> {
     let c = &*CAP_SQL;
     for sql in c.prepare {
         sqlx::query(sql).execute(&mut *conn).await?;
     }
     let run = |sql: &'static str| sqlx::query(AssertSqlSafe(sql)).bind(from).bind(to);
-    run(&c.group).execute(&mut *conn).await?;
+    run(&c.group[0]).execute(&mut *conn).await?;
     let over = sqlx::query(AssertSqlSafe(c.over.as_str()))
         .execute(&mut *conn)
         .await?
         .rows_affected();
+    let mut source = RAW;
     if over > 0 {
-        run(&c.mark).execute(&mut *conn).await?;
+        run(&c.copy).execute(&mut *conn).await?;
+        sqlx::query(AssertSqlSafe(c.mark.as_str()))
+            .execute(&mut *conn)
+            .await?;
+        run(&c.apply).execute(&mut *conn).await?;
         // Capped rows are no longer rated: group again.
         sqlx::query("DELETE FROM temp.roll_networks")
             .execute(&mut *conn)
             .await?;
-        run(&c.group).execute(&mut *conn).await?;
+        run(&c.group[1]).execute(&mut *conn).await?;
+        source = CAPPED_COPY;
     }
     sqlx::query(AssertSqlSafe(c.add.as_str()))
         .execute(&mut *conn)
         .await?;
-    Ok(())
+    Ok(source)
 }

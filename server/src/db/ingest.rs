@@ -1,9 +1,9 @@
-//! Ingest of interaction records: the raw rows, the quotas they draw on, and on PostgreSQL
-//! the per-network cap and every rollup, in one transaction (SQLite caps and rolls up
-//! behind a watermark, see [`super::roller`]).
+//! Ingest of interaction records: the raw rows, the quotas they draw on, their targets, and
+//! on PostgreSQL the per-network cap and every rollup, in one transaction (SQLite caps and
+//! rolls up behind a watermark on a roller of its own, see [`super::roller`]).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::oneshot;
@@ -250,6 +250,9 @@ pub async fn store_interactions(
 /// queued job in one transaction. A job some earlier group already committed is simply
 /// absent from the queue.
 async fn commit_group(db: &Db, now: i64) {
+    if let Some(r) = &db.roller {
+        r.keep_up().await;
+    }
     let (mut writer, _permit) = match db.backend {
         Backend::Sqlite => (Some(db.lock_sqlite_writer().await), None),
         Backend::Postgres => (None, db.ingest_queue.pg_writers.acquire().await.ok()),
@@ -286,18 +289,17 @@ async fn commit_group(db: &Db, now: i64) {
     let result = match writer.as_deref_mut() {
         Some(writer) => {
             db.write_locked(writer, move |c| {
-                Box::pin(async move { write_batch(c, all, &for_write, None, now).await })
+                Box::pin(async move { write_batch(c, all, &for_write, &known, false, now).await })
             })
             .await
         }
         None => {
             db.write(move |c| {
-                Box::pin(async move { write_batch(c, all, &for_write, Some(&known), now).await })
+                Box::pin(async move { write_batch(c, all, &for_write, &known, true, now).await })
             })
             .await
         }
     };
-    let mut roll = false;
     let result = result.map(|(decided, added)| {
         added.commit_to(&db.known);
         if let Some(r) = &db.roller {
@@ -305,7 +307,7 @@ async fn commit_group(db: &Db, now: i64) {
                 .iter()
                 .filter(|(_, _, f)| *f == Fate::Stored)
                 .count();
-            roll = r.committed(fresh as u64);
+            r.committed(fresh as u64);
         }
         decided
     });
@@ -326,12 +328,6 @@ async fn commit_group(db: &Db, now: i64) {
             for reply in replies {
                 let _ = reply.send(Err(detail.clone()));
             }
-        }
-    }
-    // Answered; the next groups queue behind the writer while this one rolls up.
-    if let (true, Some(writer)) = (roll, writer.as_deref_mut()) {
-        if let Err(e) = super::roller::roll_all(db, writer).await {
-            tracing::warn!(error = %e, "rolling up interactions failed");
         }
     }
 }
@@ -362,9 +358,9 @@ impl Labels {
     }
 }
 
-/// Writes the raw rows, takes their quotas, and with `known` (PostgreSQL) applies the
-/// per-network cap and writes their rollups; returns, for each record, its job, place and
-/// fate, and what was registered.
+/// Writes the raw rows, takes their quotas, registers their targets not in `known`, and
+/// with `roll_up` (PostgreSQL) applies the per-network cap and writes their rollups;
+/// returns, for each record, its job, place and fate, and what was registered.
 ///
 /// Values are bound straight from the records and rollup keys borrow them: a batch
 /// allocates per bound value only what the driver needs, not per record and rollup.
@@ -372,7 +368,8 @@ async fn write_batch(
     conn: &mut AnyConnection,
     mut all: Vec<(usize, Stored)>,
     senders: &[Sender],
-    known: Option<&super::known::Known>,
+    known: &super::known::Known,
+    roll_up: bool,
     now: i64,
 ) -> DbResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
@@ -386,14 +383,23 @@ async fn write_batch(
         })
         .collect();
     limit(conn, &all, senders, &mut fates, now).await?;
-    let Some(known) = known else {
+    if !roll_up {
+        // Only targets not known yet: one hash lookup per record, no statement for most batches.
+        let fresh: BTreeSet<&str> = all
+            .iter()
+            .zip(&fates)
+            .filter(|(_, f)| **f == Fate::Stored)
+            .map(|((_, s), _)| s.rec.target.as_str())
+            .filter(|t| !known.targets.contains(t))
+            .collect();
+        let added = Added::targets(conn, &fresh, now).await?;
         let decided = all
             .iter()
             .zip(fates)
             .map(|((j, s), f)| (*j, s.pos, f))
             .collect();
-        return Ok((decided, Added::default()));
-    };
+        return Ok((decided, added));
+    }
     cap(conn, &mut all, &labels, senders, &fates, &day).await?;
     // Again: capped records now count in their own class.
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();

@@ -43,12 +43,14 @@ pub(super) async fn caller_secret(pool: &AnyPool) -> DbResult<Vec<u8>> {
 /// connection, before the server keeps a writer of its own.
 pub(super) async fn backfill(db: &Db, now: i64) -> DbResult<()> {
     let mut tx = db.pool.begin().await?;
-    backfill_in(&mut tx, now).await?;
+    backfill_in(&mut tx, now, db.backend == super::Backend::Postgres).await?;
     tx.commit().await?;
     Ok(())
 }
 
-async fn backfill_in(conn: &mut AnyConnection, now: i64) -> DbResult<()> {
+/// `rollups`: fill `rollup_latency` too (PostgreSQL; SQLite rebuilds its roll-ups file
+/// from the raw rows, see `rollups_file`).
+async fn backfill_in(conn: &mut AnyConnection, now: i64, rollups: bool) -> DbResult<()> {
     let claimed = sqlx::query(
         "INSERT INTO server_meta (key, value) VALUES ('backfill_0003', $1) \
          ON CONFLICT (key) DO NOTHING RETURNING key",
@@ -70,7 +72,9 @@ async fn backfill_in(conn: &mut AnyConnection, now: i64) -> DbResult<()> {
             .execute(&mut *conn)
             .await?;
     }
-    let latency = RULES.iter().filter(|r| r.table == "rollup_latency");
+    let latency = RULES
+        .iter()
+        .filter(|r| rollups && r.table == "rollup_latency");
     for rule in latency {
         let sql = rule.roll_sql("FROM interactions WHERE true");
         sqlx::query(AssertSqlSafe(sql)).execute(&mut *conn).await?;

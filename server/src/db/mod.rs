@@ -37,6 +37,7 @@ pub mod quota;
 pub mod reputation;
 mod roller;
 mod rollup;
+mod rollups_file;
 pub mod scanner;
 pub mod submissions;
 pub mod telemetry;
@@ -59,9 +60,10 @@ pub struct Db {
     pub pool: AnyPool,
     /// The engine behind the pool.
     pub backend: Backend,
-    /// SQLite has one writer at a time, so the server keeps one dedicated writer
-    /// connection (taken from the pool on first use) behind this lock: writers queue here
-    /// instead of in SQLite's busy loop, and skip the pool's acquire/return round trip.
+    /// SQLite has one writer at a time per file, so the server keeps one dedicated writer
+    /// connection for the main file (taken from the pool on first use) behind this lock:
+    /// writers queue here instead of in SQLite's busy loop, and skip the pool's
+    /// acquire/return round trip. The roll-ups file has its own ([`roller`]).
     /// PostgreSQL writers take pool connections and run concurrently.
     sqlite_writer: Arc<tokio::sync::Mutex<Option<sqlx::AnyConnection>>>,
     /// Ingest batches waiting for a writer (group commit, see [`ingest`]).
@@ -73,7 +75,8 @@ pub struct Db {
     pub(crate) known: Arc<known::Known>,
     /// SQLite: the background WAL checkpoints.
     checkpointer: Option<Arc<checkpoint::Checkpointer>>,
-    /// SQLite: rows committed and not yet rolled up (see [`roller`]).
+    /// SQLite: rows committed and not yet rolled up, and the roller that writes the
+    /// roll-ups file in parallel with the writer (see [`roller`], [`rollups_file`]).
     pub(crate) roller: Option<Arc<roller::Roller>>,
 }
 
@@ -141,6 +144,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../../migrations/0012_provider_checks.sqlite.sql"),
         include_str!("../../migrations/0012_provider_checks.postgres.sql"),
     ),
+    (
+        13,
+        "rollups_file",
+        include_str!("../../migrations/0013_rollups_file.sqlite.sql"),
+        include_str!("../../migrations/0013_rollups_file.postgres.sql"),
+    ),
 ];
 
 /// The migrations through `version`, as SQLite (`sqlite`) or PostgreSQL runs them:
@@ -157,6 +166,11 @@ pub fn migrations_through(sqlite: bool, version: i64) -> Vec<(i64, &'static str,
         .collect();
     out.sort_by_key(|m| m.0);
     out
+}
+
+/// The SQLite roll-ups file beside the database file `path` (see [`rollups_file`]).
+pub fn rollups_path(path: &str) -> String {
+    rollups_file::path_beside(path)
 }
 
 /// What storage can fail with. `db` knows nothing of HTTP: the error module maps this
@@ -262,7 +276,7 @@ impl Db {
                         checkpoint::WAL_KEPT_BYTES
                     )))
                     .await?;
-                    Ok(())
+                    rollups_file::attach(conn).await
                 })
             });
         }
@@ -292,17 +306,21 @@ impl Db {
             .map_err(after_migrations)?;
         if backend == Backend::Sqlite {
             db.checkpointer = Some(Arc::new(checkpoint::Checkpointer::start(db.pool.clone())));
-            // Rows a process stopped before rolling up, on a connection of their own
-            // (the writer's is taken at the first write).
-            let mut conn = None;
-            roller::roll_all(&db, &mut conn)
+            if rollups_file::ensure(&db.pool)
                 .await
-                .map_err(after_migrations)?;
-            if let Some(c) = conn {
-                let _ = sqlx::Connection::close(c).await;
+                .map_err(after_migrations)?
+            {
+                // On a pool connection: the writer's is taken at the first write.
+                let mut tx = db.pool.begin().await?;
+                rollups_file::register_targets(&mut tx)
+                    .await
+                    .map_err(after_migrations)?;
+                tx.commit().await?;
             }
             let r = Arc::new(roller::Roller::default());
             db.roller = Some(r.clone());
+            // Rows a process stopped before rolling up (all of them in a file made again).
+            r.roll(&db, 0).await.map_err(after_migrations)?;
             r.start(db.clone());
         }
         Ok(db)
@@ -314,8 +332,10 @@ impl Db {
         if self.backend == Backend::Postgres {
             return Ok(0);
         }
-        let mut writer = self.sqlite_writer.lock().await;
-        roller::roll_all(self, &mut writer).await
+        match &self.roller {
+            Some(r) => r.roll(self, 0).await,
+            None => Ok(0),
+        }
     }
 
     /// Brings the rollups up to every record committed before the call (SQLite rolls them
@@ -384,7 +404,8 @@ impl Db {
         self.sqlite_writer.lock().await
     }
 
-    /// [`Db::write`] on SQLite with the writer lock already held.
+    /// [`Db::write`] on SQLite on the connection in `writer` (the writer's, with its lock
+    /// held, or the roller's), taken from the pool when there is none.
     pub(crate) async fn write_locked<T, F>(
         &self,
         writer: &mut Option<sqlx::AnyConnection>,
@@ -430,6 +451,7 @@ impl Db {
                 // Rolled up when the database is next opened.
                 tracing::warn!(error = %e, "rolling up interactions at close failed");
             }
+            r.close().await;
         }
         if let Some(c) = &self.checkpointer {
             c.stop();

@@ -1,30 +1,38 @@
-//! SQLite: the rollups follow the raw rows behind a watermark.
+//! SQLite: the rollups follow the raw rows behind a watermark, written by a roller of their
+//! own in parallel with the ingest writer.
 //!
 //! An ingest transaction on SQLite writes only the raw rows. Rolling them up apart, many
-//! thousands at a time, is what lets one writer thread keep up: a record's rollup rows
-//! lie on pages of their own (on a busy network almost every record touches rows no
-//! other record in its batch touches), so rolling 400 records at once dirtied about a
-//! page per rollup row, while a roll of tens of thousands shares most pages and sums
-//! repeated keys first.
+//! thousands at a time, shares rollup pages between records and sums repeated keys first.
+//! The rollups live in a second file ([`super::rollups_file`]), so the roll never writes the
+//! main file: the roller's connection reads the raw rows in a snapshot of the main file and
+//! writes only the second one, while the ingest writer, on its own connection and thread,
+//! keeps writing the main file (SQLite locks each attached file apart; a transaction that
+//! begins DEFERRED locks for writing only the files it writes).
 //!
-//! `rollup_watermark.rolled` (migration 0010) is the last `interactions` rowid the rollups
-//! include. A roll takes the rows after it in rowid order (SQLite has one writer, so rowid
-//! order is commit order, and committed raw rows are never deleted), first applies the
-//! per-network cap to them in rowid order ([`super::cap`], the definition PostgreSQL applies
-//! at ingest), then adds them to every rollup with
-//! SQLite's own `GROUP BY` (no row leaves the database; SQL generated from
-//! [`super::rollup::RULES`], which PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row
-//! is counted exactly once, whichever process rolls it and whenever it crashes.
+//! `rollup_watermark.rolled` is the last `interactions` rowid the rollups include. A roll
+//! takes the rows after it in rowid order (SQLite has one writer per file, so rowid order is
+//! commit order, and committed raw rows are never deleted), applies the per-network cap to
+//! them in rowid order ([`super::cap`], the definition PostgreSQL applies at ingest; its marks
+//! stay in the second file, and when some row is capped the rules read a temporary copy of
+//! the rows with the class applied), then adds them to every
+//! rollup with SQLite's own `GROUP BY` (SQL generated from [`super::rollup::RULES`], which
+//! PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row is
+//! counted exactly once, whichever process rolls it and whenever it crashes.
 //!
-//! When rolls run:
-//! - in the ingest group that brings [`ROLL_ROWS`] or more rows waiting, after its clients
-//!   are answered (the writer is busy anyway, and the next groups queue behind it);
-//! - [`ROLL_AFTER`] after a quiet ingest, from a background task;
+//! Ingest waits for the roller when more than [`MOST_WAITING`] rows wait, so a roller
+//! slower than ingest cannot leave a backlog that grows for as long as ingest lasts (answers
+//! wait for it).
+//!
+//! When rolls run (one at a time per process, on the roller's connection behind its lock;
+//! a roll takes the rows up to the last one when it starts):
+//! - from a background task, woken by ingest: at once when [`ROLL_ROWS`] or more rows wait,
+//!   else after ingest has been quiet for [`ROLL_AFTER`];
 //! - before a read of the rollups, when this process committed rows they do not include
 //!   yet ([`super::Db::settle`]): an answer counts every record acknowledged before it
 //!   was asked, as on PostgreSQL. Reads roll at most every [`READ_GAP`], so a read may
 //!   wait that long (plus the roll) while ingest runs without pause;
-//! - when the database is opened (rows a stopped process had not rolled yet) and closed.
+//! - when the database is opened (rows a stopped process had not rolled yet; everything when
+//!   the second file was made again) and closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -32,25 +40,34 @@ use std::time::{Duration, Instant};
 
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use super::rollup::{add_targets, RULES};
+use super::cap;
+use super::rollup::RULES;
 use super::Db;
 use crate::db::DbResult;
 
-/// Waiting rows that make the ingest group which brought them roll.
+/// Waiting rows that make the roller roll at once.
 pub(crate) const ROLL_ROWS: u64 = 30_000;
 
-/// How long rows wait when no more arrive.
+/// How long ingest stays quiet before the rows waiting, fewer than [`ROLL_ROWS`], roll.
 pub(crate) const ROLL_AFTER: Duration = Duration::from_millis(250);
 
 /// Least time between two rolls that reads ask for. Under steady ingest a roll per read
-/// would shrink rolls back to a few batches each (one reader asking without pause halved
-/// ingest); a read waits at most this long for its roll instead.
+/// would shrink rolls to a few batches each; a read waits at most this long instead.
 pub(crate) const READ_GAP: Duration = Duration::from_millis(100);
 
 /// Most rows one roll transaction reads (bounds its memory; a backlog takes several).
 const CHUNK: i64 = 50_000;
 
-/// What this process committed and rolled up, and the background task.
+/// Rows waiting past which ingest waits for the roller ([`Roller::keep_up`]): past two rolls'
+/// worth the roller is falling behind, and a backlog left to grow would make answers (which
+/// wait for it) ever slower. Sustained ingest then runs at the roller's rate.
+const MOST_WAITING: u64 = 2 * ROLL_ROWS;
+
+/// Longest ingest waits for the roller: a roller that fails (its errors are logged) must
+/// not stop ingest.
+const KEEP_UP_AT_MOST: Duration = Duration::from_secs(10);
+
+/// What this process committed and rolled up, the roller's connection and its task.
 pub(crate) struct Roller {
     /// Rows this process's ingest committed, ever.
     committed: AtomicU64,
@@ -58,7 +75,16 @@ pub(crate) struct Roller {
     rolled: AtomicU64,
     /// When the last roll ended.
     last_roll: std::sync::Mutex<Instant>,
+    /// When ingest last committed rows.
+    last_commit: std::sync::Mutex<Instant>,
+    /// The roller's own connection (taken from the pool on first use), behind its own lock.
+    conn: tokio::sync::Mutex<Option<AnyConnection>>,
+    /// Woken when rows start waiting.
     arrived: tokio::sync::Notify,
+    /// Woken when [`ROLL_ROWS`] wait.
+    full: tokio::sync::Notify,
+    /// Woken (all waiters) when a roll ends.
+    progress: tokio::sync::Notify,
     task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -73,36 +99,58 @@ impl Default for Roller {
                     .checked_sub(READ_GAP)
                     .unwrap_or_else(Instant::now),
             ),
+            last_commit: std::sync::Mutex::new(Instant::now()),
+            conn: tokio::sync::Mutex::default(),
             arrived: tokio::sync::Notify::new(),
+            full: tokio::sync::Notify::new(),
+            progress: tokio::sync::Notify::new(),
             task: std::sync::Mutex::default(),
         }
     }
 }
 
 impl Roller {
-    /// Counts `n` rows an ingest transaction committed (called with the writer held);
-    /// true when [`ROLL_ROWS`] wait.
-    pub(crate) fn committed(&self, n: u64) -> bool {
+    /// Counts `n` rows an ingest transaction committed, and wakes the roller.
+    pub(crate) fn committed(&self, n: u64) {
         if n == 0 {
-            return false;
+            return;
         }
+        *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
         let waiting = self.committed.fetch_add(n, Ordering::AcqRel) - self.rolled();
         if waiting == 0 {
             self.arrived.notify_one();
         }
-        waiting + n >= ROLL_ROWS
+        if waiting < ROLL_ROWS && waiting + n >= ROLL_ROWS {
+            self.full.notify_one();
+        }
     }
 
     fn rolled(&self) -> u64 {
         self.rolled.load(Ordering::Acquire)
     }
 
-    /// Notes that the rollups include everything committed so far (call with the writer
-    /// held, right after a roll).
-    fn rolled_all(&self) {
-        self.rolled
-            .store(self.committed.load(Ordering::Acquire), Ordering::Release);
-        *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    fn waiting(&self) -> u64 {
+        self.committed
+            .load(Ordering::Acquire)
+            .saturating_sub(self.rolled())
+    }
+
+    /// Waits while more than [`MOST_WAITING`] rows wait for the roller, at most
+    /// [`KEEP_UP_AT_MOST`] (ingest calls it before it writes).
+    pub(crate) async fn keep_up(&self) {
+        let deadline = tokio::time::Instant::now() + KEEP_UP_AT_MOST;
+        loop {
+            let rolled = self.progress.notified();
+            tokio::pin!(rolled);
+            // Registered before the check: a roll ending in between still wakes it.
+            rolled.as_mut().enable();
+            if self.waiting() <= MOST_WAITING {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, rolled).await.is_err() {
+                return;
+            }
+        }
     }
 
     /// Waits until the rollups include every row this process committed before the call:
@@ -117,69 +165,122 @@ impl Roller {
         if self.rolled() >= need {
             return Ok(());
         }
-        let mut writer = db.lock_sqlite_writer().await;
-        if self.rolled() < need {
-            roll_all(db, &mut writer).await?;
-        }
-        Ok(())
+        self.roll(db, need).await.map(drop)
     }
 
-    /// Starts the background task rolling [`ROLL_AFTER`] after rows arrive.
+    /// Rolls up every row after the watermark, whichever process stored it, unless a roll
+    /// that ran while this one waited for the roller's lock already included the first
+    /// `need` rows this process committed; returns how many rows it rolled up.
+    pub(crate) async fn roll(&self, db: &Db, need: u64) -> DbResult<u64> {
+        let mut conn = self.conn.lock().await;
+        if need > 0 && self.rolled() >= need {
+            return Ok(0);
+        }
+        // Read before the roll's snapshot of the main file is taken: every row counted here
+        // was committed before it, so the roll includes it.
+        let committed = self.committed.load(Ordering::Acquire);
+        let started = Instant::now();
+        // Up to the last row now, not whatever arrives meanwhile: under ingest faster than
+        // the roll, the roll would otherwise never end and never count as done.
+        let end = db
+            .write_locked(&mut conn, |c| Box::pin(last_row(c)))
+            .await?;
+        let mut total = 0;
+        loop {
+            let n = db
+                .write_locked(&mut conn, |c| Box::pin(roll_chunk(c, end)))
+                .await?;
+            total += n;
+            if n < CHUNK as u64 {
+                break;
+            }
+        }
+        self.rolled.fetch_max(committed, Ordering::AcqRel);
+        *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        self.progress.notify_waiters();
+        tracing::debug!(
+            rows = total,
+            ms = started.elapsed().as_millis() as u64,
+            "rolled up"
+        );
+        Ok(total)
+    }
+
+    /// Waits until [`ROLL_ROWS`] wait or ingest has been quiet for [`ROLL_AFTER`].
+    async fn roll_due(&self) {
+        while self.waiting() < ROLL_ROWS {
+            let quiet = *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) + ROLL_AFTER;
+            if Instant::now() >= quiet {
+                return;
+            }
+            let _ = tokio::time::timeout_at(quiet.into(), self.full.notified()).await;
+        }
+    }
+
+    /// Starts the background task: it rolls as soon as [`ROLL_ROWS`] wait, or once ingest
+    /// has been quiet for [`ROLL_AFTER`].
     pub(crate) fn start(self: &Arc<Self>, db: Db) {
         let roller = self.clone();
         let handle = tokio::spawn(async move {
             loop {
-                roller.arrived.notified().await;
-                tokio::time::sleep(ROLL_AFTER).await;
+                if roller.waiting() == 0 {
+                    roller.arrived.notified().await;
+                }
+                roller.roll_due().await;
                 if db.pool.is_closed() {
                     return;
                 }
-                if let Err(e) = roller.settle(&db).await {
-                    // The next read or ingest group tries again.
+                if let Err(e) = roller.roll(&db, 0).await {
+                    // A read or the next arrival tries again.
                     tracing::warn!(error = %e, "rolling up interactions failed");
+                    tokio::time::sleep(ROLL_AFTER).await;
                 }
             }
         });
         *self.task.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
     }
 
-    /// Stops the background task.
+    /// Stops the background task (a roll under way is rolled back).
     pub(crate) fn stop(&self) {
         if let Some(t) = self.task.lock().unwrap_or_else(|p| p.into_inner()).take() {
             t.abort();
         }
     }
-}
 
-/// Rolls up every row after the watermark, with the writer lock held; returns how many.
-pub(crate) async fn roll_all(db: &Db, writer: &mut Option<AnyConnection>) -> DbResult<u64> {
-    let mut total = 0;
-    loop {
-        let n = db.write_locked(writer, |c| Box::pin(roll_chunk(c))).await?;
-        total += n;
-        if n < CHUNK as u64 {
-            break;
+    /// Closes the roller's connection.
+    pub(crate) async fn close(&self) {
+        if let Some(c) = self.conn.lock().await.take() {
+            let _ = sqlx::Connection::close(c).await;
         }
     }
-    if let Some(r) = &db.roller {
-        // Only the writer commits rows, and it is held: nothing arrived meanwhile.
-        r.rolled_all();
-    }
-    Ok(total)
 }
 
-/// The rows after the watermark, at most [`CHUNK`]: `WHERE rowid > $1 AND rowid <= $2`.
-const RANGE: &str = "FROM interactions WHERE rowid > $1 AND rowid <= $2";
+/// The statements that add the rows of a table (`interactions`, or the copy with the
+/// cap applied) with rowids `$1` (excluded) to `$2` to each rollup, aggregated by SQLite
+/// itself, generated from [`RULES`], the definition PostgreSQL's ingest adds in Rust.
+fn roll_sql(table: &str) -> Vec<String> {
+    let range = format!("FROM {table} WHERE rowid > $1 AND rowid <= $2");
+    RULES.iter().map(|r| r.roll_sql(&range)).collect()
+}
 
-/// The statements that add the rows in [`RANGE`] to each rollup, aggregated by SQLite
-/// itself (no row leaves the database), generated from [`RULES`], the definition
-/// PostgreSQL's ingest adds in Rust.
-static ROLL_SQL: LazyLock<Vec<String>> =
-    LazyLock::new(|| RULES.iter().map(|r| r.roll_sql(RANGE)).collect());
+/// [`roll_sql`] of the raw rows, and of the copy the cap made.
+static ROLL_SQL: LazyLock<[Vec<String>; 2]> =
+    LazyLock::new(|| [roll_sql(cap::RAW), roll_sql(cap::CAPPED_COPY)]);
 
-/// Rolls up to [`CHUNK`] rows after the watermark and moves it past them.
-async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
-    // A write first, so the transaction holds SQLite's write lock before it reads.
+/// The last `interactions` rowid.
+async fn last_row(conn: &mut AnyConnection) -> DbResult<i64> {
+    Ok(
+        sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM main.interactions")
+            .fetch_one(&mut *conn)
+            .await?
+            .try_get("last")?,
+    )
+}
+
+/// Rolls up to [`CHUNK`] rows after the watermark, up to rowid `end`, and moves it past them.
+async fn roll_chunk(conn: &mut AnyConnection, end: i64) -> DbResult<u64> {
+    // A write first, so the transaction holds the second file's write lock before it reads
+    // (it never writes the main file, so it never waits for the ingest writer).
     let from: i64 =
         sqlx::query("UPDATE rollup_watermark SET rolled = rolled WHERE id = 1 RETURNING rolled")
             .fetch_one(&mut *conn)
@@ -187,9 +288,11 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
             .try_get("rolled")?;
     let span = sqlx::query(
         "SELECT COUNT(*) AS n, MAX(rowid) AS last FROM \
-         (SELECT rowid FROM interactions WHERE rowid > $1 ORDER BY rowid LIMIT $2)",
+         (SELECT rowid FROM main.interactions WHERE rowid > $1 AND rowid <= $2 \
+         ORDER BY rowid LIMIT $3)",
     )
     .bind(from)
+    .bind(end)
     .bind(CHUNK)
     .fetch_one(&mut *conn)
     .await?;
@@ -197,26 +300,10 @@ async fn roll_chunk(conn: &mut AnyConnection) -> DbResult<u64> {
     let Some(to) = to else {
         return Ok(0);
     };
-    // New targets: their lookup keys are the core's, computed here.
-    let new = sqlx::query(AssertSqlSafe(format!(
-        "SELECT target, MIN(created_at) AS first_seen {RANGE} \
-         AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target = interactions.target) GROUP BY target"
-    )))
-    .bind(from)
-    .bind(to)
-    .fetch_all(&mut *conn)
-    .await?;
-    let mut targets = Vec::with_capacity(new.len());
-    for row in new {
-        targets.push((
-            row.try_get::<String, _>("target")?,
-            row.try_get::<i64, _>("first_seen")?,
-        ));
-    }
-    add_targets(conn, targets.iter().map(|(t, at)| (t.as_str(), *at))).await?;
     // The cap first: the rollups below count capped rows in their own class.
-    super::cap::cap_rows(conn, from, to).await?;
-    for sql in ROLL_SQL.iter() {
+    let source = cap::cap_rows(conn, from, to).await?;
+    let rules = &ROLL_SQL[usize::from(source == cap::CAPPED_COPY)];
+    for sql in rules {
         sqlx::query(AssertSqlSafe(sql.as_str()))
             .bind(from)
             .bind(to)

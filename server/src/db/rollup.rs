@@ -1,8 +1,8 @@
-//! What interaction records add to the rollups (`rollup_*`, `targets`, `nodes`,
-//! `node_days`, `node_targets`): one definition, [`RULES`], that both engines run.
+//! What interaction records add to the rollups (`rollup_*`, `nodes`, `node_days`,
+//! `node_targets`) and to `targets`: one definition, [`RULES`], that both engines run.
 //! PostgreSQL adds a batch in Rust in its ingest transaction ([`Rollup`]); SQLite adds
 //! committed raw rows many at a time in SQL generated from the same rules (see
-//! [`super::roller`]).
+//! [`super::roller`]), and registers targets at ingest ([`Added::targets`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -431,6 +431,21 @@ pub(super) struct Added {
 }
 
 impl Added {
+    /// Registers `targets` (none of them known, first seen at `now`) and notes them.
+    pub(super) async fn targets(
+        conn: &mut AnyConnection,
+        targets: &BTreeSet<&str>,
+        now: i64,
+    ) -> DbResult<Added> {
+        if !targets.is_empty() {
+            add_targets(conn, targets.iter().map(|t| (*t, now))).await?;
+        }
+        Ok(Added {
+            targets: targets.iter().map(|t| (*t).to_owned()).collect(),
+            keys: Vec::new(),
+        })
+    }
+
     /// Tells `known` (call only after the transaction committed).
     pub(super) fn commit_to(self, known: &Known) {
         known.targets.extend(self.targets);
@@ -515,13 +530,7 @@ impl<'a> Rollup<'a> {
     /// Writes every row, as stored at `now`; returns what was registered (for
     /// [`Added::commit_to`]).
     pub(super) async fn write(self, conn: &mut AnyConnection, now: i64) -> DbResult<Added> {
-        if !self.targets.is_empty() {
-            add_targets(conn, self.targets.iter().map(|t| (*t, now))).await?;
-        }
-        let mut added = Added {
-            targets: self.targets.iter().map(|t| (*t).to_owned()).collect(),
-            keys: Vec::new(),
-        };
+        let mut added = Added::targets(conn, &self.targets, now).await?;
         for (rule, rows) in RULES.iter().zip(&self.tables) {
             if rows.is_empty() {
                 continue;

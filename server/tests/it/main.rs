@@ -30,6 +30,7 @@ mod provider_race;
 mod quotas;
 mod reputation;
 mod roll_up;
+mod rollups_file;
 mod scanner_cli;
 mod scanner_days;
 mod scanner_everything;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use sqlx::any::AnyArguments;
 use sqlx::{Arguments, Row};
 
-const TARGETS: [&str; 3] = ["npm:alpha", "pypi:Beta_Server", "mcp:gamma"];
+pub(crate) const TARGETS: [&str; 3] = ["npm:alpha", "pypi:Beta_Server", "mcp:gamma"];
 const NODES: [&str; 2] = ["ld_0123456789ab", "ld_aaaaaaaaaaaa"];
 
 /// 120 records over 3 targets, 2 tasks, 3 server versions (one missing), 2 schema hashes
@@ -105,7 +105,7 @@ const VERSION_8_ROLLUPS: [&str; 3] = [
 
 /// The answers a user sees for these records: reputation (plain, per task, as a
 /// contributor), compare, and each node's stats.
-async fn answers(t: &TestDb) -> Vec<(String, Value)> {
+pub(crate) async fn answers(t: &TestDb) -> Vec<(String, Value)> {
     let app = t.app();
     let mut uris: Vec<(String, Option<&str>)> = Vec::new();
     for target in TARGETS {

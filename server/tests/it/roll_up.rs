@@ -11,8 +11,24 @@ use lowdown_server::db::Db;
 use serde_json::{json, Value};
 
 /// `n` raw rows for `target` written straight into `interactions` with the rollups left
-/// behind, as a server killed between its ingest commit and its roll leaves them.
+/// behind, as a server killed between its ingest commit and its roll leaves them (ingest
+/// registers the target in the same transaction).
 async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
+    raw_rows_in(&t.check.pool, target, n).await
+}
+
+/// [`raw_rows_behind_the_watermark`] in the database of `pool`.
+pub(crate) async fn raw_rows_in(pool: &sqlx::AnyPool, target: &str, n: i64) {
+    sqlx::query(
+        "INSERT INTO targets (target, name_key, lookup_key, first_seen) VALUES ($1, $2, $3, 0) \
+         ON CONFLICT (target) DO NOTHING",
+    )
+    .bind(target)
+    .bind(lowdown_server::names::name_key(target))
+    .bind(lowdown_core::target_label::lookup_form(target))
+    .execute(pool)
+    .await
+    .unwrap();
     sqlx::query(
         "WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $1) \
          INSERT INTO interactions (record_id, actor, target, target_type, task_type, outcome, \
@@ -26,7 +42,7 @@ async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
     )
     .bind(n)
     .bind(target)
-    .execute(&t.check.pool)
+    .execute(pool)
     .await
     .unwrap();
 }
@@ -101,7 +117,7 @@ async fn rows_another_process_stored_are_counted_by_a_running_server_once_it_rol
 }
 
 /// `POST /api/interactions` of `body` from peer address `ip`: (status, body).
-async fn from_peer(app: &axum::Router, ip: &str, body: &Value) -> (u16, Value) {
+pub(crate) async fn from_peer(app: &axum::Router, ip: &str, body: &Value) -> (u16, Value) {
     use tower::ServiceExt;
     let addr = std::net::SocketAddr::new(ip.parse().unwrap(), 40000);
     let mut req = axum::http::Request::post("/api/interactions")

@@ -7,6 +7,11 @@
 //! - `store_only`: the same records, already validated, stored through the storage layer
 //!   by as many concurrent writers as there are clients, without HTTP (what storage costs).
 //!
+//! `http_store`'s `seconds` and `records_per_sec` run until a reputation answer counts every
+//! record (the answer waits for the roll-ups, as every answer does); `acked_*` until the last
+//! request was acknowledged, and `rolled_after_ack_ms` is the gap, the backlog of rows not yet
+//! rolled up when ingest ended.
+//!
 //! The server runs in a child process (this binary, `serve`), so its CPU time is read
 //! from `/proc` apart from the load generator's. On PostgreSQL the database's own CPU
 //! (the backends serving this database) is reported too.
@@ -77,7 +82,11 @@ async fn pg_backends(conn: &mut sqlx::AnyConnection) -> anyhow::Result<HashMap<i
 /// What one measurement saw.
 struct Seen {
     records: u64,
+    /// Until the work was done: for a storing server over HTTP, until an answer counted
+    /// every record (rolled up, not only acknowledged).
     seconds: f64,
+    /// Until the last request was acknowledged (a storing server over HTTP).
+    acked_seconds: Option<f64>,
     /// CPU of the process doing the work (the server, or this one for `store_only`).
     cpu: Duration,
     /// CPU of the load generator (this process), when separate.
@@ -100,6 +109,13 @@ fn report(what: &str, backend: &str, load: &Load, s: &Seen) {
         per(s.cpu),
         s.cpu.as_secs_f64() / s.seconds,
     );
+    if let Some(acked) = s.acked_seconds {
+        line.push_str(&format!(
+            " acked_seconds={acked:.2} acked_records_per_sec={:.0} rolled_after_ack_ms={:.0}",
+            s.records as f64 / acked,
+            (s.seconds - acked) * 1e3
+        ));
+    }
     if let Some(c) = s.client_cpu {
         line.push_str(&format!(" client_cpu_us_per_record={:.1}", per(c)));
     }
@@ -297,6 +313,7 @@ async fn over_http(
     for t in tasks {
         t.await??;
     }
+    let acked_seconds = start.elapsed().as_secs_f64();
     done.store(true, Ordering::Relaxed);
     let mut answers = vec![];
     for r in readers {
@@ -304,7 +321,8 @@ async fn over_http(
     }
     answers.sort();
     // A storing server: until an answer counts every record (SQLite rolls up behind the
-    // raw rows, and an answer waits for what is left).
+    // raw rows, and an answer waits for what is left), so a backlog the roller leaves
+    // behind is in `seconds`.
     if stores {
         let r = client.get(&answer).send().await?;
         if !r.status().is_success() {
@@ -326,6 +344,7 @@ async fn over_http(
     Ok(Seen {
         records: bodies.len() as u64 * load.batch,
         seconds,
+        acked_seconds: stores.then_some(acked_seconds),
         cpu: server_after - server_before,
         client_cpu: Some(self_after - self_before),
         db_cpu,
@@ -381,6 +400,7 @@ async fn store_only(url: &str, bodies: &[String], load: &Load) -> anyhow::Result
     Ok(Seen {
         records: stored(url).await?,
         seconds,
+        acked_seconds: None,
         cpu,
         client_cpu: None,
         db_cpu: None,

@@ -59,8 +59,11 @@ fn remove_sqlite(url: &str) {
         .strip_prefix("sqlite://")
         .and_then(|p| p.split('?').next())
     {
-        for ext in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{path}{ext}"));
+        // The database and its roll-ups file, each with its WAL and shared memory.
+        for file in [path.to_owned(), lowdown_server::db::rollups_path(path)] {
+            for ext in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{file}{ext}"));
+            }
         }
     }
 }

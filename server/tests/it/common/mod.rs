@@ -128,6 +128,19 @@ impl TestDb {
         }
     }
 
+    /// SQLite: the database file.
+    pub fn sqlite_file(&self) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join("lowdown.db"))
+    }
+
+    /// Closes both pools, runs `between` (nothing has the database open) and opens it again.
+    pub async fn reopen(self, between: impl FnOnce()) -> TestDb {
+        self.db.close().await;
+        self.check.close().await;
+        between();
+        TestDb::open(self.kind, self.url, self.dir, self.pg).await
+    }
+
     /// Closes the pool and removes the database.
     pub async fn cleanup(self) {
         self.db.close().await;
@@ -352,8 +365,23 @@ pub fn day(offset: i64) -> String {
     day_string(today + offset)
 }
 
+/// The raw rows as the rollups count them, for `FROM {raw} AS i`: on SQLite the per-network
+/// cap's marks live in the roll-ups file (`capped_rows`), not in `interactions`.
+pub fn raw_interactions(t: &TestDb) -> &'static str {
+    match t.kind {
+        Kind::Sqlite => {
+            "(SELECT target, task_type, day, source, server_version, schema_hash, \
+             failure_type, network, agent_id, node_id, trusted, latency_ms, \
+             CASE WHEN rowid IN (SELECT id FROM capped_rows) THEN 'capped' \
+             ELSE outcome_class END AS outcome_class FROM interactions)"
+        }
+        Kind::Postgres => "interactions",
+    }
+}
+
 /// Checks that every rollup equals a recomputation from the raw rows.
 pub async fn assert_rollups_match_raw(t: &TestDb) {
+    let raw = raw_interactions(t);
     // SQLite rolls up behind the raw rows; the answers settle first, and so does this.
     t.check.roll_up().await.unwrap();
     let checks: &[(&str, &str, &str)] = &[
@@ -387,7 +415,7 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
         let from_rollup = fetch_pairs(t, &format!("SELECT {keys}, n FROM {table}")).await;
         let from_raw = fetch_pairs(
             t,
-            &format!("SELECT {raw_keys}, COUNT(*) FROM interactions GROUP BY {raw_keys}"),
+            &format!("SELECT {raw_keys}, COUNT(*) FROM {raw} AS i GROUP BY {raw_keys}"),
         )
         .await;
         assert_eq!(
@@ -402,15 +430,15 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
     let independence: &[(&str, String)] = &[
         (
             "SELECT target, network, n FROM rollup_networks WHERE n > 0",
-            format!("SELECT target, network, COUNT(*) FROM interactions WHERE {rated} AND network IS NOT NULL GROUP BY target, network"),
+            format!("SELECT target, network, COUNT(*) FROM {raw} AS i WHERE {rated} AND network IS NOT NULL GROUP BY target, network"),
         ),
         (
             "SELECT target, contributor, 1 FROM rollup_contributors",
-            format!("SELECT target, COALESCE(agent_id, node_id), 1 FROM interactions WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, COALESCE(agent_id, node_id)"),
+            format!("SELECT target, COALESCE(agent_id, node_id), 1 FROM {raw} AS i WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, COALESCE(agent_id, node_id)"),
         ),
         (
             "SELECT target, network, day, day_n FROM rollup_networks WHERE day_n > 0",
-            "SELECT i.target, i.network, i.day, COUNT(*) FROM interactions i JOIN rollup_networks r ON r.target = i.target AND r.network = i.network AND r.day = i.day WHERE i.source = 'organic' AND i.outcome_class IN ('success', 'partial', 'failure', 'capped') AND i.trusted = 0 GROUP BY i.target, i.network, i.day".to_owned(),
+            format!("SELECT i.target, i.network, i.day, COUNT(*) FROM {raw} AS i JOIN rollup_networks r ON r.target = i.target AND r.network = i.network AND r.day = i.day WHERE i.source = 'organic' AND i.outcome_class IN ('success', 'partial', 'failure', 'capped') AND i.trusted = 0 GROUP BY i.target, i.network, i.day"),
         ),
     ];
     for (stored, raw) in independence {
@@ -459,10 +487,11 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
 pub async fn assert_latency_matches_raw(t: &TestDb) {
     use std::collections::BTreeMap;
     let raw: Vec<(String, String, f64)> = t
-        .rows(
-            "SELECT target, task_type, latency_ms FROM interactions WHERE source = 'organic' \
+        .rows(&format!(
+            "SELECT target, task_type, latency_ms FROM {} AS i WHERE source = 'organic' \
              AND outcome_class IN ('success', 'partial', 'failure') AND latency_ms IS NOT NULL",
-        )
+            raw_interactions(t)
+        ))
         .await;
     let mut expected: BTreeMap<(String, String, i64), (i64, f64)> = BTreeMap::new();
     for (target, task, ms) in raw {
