@@ -33,6 +33,7 @@ mod roll_up;
 mod scanner_cli;
 mod scanner_days;
 mod scanner_everything;
+mod scanner_hosts;
 mod scanner_probe;
 mod scanner_registry;
 mod scanner_runs;
