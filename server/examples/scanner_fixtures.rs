@@ -58,10 +58,15 @@ async fn main() {
     let mut entries = Vec::with_capacity(targets);
     for i in 0..targets {
         let ip = host_of(i, targets, many);
-        if !ports.contains_key(&ip) {
-            ports.insert(ip, mcp.serve_on(IpAddr::V4(ip)).await.port());
-        }
-        let base = format!("http://{ip}:{}", ports[&ip]);
+        let port = match ports.get(&ip) {
+            Some(port) => *port,
+            None => {
+                let port = mcp.serve_on(IpAddr::V4(ip)).await.port();
+                ports.insert(ip, port);
+                port
+            }
+        };
+        let base = format!("http://{ip}:{port}");
         let url = match i % 100 {
             0..85 => format!("{base}/mcp/ok/{i}"),
             85..95 => format!("{base}/mcp/slow/{i}"),

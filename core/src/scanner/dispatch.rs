@@ -95,7 +95,7 @@ impl Dispatch {
 
     /// The next probe that may start now, if any; it counts as running until
     /// [`Dispatch::finished`].
-    pub fn next(&mut self) -> Option<Start> {
+    pub fn start_next(&mut self) -> Option<Start> {
         if self.running >= self.limits.total {
             return None;
         }
@@ -161,7 +161,7 @@ mod tests {
     }
 
     fn start_all(d: &mut Dispatch) -> Vec<Start> {
-        std::iter::from_fn(|| d.next()).collect()
+        std::iter::from_fn(|| d.start_next()).collect()
     }
 
     fn per_host(started: &[Start]) -> BTreeMap<String, usize> {
@@ -192,12 +192,12 @@ mod tests {
         assert_eq!(counts["a.example.com"], 1);
         assert_eq!(counts["b.example.com"], 2);
         // The total is reached: nothing more until something ends.
-        assert_eq!(d.next(), None);
+        assert_eq!(d.start_next(), None);
         // A free slot in the total is not a slot on a host at its limit.
         d.finished("a.example.com");
-        assert_eq!(d.next(), None);
+        assert_eq!(d.start_next(), None);
         d.finished("big.example.com");
-        assert_eq!(d.next().unwrap().host, "big.example.com");
+        assert_eq!(d.start_next().unwrap().host, "big.example.com");
     }
 
     #[test]
@@ -241,7 +241,7 @@ mod tests {
                 per_host: 0,
             },
         );
-        assert!(d.next().is_some());
-        assert_eq!(d.next(), None);
+        assert!(d.start_next().is_some());
+        assert_eq!(d.start_next(), None);
     }
 }

@@ -55,7 +55,7 @@ pub async fn probe_all(
     let mut hosts = HashMap::new();
     loop {
         if !lost.load(Ordering::Relaxed) && !writer.is_finished() {
-            while let Some(start) = dispatch.next() {
+            while let Some(start) = dispatch.start_next() {
                 let (net, tx, clock) = (net.clone(), tx.clone(), cfg.clock.clone());
                 let (run_id, modern, progress) = (run_id.to_owned(), cfg.modern, progress.clone());
                 let task = probes.spawn(async move {
