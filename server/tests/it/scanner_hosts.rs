@@ -188,6 +188,15 @@ async fn cohort_all_observes_every_probeable_remote_once_and_keeps_the_cohort(t:
     assert_eq!(distinct, want);
     let after: Vec<(String, i64)> = t.rows(cohort_rows).await;
     assert_eq!(after, before, "the cohort is as it was");
+    // An entry outside the cohort is now observed, and still not in the sample.
+    let outside = distinct
+        .iter()
+        .map(|(id, _)| id.clone())
+        .find(|id| !before.iter().any(|m| &m.0 == id))
+        .unwrap();
+    let a = common::mcp_answer(t, outside.trim_start_matches("mcp:")).await;
+    assert_eq!(a["scanner"]["observed"], true, "{a}");
+    assert_eq!(a["scanner"]["in_sample"], false, "{a}");
 
     // The default run afterwards probes the same two members as before.
     cfg.cohort_size = None;
