@@ -34,7 +34,7 @@ run-server: ## run lowdown-server on 127.0.0.1:7077 (SQLite under LOWDOWN_HOME, 
 BENCH_TARGETS += bench-scanner
 .PHONY: bench-scanner
 
-bench-scanner: ## Scanner: 5,000 targets against local fixtures (85% fast, 10% slow, 3% hang, 2% refuse): wall time, peak memory, probes/s
+bench-scanner: ## Scanner against local fixtures (85% fast, 10% slow, 3% hang, 2% refuse): 5,000 remotes on one host and 25,000 on 253 hosts, old and new concurrency defaults: wall time, peak memory, probes/s
 	cargo build --release -p lowdown-server --bin lowdown-server --example scanner_fixtures
 	url="$$(server/scripts/pg-start.sh)"; trap 'server/scripts/pg-stop.sh' EXIT; \
 	LOWDOWN_BENCH_PG_URL="$$url" bench/scanner/run.sh

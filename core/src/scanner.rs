@@ -6,6 +6,7 @@
 //! - [`registry`]: one Registry page → entries; the read's loop guards; which entries are
 //!   kept and which remotes are probeable; declaration changes between two reads.
 //! - [`cohort`]: the fixed sample (`sha256("mcp:"+name)` order) and how it may grow.
+//! - [`dispatch`]: which probe starts next, under a total and a per-host limit.
 //! - [`target`]: which remote URLs and resolved addresses may be reached (SSRF rules).
 //! - [`probe`]: the probe of one remote as a state machine: it says which request to send
 //!   next and turns the answers into an [`Observation`].
@@ -20,6 +21,7 @@
 pub mod changes;
 pub mod cohort;
 pub use crate::days;
+pub mod dispatch;
 pub mod history;
 pub mod message;
 pub mod packages;
@@ -33,6 +35,7 @@ pub mod tools;
 
 use serde::{Deserialize, Serialize};
 
+pub use dispatch::{DEFAULT_CONCURRENCY, DEFAULT_PER_HOST_CONCURRENCY};
 pub use probe::{Observation, Probe, ProbeResult, Reply, Request, Step};
 pub use tools::ToolDefinition;
 
@@ -50,8 +53,6 @@ pub const INITIALIZE_BODY_CAP: usize = 1 << 20;
 pub const TOOLS_BODY_CAP: usize = 4 << 20;
 /// Most `tools/list` pages followed per remote.
 pub const MAX_TOOLS_PAGES: usize = 20;
-/// Default number of probes in flight.
-pub const DEFAULT_CONCURRENCY: usize = 16;
 /// Default cohort size for a new cohort.
 pub const DEFAULT_COHORT_SIZE: u64 = 5_000;
 /// Days covered by the answer's 30-day blocks, today included.

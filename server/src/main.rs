@@ -31,7 +31,8 @@ async fn main() -> anyhow::Result<()> {
     if cli.command.is_some() && cli.serve.any_given() {
         anyhow::bail!(
             "serve options (--gateway-listen, --gateway-timeout, --scan-at, --registry-url, \
-             --cohort-size, --modern, --concurrency, --unsafe-allow-loopback, --local-node, \
+             --cohort, --cohort-size, --modern, --concurrency, --per-host-concurrency, \
+             --unsafe-allow-loopback, --local-node, \
              --idle-exit) go with no \
              subcommand or after the subcommand: `lowdown-server serve --gateway-listen ADDR`, \
              `lowdown-server scan --registry-url URL`"

@@ -5,13 +5,14 @@
 use std::sync::Arc;
 
 use clap::Args;
+use lowdown_core::scanner::dispatch::{Limits, DEFAULT_CONCURRENCY, DEFAULT_PER_HOST_CONCURRENCY};
 use lowdown_core::scanner::packages::{DEFAULT_NPM_REGISTRY_URL, DEFAULT_PYPI_URL};
 use lowdown_core::scanner::registry::DEFAULT_REGISTRY_URL;
 use lowdown_core::scanner::target::Policy;
 
 use super::progress::Mode;
 use super::schedule::ScanAt;
-use super::ScanConfig;
+use super::{CohortMode, ScanConfig};
 
 /// Options of a scan run.
 #[derive(Debug, Clone, Args)]
@@ -19,19 +20,28 @@ pub struct ScanArgs {
     /// The MCP Registry to read (`GET <URL>/v0.1/servers`).
     #[arg(long, value_name = "URL", default_value = DEFAULT_REGISTRY_URL)]
     pub registry_url: String,
+    /// What is probed: `fixed`, the cohort (a fixed sample, see --cohort-size), or `all`,
+    /// every active, latest entry with a streamable-HTTP remote. `all` leaves the stored
+    /// cohort as it is: a later `fixed` run probes the same members as before.
+    #[arg(long, value_name = "fixed|all", value_enum, default_value_t = CohortMode::Fixed)]
+    pub cohort: CohortMode,
     /// How many Registry entries the Scanner observes daily, chosen by sha256 of
     /// `mcp:<name>`. Default: the stored cohort's size (5000 for a new cohort). A larger
     /// size keeps every member and adds the next ones under a new cohort version; a
     /// smaller one is refused (a cohort is never rebuilt).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with = "cohort")]
     pub cohort_size: Option<u64>,
     /// Try `server/discover` (MCP 2026-07-28) before `initialize`.
     #[arg(long)]
     pub modern: bool,
-    /// Probes in flight at once.
-    #[arg(long, value_name = "N", default_value_t = lowdown_core::scanner::DEFAULT_CONCURRENCY,
-          value_parser = concurrency)]
+    /// Probes in flight at once, over every host.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONCURRENCY, value_parser = concurrency)]
     pub concurrency: usize,
+    /// Probes in flight at once against one host (a URL's host name or address, any port);
+    /// a host that hangs holds at most this many of the --concurrency slots.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PER_HOST_CONCURRENCY,
+          value_parser = concurrency)]
+    pub per_host_concurrency: usize,
     /// UNSAFE, for tests only: the Scanner may also reach plain http URLs and loopback
     /// addresses (127.0.0.0/8, ::1), e.g. fixtures on 127.0.0.1, and services.toml may name
     /// such upstreams for the gateway. Every other blocked range (private, link-local,
@@ -62,9 +72,13 @@ impl ScanArgs {
     pub fn config(&self, progress: Mode) -> ScanConfig {
         ScanConfig {
             registry_url: self.registry_url.clone(),
+            cohort: self.cohort,
             cohort_size: self.cohort_size,
             modern: self.modern,
-            concurrency: self.concurrency,
+            limits: Limits {
+                total: self.concurrency,
+                per_host: self.per_host_concurrency,
+            },
             policy: Policy {
                 allow_loopback: self.unsafe_allow_loopback,
             },
@@ -108,9 +122,11 @@ impl ServeArgs {
         let s = &self.scan;
         self.scan_at.is_some()
             || s.registry_url != DEFAULT_REGISTRY_URL
+            || s.cohort != CohortMode::Fixed
             || s.cohort_size.is_some()
             || s.modern
-            || s.concurrency != lowdown_core::scanner::DEFAULT_CONCURRENCY
+            || s.concurrency != DEFAULT_CONCURRENCY
+            || s.per_host_concurrency != DEFAULT_PER_HOST_CONCURRENCY
             || s.unsafe_allow_loopback
             || s.npm_registry_url != DEFAULT_NPM_REGISTRY_URL
             || s.pypi_url != DEFAULT_PYPI_URL

@@ -36,6 +36,8 @@ pub struct Progress {
     mode: Mode,
     total: AtomicUsize,
     done: AtomicUsize,
+    running: AtomicUsize,
+    hosts: AtomicUsize,
     probing: AtomicBool,
     started: Instant,
 }
@@ -56,6 +58,8 @@ impl Progress {
             mode,
             total: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
+            running: AtomicUsize::new(0),
+            hosts: AtomicUsize::new(0),
             probing: AtomicBool::new(false),
             started: Instant::now(),
         })
@@ -95,6 +99,12 @@ impl Progress {
         self.done.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Probes running now, and hosts with probes running or queued.
+    pub fn in_flight(&self, running: usize, hosts: usize) {
+        self.running.store(running, Ordering::Relaxed);
+        self.hosts.store(hosts, Ordering::Relaxed);
+    }
+
     fn status(&self, elapsed: f64) -> (String, usize, usize) {
         let (done, total) = (
             self.done.load(Ordering::Relaxed),
@@ -107,7 +117,11 @@ impl Progress {
             "ETA -".to_owned()
         };
         (
-            format!("{done}/{total} remotes  {rate:.1}/s  {eta}"),
+            format!(
+                "{done}/{total} remotes  {rate:.1}/s  {eta}  ({} in flight, {} hosts left)",
+                self.running.load(Ordering::Relaxed),
+                self.hosts.load(Ordering::Relaxed)
+            ),
             done,
             total,
         )

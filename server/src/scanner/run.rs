@@ -7,23 +7,19 @@ use std::time::Duration;
 
 use lowdown_core::scanner::cohort::{self, CohortError, Current};
 use lowdown_core::scanner::days::day_of;
+use lowdown_core::scanner::dispatch::{host_key, Limits};
 use lowdown_core::scanner::registry::{Entry, DEFAULT_REGISTRY_URL};
 use lowdown_core::scanner::target::Policy;
-use lowdown_core::scanner::{
-    MissingReason, Observation, ToolDefinition, DEFAULT_COHORT_SIZE, DEFAULT_CONCURRENCY,
-};
+use lowdown_core::scanner::{MissingReason, DEFAULT_COHORT_SIZE};
 use serde::Serialize;
-use tokio::sync::{mpsc, Semaphore};
-use tokio::task::JoinSet;
 
 use super::net::{Lookup, Net, SystemLookup};
 use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
-use super::{http, registry};
+use super::{probing, registry};
 use crate::db::lease::{self, SCAN_LEASE};
 use crate::db::scanner as store;
 use crate::db::{random_id, Db};
-use crate::names::enum_str;
 
 /// The time a run believes it is (unix ms): the wall clock, or a shifted one in tests.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -36,12 +32,14 @@ pub const LEASE_TTL_MS: i64 = 5 * 60_000;
 pub struct ScanConfig {
     /// The Registry's base URL.
     pub registry_url: String,
+    /// Which entries are probed: the fixed cohort or every one.
+    pub cohort: CohortMode,
     /// `--cohort-size`; `None` keeps the stored size (5,000 for a new cohort).
     pub cohort_size: Option<u64>,
     /// Try `server/discover` (2026-07-28) first.
     pub modern: bool,
-    /// Probes in flight.
-    pub concurrency: usize,
+    /// Probes in flight, in total and against one host.
+    pub limits: Limits,
     /// What may be reached (`--unsafe-allow-loopback`).
     pub policy: Policy,
     /// Name resolution (the system's by default).
@@ -55,15 +53,16 @@ pub struct ScanConfig {
 }
 
 impl ScanConfig {
-    /// The defaults: the official Registry, the stored cohort size, 16 probes at a time,
-    /// the system resolver and clock, strict SSRF rules, progress on stderr, packages
-    /// checked at the public npm registry and PyPI.
+    /// The defaults: the official Registry, the fixed cohort at its stored size, 128 probes
+    /// at a time and 32 against one host, the system resolver and clock, strict SSRF
+    /// rules, progress on stderr, packages checked at the public npm registry and PyPI.
     pub fn new() -> Self {
         ScanConfig {
             registry_url: DEFAULT_REGISTRY_URL.to_owned(),
+            cohort: CohortMode::Fixed,
             cohort_size: None,
             modern: false,
-            concurrency: DEFAULT_CONCURRENCY,
+            limits: Limits::default(),
             policy: Policy::default(),
             lookup: Arc::new(SystemLookup),
             clock: Arc::new(crate::clock::now_ms),
@@ -71,6 +70,19 @@ impl ScanConfig {
             packages: Some(PackageSources::default()),
         }
     }
+}
+
+/// Which Registry entries a run probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum CohortMode {
+    /// The stored cohort's members (grown as `--cohort-size` asks).
+    #[default]
+    Fixed,
+    /// Every active, latest entry with a probeable remote; the stored cohort is left as it
+    /// is (neither grown nor probed as such), and its members not probeable today are
+    /// still recorded as missing with their reason.
+    All,
 }
 
 impl Default for ScanConfig {
@@ -121,6 +133,8 @@ pub struct Summary {
     pub status: String,
     /// The Registry read.
     pub registry_url: String,
+    /// What was probed: `fixed` (the cohort) or `all` (every probeable entry).
+    pub cohort: CohortMode,
     /// Registry pages read.
     pub pages: usize,
     /// Server items on every page.
@@ -145,6 +159,8 @@ pub struct Summary {
     pub no_probeable_remote: usize,
     /// Remotes to probe.
     pub remotes: usize,
+    /// Distinct hosts of those remotes.
+    pub hosts: usize,
     /// Observations stored.
     pub probed: usize,
     /// Observations per reached level.
@@ -234,6 +250,7 @@ async fn run_locked(
         scan_run_id: run_id.clone(),
         day: day.clone(),
         registry_url: cfg.registry_url.clone(),
+        cohort: cfg.cohort,
         ..Summary::default()
     };
     let outcome = async {
@@ -260,17 +277,33 @@ async fn run_locked(
         // Probing holds only its queue: the Registry read is not needed past this point.
         drop(entries);
         store::save_skips(db, &run_id, &day, &skips).await?;
+        summary.remotes = jobs.len();
+        summary.hosts = jobs
+            .iter()
+            .map(|(_, url)| host_key(url))
+            .collect::<BTreeSet<_>>()
+            .len();
+        let scope = match cfg.cohort {
+            CohortMode::Fixed => "the cohort",
+            CohortMode::All => "every probeable entry",
+        };
         progress.note(&format!(
-            "scan: {} Registry entries ({} active and latest); cohort v{} has {} members; probing {} remotes",
+            "scan: {} Registry entries ({} active and latest); cohort v{} has {} members; probing {} remotes on {} hosts ({scope}), {} at a time, {} per host",
             counts.entries,
             counts.active_latest,
             summary.cohort_version.unwrap_or(0),
             summary.members,
-            jobs.len()
+            summary.remotes,
+            summary.hosts,
+            cfg.limits.total,
+            cfg.limits.per_host,
         ));
-        summary.remotes = jobs.len();
         progress.start_probing(jobs.len());
-        probe_all(db, cfg, net, &run_id, &day, jobs, &progress, lost, &mut summary).await?;
+        let tally =
+            probing::probe_all(db, cfg, net, (&run_id, &day), jobs, &progress, lost).await?;
+        summary.probed = tally.probed;
+        summary.by_level = tally.by_level;
+        summary.by_error_type = tally.by_error_type;
         if let (Some(sources), false) = (&cfg.packages, lost.load(Ordering::Relaxed)) {
             progress.note(&format!("scan: checking {} npm and PyPI packages", package_keys.len()));
             summary.packages = packages::check_all(db, net, sources, package_keys, &cfg.clock).await?;
@@ -304,8 +337,9 @@ async fn run_locked(
     Ok(summary)
 }
 
-/// Grows the cohort as asked and lists the remotes to probe (in cohort order) and the
-/// members that cannot be probed, with why.
+/// Grows the cohort as asked (fixed mode) and lists the remotes to probe, in cohort order,
+/// and the members that cannot be probed, with why. In `all` mode every kept entry with a
+/// probeable remote is probed and the stored cohort is left as it is.
 async fn plan_cohort(
     db: &Db,
     cfg: &ScanConfig,
@@ -320,35 +354,51 @@ async fn plan_cohort(
         .filter(|e| e.is_kept())
         .map(|e| (e.target_id(), e))
         .collect();
-    let kept_ids: Vec<String> = kept.keys().cloned().collect();
     let (version, mut members) = match cohort {
         Some((v, size, members)) => ((Some(v), size), members),
         None => ((None, 0), BTreeSet::new()),
     };
-    let current = version.0.map(|v| Current {
-        version: v,
-        size: version.1,
-        members: &members,
-    });
-    let plan = cohort::plan(
-        current.as_ref(),
-        cfg.cohort_size,
-        DEFAULT_COHORT_SIZE,
-        &kept_ids,
-    )?;
-    members.extend(plan.add.iter().cloned());
-    store::save_cohort(db, &plan, members.len(), run_id, day, (cfg.clock)()).await?;
-    summary.cohort_version = plan.new_version.or(version.0);
-    summary.cohort_size = plan.size;
+    (summary.cohort_version, summary.cohort_size) = version;
+    if cfg.cohort == CohortMode::Fixed {
+        let kept_ids: Vec<String> = kept.keys().cloned().collect();
+        let current = version.0.map(|v| Current {
+            version: v,
+            size: version.1,
+            members: &members,
+        });
+        let plan = cohort::plan(
+            current.as_ref(),
+            cfg.cohort_size,
+            DEFAULT_COHORT_SIZE,
+            &kept_ids,
+        )?;
+        members.extend(plan.add.iter().cloned());
+        store::save_cohort(db, &plan, members.len(), run_id, day, (cfg.clock)()).await?;
+        summary.cohort_version = plan.new_version.or(version.0);
+        summary.cohort_size = plan.size;
+        summary.members_added = plan.add.len();
+    }
     summary.members = members.len();
-    summary.members_added = plan.add.len();
-    let mut ordered: Vec<String> = members.into_iter().collect();
+    let mut ordered: Vec<String> = match cfg.cohort {
+        CohortMode::Fixed => members.iter().cloned().collect(),
+        CohortMode::All => members
+            .iter()
+            .chain(kept.keys())
+            .cloned()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+    };
     cohort::sort(&mut ordered);
     let (mut jobs, mut skips) = (Vec::new(), Vec::new());
     for id in ordered {
         match kept.get(&id).map(|e| e.probeable_remotes()) {
             None => skips.push((id, MissingReason::NotListed)),
-            Some(urls) if urls.is_empty() => skips.push((id, MissingReason::NoProbeableRemote)),
+            Some(urls) if urls.is_empty() => {
+                if members.contains(&id) {
+                    skips.push((id, MissingReason::NoProbeableRemote));
+                }
+            }
             Some(urls) => jobs.extend(urls.into_iter().map(|u| (id.clone(), u))),
         }
     }
@@ -360,8 +410,6 @@ async fn plan_cohort(
     Ok((jobs, skips))
 }
 
-type Finished = (Observation, Vec<ToolDefinition>);
-
 /// Aborts a background task when the run that started it ends or is dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -369,93 +417,4 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
-}
-
-/// Probes every remote, `concurrency` at a time, while one writer stores what finishes.
-/// At most `concurrency` probes and a bounded queue exist at any time, so memory does not
-/// grow with the number of remotes.
-#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
-async fn probe_all(
-    db: &Db,
-    cfg: &ScanConfig,
-    net: &Net,
-    run_id: &str,
-    day: &str,
-    jobs: Vec<(String, String)>,
-    progress: &Arc<Progress>,
-    lost: &Arc<AtomicBool>,
-    summary: &mut Summary,
-) -> Result<(), ScanError> {
-    let concurrency = cfg.concurrency.max(1);
-    let (tx, rx) = mpsc::channel::<Finished>(concurrency * 2);
-    let writer = tokio::spawn(write_all(db.clone(), day.to_owned(), cfg.clock.clone(), rx));
-    let permits = Arc::new(Semaphore::new(concurrency));
-    let mut probes = JoinSet::new();
-    for (target, url) in jobs {
-        if lost.load(Ordering::Relaxed) || writer.is_finished() {
-            break;
-        }
-        let permit = permits.clone().acquire_owned().await.expect("never closed");
-        let (net, tx, clock, progress) =
-            (net.clone(), tx.clone(), cfg.clock.clone(), progress.clone());
-        let (run_id, modern) = (run_id.to_owned(), cfg.modern);
-        probes.spawn(async move {
-            let result = http::probe(&net, &url, modern).await;
-            let finished = result.into_observation(&run_id, &target, &url, clock());
-            progress.probed();
-            let _ = tx.send(finished).await;
-            drop(permit);
-        });
-        while probes.try_join_next().is_some() {}
-    }
-    while probes.join_next().await.is_some() {}
-    drop(tx);
-    let tally = writer
-        .await
-        .map_err(|e| ScanError::Storage(e.to_string()))??;
-    summary.probed = tally.probed;
-    summary.by_level = tally.by_level;
-    summary.by_error_type = tally.by_error_type;
-    Ok(())
-}
-
-#[derive(Default)]
-struct Tally {
-    probed: usize,
-    by_level: BTreeMap<String, u64>,
-    by_error_type: BTreeMap<String, u64>,
-}
-
-/// Stores observations as they arrive, batching whatever is already queued (up to 64).
-async fn write_all(
-    db: Db,
-    day: String,
-    clock: Clock,
-    mut rx: mpsc::Receiver<Finished>,
-) -> Result<Tally, ScanError> {
-    let mut next_id = store::next_observation_id(&db).await?;
-    let mut tally = Tally::default();
-    while let Some(first) = rx.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < 64 {
-            match rx.try_recv() {
-                Ok(f) => batch.push(f),
-                Err(_) => break,
-            }
-        }
-        for (o, _) in &batch {
-            tally.probed += 1;
-            *tally
-                .by_level
-                .entry(o.reached_level.to_string())
-                .or_default() += 1;
-            if let Some(e) = &o.error_type {
-                *tally.by_error_type.entry(enum_str(e)).or_default() += 1;
-            }
-        }
-        let n = batch.len() as i64;
-        store::write_observations(&db, next_id, &day, clock(), batch).await?;
-        next_id += n;
-    }
-    Ok(tally)
 }

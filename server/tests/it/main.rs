@@ -34,6 +34,7 @@ mod rollups_file;
 mod scanner_cli;
 mod scanner_days;
 mod scanner_everything;
+mod scanner_hosts;
 mod scanner_probe;
 mod scanner_registry;
 mod scanner_runs;

@@ -115,8 +115,32 @@ async fn the_unsafe_flag_says_so_and_bad_options_are_refused() {
     let out = lowdown_server(vec!["serve".into(), "--scan-at".into(), "7:00".into()]).await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected HH:MM"));
-    let out = lowdown_server(vec!["scan".into(), "--concurrency".into(), "0".into()]).await;
-    assert_eq!(out.status.code(), Some(2));
+    for (args, says) in [
+        (
+            &["--concurrency", "0"][..],
+            "expected a number from 1 to 1024",
+        ),
+        (
+            &["--per-host-concurrency", "0"],
+            "expected a number from 1 to 1024",
+        ),
+        (
+            &["--per-host-concurrency", "many"],
+            "expected a number from 1 to 1024",
+        ),
+        (&["--cohort", "everything"], "[possible values: fixed, all]"),
+        (
+            &["--cohort", "all", "--cohort-size", "10"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut argv = vec!["scan".to_owned()];
+        argv.extend(args.iter().map(|a| a.to_string()));
+        let out = lowdown_server(argv).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
     let out = lowdown_server(vec![
         "--registry-url".into(),
         "https://r.example.com".into(),

@@ -12,10 +12,15 @@
 //! | `slow` | `ok`, answering `initialize` after 1 s |
 //! | `hang` | accepts the request and never answers |
 //!
+//! Each host (the `Host` header's name, any port) counts the requests it is answering at
+//! once and remembers the most it ever saw ([`Mcp::peaks`]).
+//!
 //! Like the SDK, the session servers refuse (400) a request after `initialize` without the
 //! session id or with another protocol version, and (406) a POST whose `Accept` lacks JSON
 //! or SSE. `ok` serves the description set with [`Mcp::set_description`].
 
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +48,10 @@ struct Inner {
     description: String,
     hits: Vec<Hit>,
     log: bool,
+    open: BTreeMap<String, usize>,
+    peaks: BTreeMap<String, usize>,
+    open_total: usize,
+    peak_total: usize,
 }
 
 /// The running fixture servers.
@@ -50,6 +59,46 @@ struct Inner {
 pub struct Mcp {
     pub base: String,
     inner: Arc<Mutex<Inner>>,
+    app: Router,
+}
+
+/// One request being answered, counted against its host until dropped (answered, or the
+/// client went away).
+struct Open {
+    inner: Arc<Mutex<Inner>>,
+    host: String,
+}
+
+impl Open {
+    fn new(inner: &Arc<Mutex<Inner>>, headers: &HeaderMap) -> Open {
+        let host = header(headers, "host").unwrap_or_default();
+        let host = host
+            .rsplit_once(':')
+            .map_or(host.as_str(), |(h, _)| h)
+            .to_owned();
+        let mut i = inner.lock().unwrap();
+        let open = i.open.entry(host.clone()).or_default();
+        *open += 1;
+        let now = *open;
+        let peak = i.peaks.entry(host.clone()).or_default();
+        *peak = (*peak).max(now);
+        i.open_total += 1;
+        i.peak_total = i.peak_total.max(i.open_total);
+        Open {
+            inner: inner.clone(),
+            host,
+        }
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        let mut i = self.inner.lock().unwrap();
+        i.open_total -= 1;
+        if let Some(n) = i.open.get_mut(&self.host) {
+            *n -= 1;
+        }
+    }
 }
 
 const PROTOCOL: &str = "2025-06-18";
@@ -116,6 +165,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let _open = Open::new(&inner, &headers);
     let kind = path.split('/').next().unwrap_or("").to_owned();
     let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let rpc_method = msg["method"].as_str().map(str::to_owned);
@@ -227,15 +277,49 @@ impl Mcp {
             description: "Search the web".into(),
             hits: Vec::new(),
             log,
+            open: BTreeMap::new(),
+            peaks: BTreeMap::new(),
+            open_total: 0,
+            peak_total: 0,
         }));
         let app = Router::new()
             .route("/mcp/{*path}", any(handle))
             .with_state(inner.clone());
-        let addr = super::serve(app).await;
+        let addr = super::serve(app.clone()).await;
         Mcp {
             base: format!("http://{addr}"),
             inner,
+            app,
         }
+    }
+
+    /// Serves the same fixtures on `ip` too (any loopback address: 127.0.0.0/8 is all
+    /// local), on a fresh port.
+    pub async fn serve_on(&self, ip: IpAddr) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = self.app.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        addr
+    }
+
+    /// The most requests each host was answering at once.
+    pub fn peaks(&self) -> BTreeMap<String, usize> {
+        self.inner.lock().unwrap().peaks.clone()
+    }
+
+    /// The most requests all hosts together were answering at once.
+    pub fn peak_total(&self) -> usize {
+        self.inner.lock().unwrap().peak_total
+    }
+
+    /// The URL of a fixture of `kind` reached through the name `host` (resolved by the
+    /// test's lookup to this server's address).
+    pub fn url_via(&self, host: &str, kind: &str, suffix: &str) -> String {
+        let port = self.base.rsplit(':').next().unwrap_or("");
+        format!("http://{host}:{port}/mcp/{kind}/{suffix}")
     }
 
     /// The URL of a fixture of `kind` (`suffix` tells same-kind remotes apart).
