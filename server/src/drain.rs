@@ -12,6 +12,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use lowdown_core::record::delivery::{delivery, BATCH_MAX, SEND_TIMEOUT_MS};
 use lowdown_core::record::spool::{Claim, Outcome, Step, DIR_NAME};
 
+/// How long the node waits for its own answer to a batch: a first start may still be
+/// migrating the database when the drain begins.
+const ANSWER_WAIT: Duration = Duration::from_millis(SEND_TIMEOUT_MS * 10);
+
 /// What a drain did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Drained {
@@ -62,8 +66,7 @@ async fn deliver(client: &reqwest::Client, url: &str, records: &[String]) -> boo
             .post(url)
             .header("content-type", "application/json")
             .body(format!("[{}]", batch.join(",")))
-            // The node answers itself; a first start migrating a database may be slow.
-            .timeout(Duration::from_millis(SEND_TIMEOUT_MS * 10))
+            .timeout(ANSWER_WAIT)
             .send()
             .await;
         let (status, retry, body) = match sent {
