@@ -23,6 +23,12 @@ pub fn prepare_sqlite(url: &str) -> std::io::Result<Option<String>> {
     let Some(path) = sqlite_path(url) else {
         return Ok(None);
     };
+    create_private(&path)
+}
+
+/// Creates the SQLite file `path` as 0600 when it is missing; otherwise a warning when
+/// others can read it.
+fn create_private(path: &Path) -> std::io::Result<Option<String>> {
     if path.exists() {
         return Ok(open_to_others(path));
     }
@@ -39,13 +45,57 @@ pub fn prepare_sqlite(url: &str) -> std::io::Result<Option<String>> {
     }
 }
 
-/// The file path of a `sqlite://PATH?…` or `sqlite:PATH` URL (none for `:memory:`).
-fn sqlite_path(url: &str) -> Option<&Path> {
+/// Refuses a roll-ups file beside the SQLite file of `url` (`<file>-rollups`) that is a
+/// symbolic link or not a regular file: the server makes it again when it does not match,
+/// which must never reach a file somewhere else. A missing one is created 0600, as the
+/// main file is.
+pub fn prepare_rollups(url: &str) -> std::io::Result<()> {
+    let Some(main) = sqlite_path(url) else {
+        return Ok(());
+    };
+    let path = std::path::PathBuf::from(format!("{}-rollups", main.display()));
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_file() => Ok(()),
+        Ok(_) => Err(std::io::Error::other(format!(
+            "{} is not a regular file (a link or a directory); move it away: the server makes its roll-ups file there",
+            path.display()
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_private(&path).map(drop),
+        Err(e) => Err(e),
+    }
+}
+
+/// The file path of a `sqlite://PATH?…` or `sqlite:PATH` URL (none for `:memory:`),
+/// percent-decoded as sqlx reads it.
+fn sqlite_path(url: &str) -> Option<std::path::PathBuf> {
     let rest = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))?;
     let path = rest.split('?').next().unwrap_or_default();
-    (!path.is_empty() && !path.starts_with(":memory:")).then(|| Path::new(path))
+    if path.is_empty() || path.starts_with(":memory:") {
+        return None;
+    }
+    let (bytes, mut out) = (path.as_bytes(), Vec::with_capacity(path.len()));
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(std::path::PathBuf::from(
+        String::from_utf8_lossy(&out).into_owned(),
+    ))
 }
 
 /// A warning naming `path` and its mode when group or others have any access to it.
@@ -105,7 +155,12 @@ mod tests {
         assert_eq!(sqlite_path("postgres://u@h/db"), None);
         assert_eq!(
             sqlite_path("sqlite:///srv/l.db?mode=rwc"),
-            Some(Path::new("/srv/l.db"))
+            Some(Path::new("/srv/l.db").to_owned())
+        );
+        // Percent-decoded, as sqlx reads the path.
+        assert_eq!(
+            sqlite_path("sqlite:///srv/a%3Fb%2541/l.db?mode=rwc"),
+            Some(Path::new("/srv/a?b%41/l.db").to_owned())
         );
     }
 }

@@ -253,6 +253,7 @@ impl Db {
             // acquire would add a round trip to every request.
             .test_before_acquire(false);
         if backend == Backend::Sqlite {
+            crate::files::prepare_rollups(url).map_err(|e| DbError::internal(e.to_string()))?;
             options = options.after_connect(|conn, _meta| {
                 Box::pin(async move {
                     conn.execute("PRAGMA journal_mode = WAL").await?;

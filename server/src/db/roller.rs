@@ -63,8 +63,11 @@ const CHUNK: i64 = 50_000;
 /// wait for it) ever slower. Sustained ingest then runs at the roller's rate.
 const MOST_WAITING: u64 = 2 * ROLL_ROWS;
 
+/// Longest a row waits for a roll while ingest goes on.
+const ROLL_AT_MOST_AFTER: Duration = Duration::from_secs(1);
+
 /// Longest ingest waits for the roller: a roller that fails (its errors are logged) must
-/// not stop ingest.
+/// not stop ingest, which then does not wait at all until a roll succeeds.
 const KEEP_UP_AT_MOST: Duration = Duration::from_secs(10);
 
 /// What this process committed and rolled up, the roller's connection and its task.
@@ -83,8 +86,12 @@ pub(crate) struct Roller {
     arrived: tokio::sync::Notify,
     /// Woken when [`ROLL_ROWS`] wait.
     full: tokio::sync::Notify,
-    /// Woken (all waiters) when a roll ends.
+    /// Woken (all waiters) when a roll ends, or fails.
     progress: tokio::sync::Notify,
+    /// The last roll failed: ingest does not wait for the roller ([`Roller::keep_up`]).
+    failing: std::sync::atomic::AtomicBool,
+    /// When the oldest row now waiting arrived.
+    first_waiting: std::sync::Mutex<Option<Instant>>,
     task: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -104,6 +111,8 @@ impl Default for Roller {
             arrived: tokio::sync::Notify::new(),
             full: tokio::sync::Notify::new(),
             progress: tokio::sync::Notify::new(),
+            failing: std::sync::atomic::AtomicBool::new(false),
+            first_waiting: std::sync::Mutex::new(None),
             task: std::sync::Mutex::default(),
         }
     }
@@ -115,7 +124,12 @@ impl Roller {
         if n == 0 {
             return;
         }
-        *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        let now = Instant::now();
+        *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = now;
+        self.first_waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(now);
         let waiting = self.committed.fetch_add(n, Ordering::AcqRel) - self.rolled();
         if waiting == 0 {
             self.arrived.notify_one();
@@ -144,7 +158,7 @@ impl Roller {
             tokio::pin!(rolled);
             // Registered before the check: a roll ending in between still wakes it.
             rolled.as_mut().enable();
-            if self.waiting() <= MOST_WAITING {
+            if self.waiting() <= MOST_WAITING || self.failing.load(Ordering::Acquire) {
                 return;
             }
             if tokio::time::timeout_at(deadline, rolled).await.is_err() {
@@ -172,12 +186,23 @@ impl Roller {
     /// that ran while this one waited for the roller's lock already included the first
     /// `need` rows this process committed; returns how many rows it rolled up.
     pub(crate) async fn roll(&self, db: &Db, need: u64) -> DbResult<u64> {
+        let rolled = self.roll_locked(db, need).await;
+        self.failing.store(rolled.is_err(), Ordering::Release);
+        if rolled.is_err() {
+            self.progress.notify_waiters();
+        }
+        rolled
+    }
+
+    async fn roll_locked(&self, db: &Db, need: u64) -> DbResult<u64> {
         let mut conn = self.conn.lock().await;
         if need > 0 && self.rolled() >= need {
             return Ok(0);
         }
         // Read before the roll's snapshot of the main file is taken: every row counted here
         // was committed before it, so the roll includes it.
+        // Rows that arrive from here on start the next wait.
+        *self.first_waiting.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let committed = self.committed.load(Ordering::Acquire);
         let started = Instant::now();
         // Up to the last row now, not whatever arrives meanwhile: under ingest faster than
@@ -206,10 +231,14 @@ impl Roller {
         Ok(total)
     }
 
-    /// Waits until [`ROLL_ROWS`] wait or ingest has been quiet for [`ROLL_AFTER`].
+    /// Waits until [`ROLL_ROWS`] wait, ingest has been quiet for [`ROLL_AFTER`], or the
+    /// oldest waiting row has waited [`ROLL_AT_MOST_AFTER`] (another process's answers,
+    /// which do not wait for this one's rows, must not lag behind a steady trickle).
     async fn roll_due(&self) {
         while self.waiting() < ROLL_ROWS {
             let quiet = *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) + ROLL_AFTER;
+            let oldest = *self.first_waiting.lock().unwrap_or_else(|p| p.into_inner());
+            let quiet = oldest.map_or(quiet, |t| quiet.min(t + ROLL_AT_MOST_AFTER));
             if Instant::now() >= quiet {
                 return;
             }

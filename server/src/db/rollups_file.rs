@@ -75,7 +75,22 @@ pub(super) async fn ensure(pool: &sqlx::AnyPool) -> DbResult<bool> {
         // In memory: private to each connection, and made with the connection.
         return Ok(false);
     }
-    let mut file = AnyConnection::connect(&format!("sqlite://{path}?mode=rwc")).await?;
+    let mut file =
+        AnyConnection::connect(&format!("sqlite://{}?mode=rwc", url_path(&path))).await?;
+    // Made again only when it is this server's: another SQLite database that happens to
+    // lie there is refused, never emptied.
+    let foreign: i64 = sqlx::query(
+        "SELECT COUNT(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' \
+         AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'rollup_stamp')",
+    )
+    .fetch_one(&mut file)
+    .await?
+    .try_get("n")?;
+    if foreign > 0 {
+        return Err(super::DbError::internal(format!(
+            "{path} holds another database, not this server's roll-ups; move it away"
+        )));
+    }
     file.execute("PRAGMA journal_mode = WAL").await?;
     file.execute(
         "CREATE TABLE IF NOT EXISTS rollup_stamp (id BIGINT NOT NULL PRIMARY KEY, \
@@ -117,6 +132,21 @@ pub(super) async fn ensure(pool: &sqlx::AnyPool) -> DbResult<bool> {
     tx.commit().await?;
     file.close().await?;
     Ok(true)
+}
+
+/// A file path as the path of a `sqlite://` URL, which sqlx percent-decodes (a `?`, `#`
+/// or `%` in a directory name would otherwise cut or change it).
+fn url_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// The main file's `database_id` (`server_meta`), made by the first server to open it.

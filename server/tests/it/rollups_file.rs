@@ -191,3 +191,113 @@ async fn an_upgraded_database_gets_its_rollups_from_its_raw_rows() {
     common::assert_rollups_match_raw(&t).await;
     t.cleanup().await;
 }
+
+/// What opening a database of `dir/name` does, with its roll-ups path holding what `plant`
+/// put there.
+async fn open_beside(
+    name: &str,
+    plant: impl FnOnce(&std::path::Path),
+) -> (std::path::PathBuf, Result<(), String>) {
+    let dir = std::env::temp_dir().join(format!(
+        "lowdown-rollups-{}-{}",
+        std::process::id(),
+        name.len()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let main = dir.join(name).join("lowdown.db");
+    std::fs::create_dir_all(main.parent().unwrap()).unwrap();
+    plant(std::path::Path::new(&lowdown_server::db::rollups_path(
+        &main.display().to_string(),
+    )));
+    // The URL's path as sqlx reads it: percent-encoded.
+    let encoded: String = main
+        .display()
+        .to_string()
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let opened = lowdown_server::db::Db::open(&format!("sqlite://{encoded}?mode=rwc"), 4).await;
+    let result = match opened {
+        Ok(db) => {
+            db.close().await;
+            Ok(())
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    (dir, result)
+}
+
+#[tokio::test]
+async fn another_database_or_a_link_where_the_rollups_file_goes_is_refused_never_emptied() {
+    let victim = std::env::temp_dir().join(format!("lowdown-victim-{}.sqlite", std::process::id()));
+    let _ = std::fs::remove_file(&victim);
+    let keep = |path: &std::path::Path| {
+        let c = std::process::Command::new("sqlite3")
+            .arg(path)
+            .arg("CREATE TABLE precious (x); INSERT INTO precious VALUES (42);")
+            .status()
+            .unwrap();
+        assert!(c.success());
+    };
+    keep(&victim);
+    let (dir, linked) = open_beside("link", |at| {
+        std::os::unix::fs::symlink(&victim, at).unwrap()
+    })
+    .await;
+    assert!(
+        linked
+            .as_ref()
+            .is_err_and(|e| e.contains("is not a regular file")),
+        "{linked:?}"
+    );
+    let (dir2, foreign) = open_beside("foreign", |at| keep(at)).await;
+    assert!(
+        foreign
+            .as_ref()
+            .is_err_and(|e| e.contains("holds another database")),
+        "{foreign:?}"
+    );
+    for db in [
+        victim.clone(),
+        std::path::PathBuf::from(lowdown_server::db::rollups_path(
+            &dir2.join("foreign/lowdown.db").display().to_string(),
+        )),
+    ] {
+        let out = std::process::Command::new("sqlite3")
+            .arg(&db)
+            .arg("SELECT x FROM precious")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "42",
+            "{} kept",
+            db.display()
+        );
+    }
+    for d in [dir, dir2] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    let _ = std::fs::remove_file(&victim);
+}
+
+#[tokio::test]
+async fn a_database_in_a_directory_named_with_url_characters_opens() {
+    let (dir, opened) = open_beside("d?x%41 #", |_| {}).await;
+    assert_eq!(opened, Ok(()));
+    let file =
+        lowdown_server::db::rollups_path(&dir.join("d?x%41 #/lowdown.db").display().to_string());
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&file).unwrap().permissions());
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "the roll-ups file is the user's alone, as the main file is"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
