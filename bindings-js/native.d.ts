@@ -143,14 +143,14 @@ export type JsRouter = Router
 export declare class SpoolClaim {
   /** A plan for the process `pid` at `nowMs`. */
   constructor(pid: number, nowMs: number)
-  /** The first step. */
-  start(): string
-  /** What the last step did; the next step. */
-  feed(result: string, text?: string | undefined | null): string
   /** The directory's names and their modification times; the next step. */
   listed(names: Array<string>, mtimesMs: Array<number>): string
   /** After `deliver`: whether the records were taken; the next step. */
   finish(taken: boolean): string
+  /** The first step. */
+  start(): string
+  /** What the last step did; the next step. */
+  feed(result: string, text?: string | undefined | null): string
 }
 export type JsSpoolClaim = SpoolClaim
 
@@ -166,12 +166,12 @@ export declare class SpoolWrite {
   constructor(records: Array<string>, seq: number, pid: number, nowMs: number, nowIso: string, token: string)
   /** The last sequence number this plan's files use (the next plan's `seq`). */
   seq(): number
+  /** The directory's names and their modification times; the next step. */
+  listed(names: Array<string>, mtimesMs: Array<number>): string
   /** The first step. */
   start(): string
   /** What the last step did; the next step. */
   feed(result: string, text?: string | undefined | null): string
-  /** The directory's names and their modification times; the next step. */
-  listed(names: Array<string>, mtimesMs: Array<number>): string
 }
 export type JsSpoolWrite = SpoolWrite
 
@@ -244,10 +244,10 @@ export declare function prepareObservation(url: string, method: string, status: 
 export declare function settingsFromEnv(envJson: string, userHome: string, client: string): string
 
 /**
- * The spool's sizes (SPEC §3): `{"max_files", "max_records_per_file", "stale_claim_ms"}`
- * as JSON text.
+ * What the spool's entries hold, for a status line: `names` and their `texts` (empty when
+ * unreadable) as JSON text `{"files","records","dropped"}` (the core's `spool::tally`).
  */
-export declare function spoolLimits(): string
+export declare function spoolTally(names: Array<string>, texts: Array<string>): string
 
 /**
  * The value `key` (`"api-url"`) has in the text of `LOWDOWN_HOME/config.json` (`null`:

@@ -6,8 +6,8 @@
 TEST_TARGETS += test-contracts
 .PHONY: contracts test-contracts
 
-contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, src/contract.js of lowdown-proxy and lowdown-observe
+contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, src/contract.js of lowdown-proxy and lowdown-observe; the proxy's src/read.js from observe's
 	cargo run -q -p lowdown-core --example contracts
 
-test-contracts: ## every generated contract copy matches core/src/contract.rs
+test-contracts: ## every generated copy matches its source (core/src/contract.rs, observe's src/read.js)
 	cargo run -q -p lowdown-core --example contracts -- --check

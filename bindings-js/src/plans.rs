@@ -34,6 +34,29 @@ fn listing(names: Vec<String>, mtimes_ms: Vec<f64>) -> Outcome {
     )
 }
 
+/// `start` and `feed` of the plan class `$js` (exported as `$name`) over its `inner`.
+macro_rules! steps {
+    ($name:literal $js:ident) => {
+        #[cfg_attr(not(target_arch = "wasm32"), napi)]
+        #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_class = $name))]
+        impl $js {
+            /// The first step.
+            #[cfg_attr(not(target_arch = "wasm32"), napi)]
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+            pub fn start(&mut self) -> String {
+                json(&self.inner.start())
+            }
+
+            /// What the last step did; the next step.
+            #[cfg_attr(not(target_arch = "wasm32"), napi)]
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+            pub fn feed(&mut self, result: String, text: Option<String>) -> Result<String> {
+                Ok(json(&self.inner.feed(outcome(&result, text)?)))
+            }
+        }
+    };
+}
+
 /// Which spool file this host delivers next: `list`, `claim`, `read`, `deliver` (then
 /// `finish`), `delete`, `rename`, `done`.
 #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "SpoolClaim"))]
@@ -54,20 +77,6 @@ impl JsSpoolClaim {
         }
     }
 
-    /// The first step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn start(&mut self) -> String {
-        json(&self.inner.start())
-    }
-
-    /// What the last step did; the next step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn feed(&mut self, result: String, text: Option<String>) -> Result<String> {
-        Ok(json(&self.inner.feed(outcome(&result, text)?)))
-    }
-
     /// The directory's names and their modification times; the next step.
     #[cfg_attr(not(target_arch = "wasm32"), napi)]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
@@ -82,6 +91,8 @@ impl JsSpoolClaim {
         json(&self.inner.finish(taken))
     }
 }
+
+steps!("SpoolClaim" JsSpoolClaim);
 
 /// How this host spools records: `write`, `rename`, `list`, `read`, `delete`, `done`,
 /// `failed`.
@@ -118,20 +129,6 @@ impl JsSpoolWrite {
         self.inner.seq() as f64
     }
 
-    /// The first step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn start(&mut self) -> String {
-        json(&self.inner.start())
-    }
-
-    /// What the last step did; the next step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn feed(&mut self, result: String, text: Option<String>) -> Result<String> {
-        Ok(json(&self.inner.feed(outcome(&result, text)?)))
-    }
-
     /// The directory's names and their modification times; the next step.
     #[cfg_attr(not(target_arch = "wasm32"), napi)]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
@@ -139,6 +136,8 @@ impl JsSpoolWrite {
         json(&self.inner.feed(listing(names, mtimes_ms)))
     }
 }
+
+steps!("SpoolWrite" JsSpoolWrite);
 
 /// How this host loads `node.json`: `read`, `write`, `link`, `rename`, `delete`, then
 /// `identity` (`{node_id, created_at, created}`) or `failed`.
@@ -168,18 +167,6 @@ impl JsNodeIdentityLoad {
             inner: Load::new(fresh, pid, &token),
         })
     }
-
-    /// The first step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn start(&mut self) -> String {
-        json(&self.inner.start())
-    }
-
-    /// What the last step did; the next step.
-    #[cfg_attr(not(target_arch = "wasm32"), napi)]
-    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
-    pub fn feed(&mut self, result: String, text: Option<String>) -> Result<String> {
-        Ok(json(&self.inner.feed(outcome(&result, text)?)))
-    }
 }
+
+steps!("NodeIdentityLoad" JsNodeIdentityLoad);

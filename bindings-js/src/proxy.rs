@@ -322,17 +322,13 @@ fn opt_bytes(bytes: Option<Vec<u8>>) -> OptBytes {
     })
 }
 
-/// The spool's sizes (SPEC §3): `{"max_files", "max_records_per_file", "stale_claim_ms"}`
-/// as JSON text.
-#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolLimits"))]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolLimits"))]
-pub fn js_spool_limits() -> String {
-    serde_json::json!({
-        "max_files": spool::MAX_FILES,
-        "max_records_per_file": spool::MAX_RECORDS_PER_FILE,
-        "stale_claim_ms": spool::STALE_CLAIM_MS,
-    })
-    .to_string()
+/// What the spool's entries hold, for a status line: `names` and their `texts` (empty when
+/// unreadable) as JSON text `{"files","records","dropped"}` (the core's `spool::tally`).
+#[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "spoolTally"))]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "spoolTally"))]
+pub fn js_spool_tally(names: Vec<String>, texts: Vec<String>) -> String {
+    let entries: Vec<(String, String)> = names.into_iter().zip(texts).collect();
+    serde_json::to_string(&spool::tally(&entries)).unwrap_or_default()
 }
 
 /// What the answer to a batch of `len` records means (`status` null when none came), as

@@ -1,5 +1,6 @@
-//! Writes the contracts each host reads (see `lowdown_core::contract`), or with `--check`
-//! fails when a committed copy differs from what the core would write.
+//! Writes the contracts each host reads (see `lowdown_core::contract`), and the proxy's copy
+//! of lowdown-observe's bounded answer reader (one source, two packages); with `--check`,
+//! fails when a committed copy differs from what would be written.
 //!
 //!     cargo run -q -p lowdown-core --example contracts [-- --check]
 
@@ -7,6 +8,18 @@
 #![allow(clippy::disallowed_methods, reason = "an example writes files")]
 
 use lowdown_core::contract;
+
+/// The one source of the bounded answer reader both npm packages ship.
+const READER: &str = "npm/lowdown-observe/src/read.js";
+
+/// `rel`'s text under a line naming it as the source.
+fn copied(root: &str, rel: &str) -> String {
+    let text = std::fs::read_to_string(format!("{root}/{rel}")).unwrap_or_else(|e| {
+        eprintln!("{rel}: {e}");
+        std::process::exit(1)
+    });
+    format!("// Copied from {rel} by `make contracts`: do not edit.\n{text}")
+}
 
 fn main() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -18,6 +31,7 @@ fn main() {
         ),
         ("npm/lowdown-proxy/src/contract.js", contract::js_module()),
         ("npm/lowdown-observe/src/contract.js", contract::js_module()),
+        ("npm/lowdown-proxy/src/read.js", copied(root, READER)),
     ];
     let check = std::env::args().any(|a| a == "--check");
     let mut stale = Vec::new();

@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from dataclasses import dataclass, replace
-from typing import Mapping, Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, Mapping, Optional
 
 from . import _contract, _core, _native
 
@@ -52,8 +52,14 @@ class Settings:
     #: No deployment configured: when nothing answers at ``api_url``, the sender may start
     #: the local node of ``home`` (the core's ``destination``; ``LOWDOWN_AUTOSTART=0`` says no).
     may_start: bool = False
-    #: ``LOWDOWN_HOME``.
-    home: Optional[str] = None
+    #: The core's settings this was read from (``settings_from_env``), which the sender
+    #: gives the core again to find the local node; ``None`` when built in code.
+    host: Optional[Dict[str, Any]] = field(default=None, compare=False, hash=False)
+
+    @property
+    def home(self) -> Optional[str]:
+        """``LOWDOWN_HOME``, as the core resolved it."""
+        return None if self.host is None else str(Path(self.host["home"]))
 
     @classmethod
     def from_env(cls, env: Optional[Mapping[str, str]] = None) -> "Settings":
@@ -87,7 +93,7 @@ class Settings:
             gateway_url=(env.get("PROWL_GATEWAY_URL") or "").rstrip("/") or None,
             gateway_services=env.get("PROWL_GATEWAY_SERVICES"),
             may_start=where["may_start"],
-            home=str(home),
+            host=core,
         )
 
     def with_overrides(self, **overrides: object) -> "Settings":
@@ -112,11 +118,10 @@ class Settings:
 def local_node_url(settings: Settings) -> Optional[str]:
     """The URL the local node of ``settings.home`` announces now, when ``settings`` may use
     one (the core's ``destination``), else ``None``."""
-    if not settings.may_start or settings.home is None:
+    if not settings.may_start or settings.host is None:
         return None
-    core = _native.settings_from_env({"LOWDOWN_HOME": settings.home}, str(Path.home()), "telemetry")
-    home = Path(settings.home)
-    where = _native.destination(core, None, _read(home / _contract.LOCAL_NODE_FILE))
+    home = Path(settings.host["home"])
+    where = _native.destination(settings.host, None, _read(home / _contract.LOCAL_NODE_FILE))
     return str(where["url"]) if where["via"] == "local_node" else None
 
 

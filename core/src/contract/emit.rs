@@ -214,11 +214,14 @@ fn shared() -> [Group; 4] {
         ),
         (
             "FILES",
-            "The files every host shares under LOWDOWN_HOME (SPEC §3.5).",
+            "The files every host shares under LOWDOWN_HOME (SPEC §3.5), and the spool's bounds (SPEC §3).",
             vec![
                 ("NODE_FILE", Text(identity::FILE_NAME)),
                 ("SPOOL_DIR", Text(spool::DIR_NAME)),
                 ("DROPPED_FILE", Text(spool::DROPPED_FILE)),
+                ("SPOOL_MAX_FILES", Int(spool::MAX_FILES as u64)),
+                ("SPOOL_MAX_RECORDS_PER_FILE", Int(spool::MAX_RECORDS_PER_FILE as u64)),
+                ("SPOOL_STALE_CLAIM_MS", Int(spool::STALE_CLAIM_MS)),
                 ("LOCAL_NODE_FILE", Text(local_node::FILE_NAME)),
                 ("LOCAL_NODE_LOCK", Text(local_node::LOCK_NAME)),
                 ("LOCAL_NODE_LOG", Text(local_node::LOG_NAME)),

@@ -155,12 +155,44 @@ pub fn over_bound(names: &[String]) -> Vec<String> {
 /// The new text of `dropped.json` once `records` more were dropped at `now_iso`, from its
 /// previous text (absent or unreadable counts as 0).
 pub fn dropped(previous: Option<&str>, records: u64, now_iso: &str) -> String {
-    let before = previous
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        .and_then(|v| v.get("dropped_records").and_then(serde_json::Value::as_u64))
-        .unwrap_or(0);
+    let before = dropped_records(previous.unwrap_or_default());
     serde_json::json!({"dropped_records": before + records, "last_dropped_at": now_iso}).to_string()
         + "\n"
+}
+
+/// The count a `dropped.json` text holds (0 when it is unreadable).
+fn dropped_records(text: &str) -> u64 {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("dropped_records").and_then(serde_json::Value::as_u64))
+        .unwrap_or(0)
+}
+
+/// What a spool holds, as a status line tells it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tally {
+    /// Spool files waiting or claimed (a claim whose host died is sent again).
+    pub files: usize,
+    /// The records in them, as [`decode`] reads them.
+    pub records: usize,
+    /// Records the bound dropped (`dropped.json`).
+    pub dropped: u64,
+}
+
+/// What the spool directory's entries `(name, text)` hold; a file that could not be read
+/// comes with an empty text.
+pub fn tally<S: AsRef<str>>(entries: &[(S, S)]) -> Tally {
+    let mut out = Tally::default();
+    for (name, text) in entries {
+        let (name, text) = (name.as_ref(), text.as_ref());
+        if name == DROPPED_FILE {
+            out.dropped = dropped_records(text);
+        } else if entry(name) != Entry::Other {
+            out.files += 1;
+            out.records += decode(text).records.len();
+        }
+    }
+    out
 }
 
 #[derive(Debug)]
@@ -473,6 +505,21 @@ mod tests {
         assert_eq!(d.records, vec![GOOD.to_owned(), GOOD.to_owned()]);
         assert_eq!(d.corrupt, 2);
         assert_eq!(decode(&encode(&[GOOD])).records, vec![GOOD]);
+    }
+
+    #[test]
+    fn a_tally_counts_waiting_and_claimed_files_their_records_and_the_dropped() {
+        let waiting = file_name(1, 1, 7, "ab");
+        let claimed = claim_name(&file_name(2, 1, 7, "cd"), 9);
+        let entries = [
+            (waiting.clone(), format!("{GOOD}\nnot json\n")),
+            (claimed, String::new()),
+            (format!("{waiting}.tmp"), format!("{GOOD}\n")),
+            (DROPPED_FILE.to_owned(), dropped(None, 3, "t")),
+            ("notes.jsonl".to_owned(), format!("{GOOD}\n")),
+        ];
+        let t = tally(&entries);
+        assert_eq!((t.files, t.records, t.dropped), (2, 1, 3));
     }
 
     #[test]

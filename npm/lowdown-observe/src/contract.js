@@ -22,11 +22,14 @@ export const DELIVERY = Object.freeze({
   MAX_PAUSE_MS: 3600000,
 });
 
-/** The files every host shares under LOWDOWN_HOME (SPEC §3.5). */
+/** The files every host shares under LOWDOWN_HOME (SPEC §3.5), and the spool's bounds (SPEC §3). */
 export const FILES = Object.freeze({
   NODE_FILE: "node.json",
   SPOOL_DIR: "spool",
   DROPPED_FILE: "dropped.json",
+  SPOOL_MAX_FILES: 100,
+  SPOOL_MAX_RECORDS_PER_FILE: 500,
+  SPOOL_STALE_CLAIM_MS: 60000,
   LOCAL_NODE_FILE: "local-node.json",
   LOCAL_NODE_LOCK: "local-node.lock",
   LOCAL_NODE_LOG: "local-node.log",

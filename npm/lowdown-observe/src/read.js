@@ -1,5 +1,6 @@
 // Reading an answer's body without trusting its size: a hostile or misconfigured API URL
 // could otherwise make the client buffer any amount (fetch's `res.text()` has no bound).
+// lowdown-proxy ships this file as its src/read.js, copied by `make contracts`.
 
 import { DELIVERY } from './contract.js';
 

@@ -32,8 +32,14 @@ export const expandPath = (path, env, home) => core.expandPath(path, JSON.string
 /** Bit of `Recorder.flags()`: the last feed finished a client `tools/call` whose result can carry the log block. */
 export const CARRIES_LOG = 1;
 
-/** The spool's sizes (SPEC §3): `{max_files, max_records_per_file, stale_claim_ms}`. */
-export const spoolLimits = () => JSON.parse(core.spoolLimits());
+/**
+ * What the spool's entries hold, for a status line (SPEC §3; the core's `spool::tally`):
+ * each name with its text ('' when unreadable).
+ * @param {string[]} names
+ * @param {string[]} texts
+ * @returns {{files: number, records: number, dropped: number}}
+ */
+export const spoolTally = (names, texts) => JSON.parse(core.spoolTally(names, texts));
 
 /** The spool's and node.json's plans (SPEC §3, §3.5), run by record/files.js. */
 export const { SpoolClaim, SpoolWrite, NodeIdentityLoad } = core;

@@ -1,6 +1,12 @@
-// Reading an API answer's body without trusting its size: a hostile or misconfigured
-// LOWDOWN_API_URL could otherwise make the proxy buffer any amount (fetch's `res.text()` has
-// no bound). lowdown-observe reads its answers the same way (its src/read.js).
+// Copied from npm/lowdown-observe/src/read.js by `make contracts`: do not edit.
+// Reading an answer's body without trusting its size: a hostile or misconfigured API URL
+// could otherwise make the client buffer any amount (fetch's `res.text()` has no bound).
+// lowdown-proxy ships this file as its src/read.js, copied by `make contracts`.
+
+import { DELIVERY } from './contract.js';
+
+/** Bytes of the API's answer to one batch read at most (the core's `DELIVERY`). */
+export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
 
 /**
  * The body of `res` as UTF-8 text (as `res.text()` decodes it), or null when it is longer
@@ -31,5 +37,11 @@ export async function readBounded(res, maxBytes) {
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks, size)); // drops a BOM, as res.text() does
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -114,7 +114,15 @@ test('LOWDOWN_AUTOSTART=0 starts no node: the records wait in the spool, and not
   await eventually(() => spooled(dir) > 0, 'records spooled', 60_000);
   const status = await statusOf(unconfigured(dir, { LOWDOWN_AUTOSTART: '0' }));
   assert.ok(status.includes('Records go to http://127.0.0.1:7077; LOWDOWN_AUTOSTART=0, so no local node is started.'), status);
-  assert.match(status, /Spool: [1-9]\d* record\(s\) waiting in 1 file\(s\)/);
+  const spool = path.join(dir, 'spool');
+  const [file] = fs.readdirSync(spool);
+  const records = fs.readFileSync(path.join(spool, file), 'utf8').trim().split('\n').length;
+  assert.ok(status.includes(`Spool: ${records} record(s) waiting in 1 file(s) in ${spool}.`), status);
+  // A torn line is no record; what the spool's bound dropped is said.
+  fs.appendFileSync(path.join(spool, file), '{"torn\n');
+  fs.writeFileSync(path.join(spool, 'dropped.json'), '{"dropped_records":4,"last_dropped_at":"2026-12-07T00:00:00Z"}\n');
+  const after = await statusOf(unconfigured(dir, { LOWDOWN_AUTOSTART: '0' }));
+  assert.ok(after.includes(`Spool: ${records} record(s) waiting in 1 file(s) in ${spool}; 4 dropped when it was full.`), after);
 });
 
 test('a node that cannot start is said once, with where the records wait', async (t) => {

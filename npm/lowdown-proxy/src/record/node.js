@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FILES } from '../contract.js';
-import { destination, localNode, settings, storedGet } from '../core.js';
+import { destination, localNode, settings, spoolTally, storedGet } from '../core.js';
 
 /**
  * How long a started node has to announce itself before this session stops waiting (a
@@ -55,19 +55,12 @@ export function destinationLines(env = process.env) {
   }
   const dir = path.join(home, FILES.SPOOL_DIR);
   /** @type {string[]} */
-  let files = [];
+  let names = [];
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+    names = fs.readdirSync(dir);
   } catch {}
-  const records = files.reduce((n, f) => {
-    const text = readText(path.join(dir, f)) ?? '';
-    return n + text.split('\n').filter((l) => l.trim()).length;
-  }, 0);
-  let dropped = 0;
-  try {
-    dropped = JSON.parse(readText(path.join(dir, FILES.DROPPED_FILE)) ?? '{}').dropped_records ?? 0;
-  } catch {}
-  lines.push(`Spool: ${records} record(s) waiting in ${files.length} file(s) in ${dir}${dropped ? `; ${dropped} dropped when it was full` : ''}.`);
+  const { files, records, dropped } = spoolTally(names, names.map((n) => readText(path.join(dir, n)) ?? ''));
+  lines.push(`Spool: ${records} record(s) waiting in ${files} file(s) in ${dir}${dropped ? `; ${dropped} dropped when it was full` : ''}.`);
   return lines;
 }
 

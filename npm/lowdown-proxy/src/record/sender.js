@@ -16,7 +16,7 @@
 import { spoolRecords, claimNext, MAX_RECORDS_PER_FILE } from './spool.js';
 import { DEFAULTS, DELIVERY } from '../contract.js';
 import { delivery } from '../core.js';
-import { readBounded } from '../read.js';
+import { ANSWER_MAX_BYTES, readBounded } from '../read.js';
 
 /** Records per request. */
 export const BATCH_MAX = DELIVERY.BATCH_MAX;
@@ -26,8 +26,8 @@ export const MAX_QUEUE = 10_000;
 export const BATCH_DELAY_MS = 100;
 /** Per-request timeout. */
 export const REQUEST_TIMEOUT_MS = DELIVERY.SEND_TIMEOUT_MS;
-/** Bytes of the API's answer to one batch read at most (the core's `DELIVERY`); a longer one is no answer (the batch is kept). */
-export const ANSWER_MAX_BYTES = DELIVERY.ANSWER_MAX_BYTES;
+// A longer answer than ANSWER_MAX_BYTES is no answer: the batch is kept.
+export { ANSWER_MAX_BYTES };
 /**
  * Records bound for the spool are gathered in memory for up to this long (or until a file's
  * worth), so a long session with the API down fills few, full spool files rather than

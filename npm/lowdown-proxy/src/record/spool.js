@@ -6,12 +6,12 @@
 
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { spoolLimits, SpoolClaim, SpoolWrite } from '../core.js';
+import { SpoolClaim, SpoolWrite } from '../core.js';
 import { FILES } from '../contract.js';
 import { run } from './files.js';
 
 /** Most spool files kept, most records per file, age after which a claim is stale (ms). */
-export const { max_files: MAX_FILES, max_records_per_file: MAX_RECORDS_PER_FILE, stale_claim_ms: STALE_CLAIM_MS } = spoolLimits();
+export const { SPOOL_MAX_FILES: MAX_FILES, SPOOL_MAX_RECORDS_PER_FILE: MAX_RECORDS_PER_FILE, SPOOL_STALE_CLAIM_MS: STALE_CLAIM_MS } = FILES;
 
 // The last sequence number this process put in a file name (orders files of one millisecond).
 let seq = 0;
