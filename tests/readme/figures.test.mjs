@@ -48,6 +48,20 @@ test('every flag default server/README.md states is the one lowdown-server print
   }
 });
 
+test("every default in server/README.md's Scanner flag table is the one lowdown-server scan prints", () => {
+  const defaults = clapDefaults(run(server, ['scan', '--help']));
+  const rows = read('server/README.md').split('\n').filter((l) => /^\| `--[a-z-]+[^`]*` \|/.test(l));
+  let checked = 0;
+  for (const row of rows) {
+    const [flagCell, def] = row.split('|').slice(1, 3).map((c) => c.trim());
+    const flag = flagCell.match(/`(--[a-z-]+)/)[1];
+    if (!defaults.has(flag) || !/^[`\d]/.test(def)) continue;
+    assert.equal(plain(def), defaults.get(flag), `server/README.md's table: ${flag}`);
+    checked++;
+  }
+  assert.ok(checked >= 3, `checked ${checked} defaults`);
+});
+
 test("server/README.md's quota table is the server's defaults", () => {
   const help = run(server, ['serve', '--help']);
   const quota = new Map([...help.matchAll(/([a-z]+(?:-[a-z]+)+) \((?:default )?(\d+)/g)].map((m) => [m[1], m[2]]));
