@@ -163,7 +163,11 @@ fn base_document() -> Value {
             "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document.", "responses": {"200": ok("OpenAPI 3.1.", json!({"type": "object"}))}}},
             "/llms.txt": {"get": {"operationId": "llmsTxt", "summary": "How an agent uses this API, in plain text.",
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
-            "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness and a database round trip.", "responses": {"200": ok("Up.", r("Health")), "500": internal}}}
+            "/healthz": {"get": {"operationId": "healthz", "summary": "Liveness and a database round trip.", "responses": {"200": ok("Up.", r("Health")), "500": internal}}},
+            "/hooks/{file}": {"get": {"operationId": "hook", "summary": "A drop-in Claude Code hook: one file, Python's standard library only, as the prowl wheel ships it (see docs/contribute-telemetry.md).",
+                "parameters": [{"name": "file", "in": "path", "required": true, "schema": {"type": "string", "enum": crate::routes::hooks::HOOKS.iter().map(|(name, _)| *name).collect::<Vec<_>>()}}],
+                "responses": {"200": {"description": "The hook's source, as an attachment.", "content": {"text/x-python": {"schema": {"type": "string"}}}},
+                    "404": error_response("No hook of that name.")}}}
         },
         "components": {"schemas": schemas()}
     })

@@ -11,6 +11,7 @@ use crate::state::AppState;
 pub(crate) mod agents;
 pub(crate) mod compare;
 mod detail;
+pub(crate) mod hooks;
 pub(crate) mod interactions;
 pub(crate) mod meta;
 pub(crate) mod node;
@@ -44,6 +45,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/openapi.json"),
     ("get", "/llms.txt"),
     ("get", "/healthz"),
+    ("get", "/hooks/{file}"),
     ("get", "/"),
     ("get", "/t/{target}"),
     ("get", "/daily/{day}"),
@@ -73,6 +75,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(meta::openapi))
         .route("/llms.txt", get(meta::llms))
         .route("/healthz", get(meta::healthz))
+        .route("/hooks/{file}", get(hooks::get))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::disable())

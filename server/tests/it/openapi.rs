@@ -224,6 +224,7 @@ async fn real_answers_are_what_the_document_says(t: &TestDb) {
         case("get", "/api/node/{node_id}", "/api/node/nope", None, 400),
         case("post", register, register, Some(json!({"name": 5})), 400),
         case("get", "/healthz", "/healthz", None, 200),
+        case("get", "/hooks/{file}", "/hooks/..%2Fprowl_provider_state.json", None, 404),
         case("get", "/v1/services", "/v1/services", None, 200),
         case("get", "/v1/services/{slug}", "/v1/services/nope", None, 404),
         case("get", "/v1/sampling/salt", "/v1/sampling/salt", None, 401),
