@@ -72,6 +72,24 @@ assert "CANARY_install" not in json.dumps(a)
 print("prowl and lowdown-server from a fresh venv: 3 observations in the telemetry block of", a["target"])
 '
 
+# The drop-in telemetry hook: the file the installed server serves is the one the wheel
+# ships, and it runs on the standard library alone (python3 -I -S, outside the venv).
+HOOK="$("$WORK/venv/bin/python" -c 'import prowl.prowl_telemetry_hook as h; print(h.__file__)')"
+curl -sf "http://127.0.0.1:$PORT/hooks/prowl_telemetry_hook.py" -o "$WORK/hook.py"
+cmp "$HOOK" "$WORK/hook.py"
+echo '{"hook_event_name":"PostToolUse","tool_name":"WebFetch","tool_input":{"url":"https://hook-install.example.org/x?q=CANARY_hook"},"tool_response":{"code":200,"bytes":5},"duration_ms":42}' \
+  | PROWL_API_URL="http://127.0.0.1:$PORT" python3 -I -S "$WORK/hook.py"
+curl -sf "http://127.0.0.1:$PORT/api/reputation/hook-install.example.org" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+assert (a.get("telemetry") or {}).get("observations") == 1, a
+assert "CANARY_hook" not in json.dumps(a)
+print("the downloaded prowl_telemetry_hook.py, on the standard library alone: 1 observation of", a["target"])
+'
+# The daemon's console script: without an agent key it says so and exits 2.
+rc=0; env -u PROWL_AGENT_KEY "$WORK/venv/bin/prowl-provider" daemon 2>"$WORK/daemon.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "PROWL_AGENT_KEY is not set" "$WORK/daemon.err" || { echo "prowl-provider daemon: exit $rc" >&2; cat "$WORK/daemon.err" >&2; exit 1; }
+
 # LOWDOWN_AUTOSTART=0 (before any node runs here): as before, nothing is started and the
 # records wait in the spool.
 env -u PROWL_API_URL -u LOWDOWN_API_URL LOWDOWN_HOME="$WORK/off-home" LOWDOWN_AUTOSTART=0 "$WORK/venv/bin/python" - <<'PY'

@@ -28,6 +28,13 @@ from .api import Api, ApiError, live_url_refusal
 RUNNER = f"prowl-provider-hook/{__version__}"
 
 
+class Stopping(Exception):
+    """The service running the pass was asked to stop (``prowl-provider daemon``)."""
+
+    def __str__(self) -> str:
+        return "stopped"
+
+
 def _on(env: Dict[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -134,7 +141,7 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
         kind = str(e) if isinstance(e, (agent.AgentFailed, protocol.FetchFailed, protocol.Blocked, ApiError,
-                                        directive.Refused)) else type(e).__name__
+                                        directive.Refused, Stopping)) else type(e).__name__
         try:
             api.release(pick["directive_id"])
             st["last_error"] = f"{pick['directive_id']}: {kind}; released"
