@@ -50,7 +50,7 @@ def timed_runs(argv: List[str], env: Dict[str, str], n: int, between: Callable[[
     for _ in range(n):
         between()
         t = time.perf_counter()
-        subprocess.run(argv, env=env, input=b'{"hook_event_name":"Stop","stop_hook_active":false}', stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(argv, env=env, input=b'{"session_id":"7c1d4b2e-3f8a-4c55-9e0d-2b6f1a9c8e47","hook_event_name":"Stop","stop_hook_active":false}', stdout=subprocess.DEVNULL, check=True)
         out.append((time.perf_counter() - t) * 1000.0)
     return out
 

@@ -72,14 +72,15 @@ class Env:
             "PROWL_UNSAFE_ALLOW_LOOPBACK": "1",
         }
 
-    def run(self, **overrides: str) -> subprocess.CompletedProcess:
+    def run(self, session: str = "", **overrides: str) -> subprocess.CompletedProcess:
         (self.bin / "stub_mode").write_text(overrides.pop("STUB_MODE", "good"))
         env = {**self.vars, **overrides}
         env = {k: v for k, v in env.items() if v != ""}
-        return subprocess.run([hook()], input=b'{"hook_event_name":"Stop"}', env=env, capture_output=True, timeout=30)
+        event = {"hook_event_name": "Stop", "stop_hook_active": False, **({"session_id": session} if session else {})}
+        return subprocess.run([hook()], input=json.dumps(event).encode(), env=env, capture_output=True, timeout=30)
 
-    def run_and_wait(self, **overrides: str) -> Dict:
-        r = self.run(**overrides)
+    def run_and_wait(self, session: str = "", **overrides: str) -> Dict:
+        r = self.run(session, **overrides)
         assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
         wait_idle(self.config)
         return self.state()
@@ -157,6 +158,21 @@ def test_thirty_invocations_in_a_burst_claim_once(machine: Env, server: Server, 
     machine.run_and_wait(PROWL_PROVIDER_LIVE="1", PROWL_PROVIDER_MIN_GAP_SECONDS="")
     assert len(recorder.posts("/claim")) == 1
     assert server.status_of(second)["status"] == "open"
+
+
+def test_the_hourly_gap_is_per_session_under_the_machines_ceiling(machine: Env, server: Server, recorder: Recorder, everything: Everything) -> None:
+    ds = [server.directive({"remote_url": everything.url}) for _ in range(3)]
+    hourly = {"PROWL_PROVIDER_LIVE": "1", "PROWL_PROVIDER_MIN_GAP_SECONDS": "", "PROWL_PROVIDER_MACHINE_GAP_SECONDS": "0"}
+    machine.run_and_wait("session-one-CANARY", **hourly)
+    machine.run_and_wait("session-one-CANARY", **hourly)
+    assert len(recorder.posts("/claim")) == 1, "one session claims once an hour"
+    machine.run_and_wait("session-two", **hourly)
+    assert len(recorder.posts("/claim")) == 2, "another session has its own hour"
+    # With the machine's own gap (10 minutes by default) a third session waits.
+    machine.run_and_wait("session-three", **{**hourly, "PROWL_PROVIDER_MACHINE_GAP_SECONDS": ""})
+    assert len(recorder.posts("/claim")) == 2
+    assert [server.status_of(d)["status"] for d in ds] == ["done", "done", "open"]
+    assert "CANARY" not in (machine.config / "prowl" / "provider_state.json").read_text(), "sessions are kept as hashes"
 
 
 def test_a_result_the_servers_probe_contradicts_is_refused_and_released(machine: Env, server: Server) -> None:

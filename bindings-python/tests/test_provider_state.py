@@ -78,3 +78,47 @@ def test_a_2xx_answer_that_is_no_json_object_is_recorded_as_an_api_error(tmp_pat
         server.server_close()
     assert st["last_error"] == "GET /v1/provider/directives: 200 answer is not a JSON object"
     assert state.read(state.state_path(env))["last_error"] == st["last_error"]
+
+
+EVENT = b'{"session_id": "7c1d4b2e-3f8a-4c55-9e0d-2b6f1a9c8e47", "hook_event_name": "Stop", "stop_hook_active": false}'
+
+
+@pytest.mark.parametrize("event,same", [
+    (EVENT, True),
+    (b'{"hook_event_name":"Stop","session_id":"7c1d4b2e-3f8a-4c55-9e0d-2b6f1a9c8e47"}', True),
+    (b'{"session_id": "other"}', False),
+    (b'{"session_id": "a\\"b"}', False),
+])
+def test_a_session_is_known_by_a_hash_of_its_id(event: bytes, same: bool) -> None:
+    key = state.session_key(event)
+    assert key is not None and state.valid_session_key(key)
+    assert (key == state.session_key(EVENT)) is same
+    assert b"7c1d4b2e" not in key.encode()
+
+
+@pytest.mark.parametrize("event", [b"", b"not json", b'{"session_id": 5}', b'{"session_id": ""}',
+                                   b'{"session_id": "unterminated', b'{"hook_event_name": "Stop"}'])
+def test_an_event_without_a_session_has_no_key(event: bytes) -> None:
+    assert state.session_key(event) is None
+
+
+def test_the_claim_gap_is_per_session_under_a_machine_ceiling(tmp_path: Path) -> None:
+    env = {"PROWL_PROVIDER_POLL_SECONDS": "0"}
+    a, b = state.session_key(b'{"session_id": "a"}'), state.session_key(b'{"session_id": "b"}')
+    st: dict = {}
+    state.claimed(st, 1_000_000, a, env)
+    path = tmp_path / "provider_state.json"
+    state.write(st, str(path))
+    seen = state.peek(str(path), session=a)
+    assert seen == {"last_claim_at": 1_000_000, f"claim_at:{a}": 1_000_000}
+    # Five minutes on: the machine's ceiling holds every session back.
+    assert not state.due(state.peek(str(path), session=b), live=True, env=env, now_s=1_300, session=b)
+    # Eleven minutes on: another session may claim; the one that claimed waits its hour.
+    assert state.due(state.peek(str(path), session=b), live=True, env=env, now_s=1_660, session=b)
+    assert not state.due(seen, live=True, env=env, now_s=1_660, session=a)
+    assert state.due(seen, live=True, env=env, now_s=4_601, session=a)
+    # Without a session (the daemon), the hour applies to the machine.
+    assert not state.due(seen, live=True, env=env, now_s=1_660)
+    # A session whose claim no longer holds anything back is forgotten at the next claim.
+    state.claimed(st, 5_000_000, b, env)
+    assert st == {"last_claim_at": 5_000_000, f"claim_at:{b}": 5_000_000}

@@ -27,6 +27,8 @@ import sys
 
 # No `typing` at import (it costs the hook milliseconds): annotations are postponed strings.
 
+#: Bytes of the hook's event read at most (its session id is near the start).
+MAX_EVENT = 64 * 1024
 #: Where `nice` may be (POSIX): the worker starts through it.
 NICE_PATHS = ("/usr/bin/nice", "/bin/nice")
 
@@ -57,12 +59,13 @@ def _take_lock() -> int | None:
         return None
 
 
-def spawn_worker() -> bool:
-    """Starts the detached worker holding the lock; ``False`` when one already runs."""
+def spawn_worker(session: str | None = None) -> bool:
+    """Starts the detached worker holding the lock (for the Claude Code session of that key,
+    if any); ``False`` when one already runs."""
     fd = _take_lock()
     if fd is None:
         return False
-    argv = [sys.executable, "-m", "prowl.provider.worker", str(fd)]
+    argv = [sys.executable, "-m", "prowl.provider.worker", str(fd), *([session] if session else [])]
     try:
         if hasattr(os, "posix_spawn"):
             # Only the lock is inherited (Python opens everything else close-on-exec). The
@@ -99,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from . import state
 
-        if state.due(state.peek(), live=_on("PROWL_PROVIDER_LIVE")):
-            spawn_worker()
+        session = state.session_key(sys.stdin.buffer.read(MAX_EVENT) if sys.stdin else b"")
+        if state.due(state.peek(session=session), live=_on("PROWL_PROVIDER_LIVE"), session=session):
+            spawn_worker(session)
     except Exception:  # a hook never fails the session it runs in
         pass
     return 0

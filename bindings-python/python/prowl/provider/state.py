@@ -9,10 +9,14 @@ did last: when it polled, what it would
 have claimed (scout) or claimed (live), the last result or error. Never the agent key, a
 prompt, an answer or a tool definition.
 
-Pacing: a run polls at most once per ``PROWL_PROVIDER_POLL_SECONDS`` (default 60), and live
-mode claims at most once per ``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600), counted from
-the last claim whatever became of it. Both are checked by the hook before it spawns a
-worker (so idle Stop events cost one small file read) and again by the worker under the lock.
+Pacing: a run polls at most once per ``PROWL_PROVIDER_POLL_SECONDS`` (default 60). Live mode
+claims at most once per ``PROWL_PROVIDER_MIN_GAP_SECONDS`` (default 3600) per Claude Code
+session (the hook's ``session_id``, kept only as a hash), and at most once per
+``PROWL_PROVIDER_MACHINE_GAP_SECONDS`` (default 600) on the machine, however many sessions
+are open: a ceiling of six claims an hour. Without a session (the daemon, an event without
+one) the claim gap applies to the machine. Gaps count from the last claim whatever became of
+it. All are checked by the hook before it spawns a worker (so idle Stop events cost one small
+file read) and again by the worker under the lock.
 """
 
 from __future__ import annotations
@@ -33,8 +37,12 @@ if TYPE_CHECKING:
     #: The state file's JSON object.
     State = dict[str, Any]
 
-#: Seconds between claims by default (one per hour).
+#: Seconds between claims of one session by default (one per hour).
 DEFAULT_MIN_GAP_S = 3600.0
+#: Seconds between any two claims on the machine by default (six an hour at most).
+DEFAULT_MACHINE_GAP_S = 600.0
+#: The prefix of a session's last-claim key (then the session's hash).
+SESSION_CLAIM = "claim_at:"
 #: Seconds between polls of the directive list by default.
 DEFAULT_POLL_S = 60.0
 #: The file's name.
@@ -85,6 +93,45 @@ def min_gap_s(env: Env | None = None) -> float:
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_MIN_GAP_SECONDS", DEFAULT_MIN_GAP_S)
 
 
+def machine_gap_s(env: Env | None = None) -> float:
+    """``PROWL_PROVIDER_MACHINE_GAP_SECONDS`` (default 600)."""
+    return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_MACHINE_GAP_SECONDS", DEFAULT_MACHINE_GAP_S)
+
+
+def session_key(event: bytes) -> str | None:
+    """The key of the Claude Code session a hook event names (16 hex digits of a sha256 of
+    its ``session_id`` text), or ``None`` when it names none. Read without parsing JSON (the
+    hook's fast path): the id's raw text up to its closing quote is all a key needs."""
+    at = event.find(b'"session_id"')
+    if at < 0:
+        return None
+    rest = event[at + 12:].lstrip()
+    if not rest.startswith(b":"):
+        return None
+    rest = rest[1:].lstrip()
+    if not rest.startswith(b'"'):
+        return None
+    end, i = -1, 1
+    while i < len(rest):
+        if rest[i] == 0x5C:  # a backslash escapes the next byte
+            i += 2
+            continue
+        if rest[i] == 0x22:
+            end = i
+            break
+        i += 1
+    if end <= 1:
+        return None
+    import hashlib
+
+    return hashlib.sha256(rest[1:end]).hexdigest()[:16]
+
+
+def valid_session_key(key: str) -> bool:
+    """Whether ``key`` is one :func:`session_key` makes."""
+    return len(key) == 16 and all(c in "0123456789abcdef" for c in key)
+
+
 def poll_s(env: Env | None = None) -> float:
     """``PROWL_PROVIDER_POLL_SECONDS`` (default 60)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_POLL_SECONDS", DEFAULT_POLL_S)
@@ -102,16 +149,18 @@ def read(path: str | None = None) -> State:
         return {}
 
 
-def peek(path: str | None = None) -> State:
-    """``last_poll_at`` and ``last_claim_at`` read from the file as :func:`write` writes it,
-    without parsing JSON (the hook's fast path); anything unexpected reads as absent."""
+def peek(path: str | None = None, session: str | None = None) -> State:
+    """``last_poll_at``, ``last_claim_at`` and ``session``'s last claim read from the file as
+    :func:`write` writes it, without parsing JSON (the hook's fast path); anything
+    unexpected reads as absent."""
     try:
         with open(path or state_path(), "r") as f:
             text = f.read(1 << 16)
     except (OSError, ValueError):
         return {}
     out: State = {}
-    for key in ("last_claim_at", "last_poll_at"):
+    keys = ["last_claim_at", "last_poll_at"] + ([SESSION_CLAIM + session] if session else [])
+    for key in keys:
         at = text.find(f'"{key}"')
         if at < 0:
             continue
@@ -149,9 +198,11 @@ def write(state: State, path: str | None = None) -> None:
         raise
 
 
-def due(state: State, live: bool, env: Env | None = None, now_s: float | None = None) -> bool:
-    """Whether a run may poll now: the poll interval has passed, and in live mode the gap
-    since the last claim."""
+def due(state: State, live: bool, env: Env | None = None, now_s: float | None = None,
+        session: str | None = None) -> bool:
+    """Whether a run may poll now: the poll interval has passed, and in live mode the gaps
+    since the machine's last claim and ``session``'s (without a session, the claim gap
+    applies to the machine)."""
     now = time.time() if now_s is None else now_s
 
     def since(key: str) -> float:
@@ -160,4 +211,21 @@ def due(state: State, live: bool, env: Env | None = None, now_s: float | None = 
 
     if since("last_poll_at") < poll_s(env):
         return False
-    return not live or since("last_claim_at") >= min_gap_s(env)
+    if not live:
+        return True
+    if session is None:
+        return since("last_claim_at") >= min_gap_s(env)
+    return since("last_claim_at") >= machine_gap_s(env) and since(SESSION_CLAIM + session) >= min_gap_s(env)
+
+
+def claimed(state: State, now_ms: int, session: str | None, env: Env | None = None) -> None:
+    """Notes a claim at ``now_ms`` for the machine and ``session``, and forgets sessions whose
+    last claim no longer holds anything back."""
+    keep_ms = min_gap_s(env) * 1000.0
+    for key in [k for k in state if k.startswith(SESSION_CLAIM)]:
+        at = state[key]
+        if not isinstance(at, (int, float)) or now_ms - at >= keep_ms:
+            del state[key]
+    state["last_claim_at"] = now_ms
+    if session is not None:
+        state[SESSION_CLAIM + session] = now_ms

@@ -89,13 +89,14 @@ def execute(d: Dict[str, Any], env: Dict[str, str]) -> Dict[str, Any]:
     return body
 
 
-def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """One pass (the lock is held); returns the state written."""
+def run_once(env: Optional[Dict[str, str]] = None, session: Optional[str] = None) -> Dict[str, Any]:
+    """One pass (the lock is held) for the Claude Code session of key ``session``, if any;
+    returns the state written."""
     env = dict(os.environ if env is None else env)
     path = state.state_path(env)
     st = state.read(path)
     live = _on(env, "PROWL_PROVIDER_LIVE")
-    if not _on(env, "PROWL_PROVIDER_MODE") or not state.due(st, live, env):
+    if not _on(env, "PROWL_PROVIDER_MODE") or not state.due(st, live, env, session=session):
         return st
     settings = config.Settings.from_env(env)
     st.update({"mode": "live" if live else "scout", "api_url": settings.api_url, "last_poll_at": _now_ms()})
@@ -133,7 +134,8 @@ def run_once(env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         st["last_error"] = str(e)
         state.write(st, path)
         return st
-    st.update({"last_claim_at": _now_ms(), "claimed": summary(pick)})
+    state.claimed(st, _now_ms(), session, env)
+    st["claimed"] = summary(pick)
     state.write(st, path)
     try:
         body = execute(pick, env)
@@ -190,6 +192,7 @@ def register_command() -> int:
 def main(argv: List[str]) -> int:
     """Entry of the detached process: argv[0] is the inherited lock descriptor, if any."""
     fd = int(argv[0]) if argv and argv[0].isdigit() else _lock_self()
+    session = argv[1] if len(argv) > 1 and state.valid_session_key(argv[1]) else None
     if fd is None:
         return 0
     if sys.platform == "win32":  # os.name == "nt", spelled so type checkers know msvcrt is there
@@ -200,7 +203,7 @@ def main(argv: List[str]) -> int:
         except (ImportError, OSError):
             return 0
     try:
-        run_once()
+        run_once(session=session)
     except Exception:
         return 1
     finally:
