@@ -1,9 +1,14 @@
 //! The live score, the audit and the probe-health cap (SPEC §10), computed from samples the
-//! host reads: the service's recent ProxyCalls (weight 1.0) and its weighted telemetry.
+//! host reads: the service's recent ProxyCalls (weight 1.0), what agents reported of it
+//! (their telemetry weight: the mirror path), and for the live score its receipts (0.3
+//! signed once, 1.0 co-signed).
 //!
-//! One counting rule for all three: 4xx other than 429 are the caller's mistakes and are
-//! not counted; of the rest, 1xx–3xx are successes and everything else (no response,
-//! 5xx, 429) is an error. Percentiles are nearest-rank: the `ceil(p·n/100)`-th smallest.
+//! One counting rule for all: 4xx other than 429 are the caller's mistakes and are not
+//! counted; of the rest, 1xx–3xx are successes and everything else (no response, 5xx, 429)
+//! is an error. Every figure is weighted, and no network, then no agent, holds more than
+//! its share of the weight ([`super::share`]). Percentiles are weighted nearest-rank: the
+//! smallest latency at which the running weight, in ascending order, reaches `p` % of the
+//! total (with equal weights, the `ceil(p·n/100)`-th smallest).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,20 +17,34 @@ use crate::telemetry::{status_class, StatusClass};
 
 /// Samples an audit needs before it may flag a service.
 pub const AUDIT_MIN_SAMPLES: usize = 10;
-/// ProxyCalls an audit looks at (the most recent).
+/// Samples of each path an audit looks at (the most recent).
 pub const AUDIT_WINDOW: usize = 1000;
 /// Error rate at or above which an audit flags.
 pub const AUDIT_MAX_ERROR_RATE: f64 = 0.5;
 /// p95/p5 latency ratio at or above which an audit flags.
 pub const AUDIT_MAX_SPREAD: f64 = 5.0;
-/// ProxyCalls probe health looks at (the most recent).
+/// Samples of each path probe health looks at (the most recent).
 pub const PROBE_WINDOW: usize = 100;
 /// ProxyCalls the live score looks at (the most recent), besides 24 h of telemetry.
 pub const SCORE_CALL_WINDOW: usize = 1000;
 /// The reason an audit flags a service.
 pub const AUDIT_FLAG: &str = "prowl_capped_audit";
 
-/// One call: a ProxyCall (weight 1.0) or an observation (its telemetry weight).
+/// Where a sample came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Path {
+    /// A ProxyCall: the gateway saw it.
+    #[default]
+    Gateway,
+    /// An observation an agent reported (the mirror path).
+    Telemetry,
+    /// A delivery receipt (its weight says whether it was co-signed).
+    Receipt,
+}
+
+/// One call: a ProxyCall (weight 1.0), an observation (its telemetry weight) or a receipt
+/// ([`receipt_sample`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallSample {
     /// HTTP status, `None` when no response arrived.
@@ -41,10 +60,66 @@ pub struct CallSample {
     /// The keyed hash of the network it came from (`None`: not known).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<String>,
+    /// Where it came from.
+    #[serde(default)]
+    pub path: Path,
 }
 
 fn one() -> f64 {
     1.0
+}
+
+/// A receipt as a sample: `success` and `partial` (delivered) count as a 2xx would,
+/// `failure` as no answer; `cancelled` is not counted (`None`). `weight` is the receipt's
+/// (0.3 signed once, 1.0 co-signed).
+pub fn receipt_sample(
+    outcome: &str,
+    latency_ms: f64,
+    weight: f64,
+    agent: Option<String>,
+) -> Option<CallSample> {
+    let status = match outcome {
+        "success" | "partial" => Some(200),
+        "failure" => None,
+        _ => return None,
+    };
+    Some(CallSample {
+        status,
+        latency_ms,
+        weight,
+        agent,
+        network: None,
+        path: Path::Receipt,
+    })
+}
+
+/// How many counted samples came from each path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct Sources {
+    /// ProxyCalls.
+    pub gateway: usize,
+    /// Observations agents reported.
+    pub telemetry: usize,
+    /// Receipts signed by one party (weight 0.3).
+    pub receipts_single: usize,
+    /// Receipts signed by both (weight 1.0).
+    pub receipts_cosigned: usize,
+}
+
+impl Sources {
+    fn of(counted: &[(&CallSample, bool)]) -> Sources {
+        let mut out = Sources::default();
+        for (c, _) in counted {
+            match c.path {
+                Path::Gateway => out.gateway += 1,
+                Path::Telemetry => out.telemetry += 1,
+                Path::Receipt if c.weight >= 1.0 => out.receipts_cosigned += 1,
+                Path::Receipt => out.receipts_single += 1,
+            }
+        }
+        out
+    }
 }
 
 /// `Some(true)` for a success, `Some(false)` for an error, `None` when not counted.
@@ -56,12 +131,6 @@ pub fn counts_as_success(status: Option<u16>) -> Option<bool> {
     }
 }
 
-/// The nearest-rank `p`-th percentile (`p` in 1..=100) of sorted values.
-fn percentile(sorted: &[f64], p: usize) -> f64 {
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted[rank - 1]
-}
-
 fn counted(calls: &[CallSample]) -> Vec<(&CallSample, bool)> {
     calls
         .iter()
@@ -69,60 +138,162 @@ fn counted(calls: &[CallSample]) -> Vec<(&CallSample, bool)> {
         .collect()
 }
 
-fn error_rate(counted: &[(&CallSample, bool)]) -> Option<f64> {
-    let errors = counted.iter().filter(|(_, ok)| !ok).count();
-    (!counted.is_empty()).then(|| errors as f64 / counted.len() as f64)
+/// The counted samples of `calls` with weight, and their weights once each network's, then
+/// each agent's, share is capped (anonymous samples are one agent per network).
+fn weighted(calls: &[CallSample]) -> (Vec<(&CallSample, bool)>, Vec<f64>) {
+    let counted: Vec<(&CallSample, bool)> = counted(calls)
+        .into_iter()
+        .filter(|(c, _)| c.weight > 0.0)
+        .collect();
+    let weights: Vec<f64> = counted.iter().map(|(c, _)| c.weight).collect();
+    let weights = capped_by_group(&counted, weights, network_of);
+    let weights = capped_by_group(&counted, weights, agent_of);
+    (counted, weights)
 }
 
-/// The audit of a service over its last [`AUDIT_WINDOW`] ProxyCalls.
+fn network_of(c: &CallSample) -> String {
+    c.network.clone().unwrap_or_default()
+}
+
+fn agent_of(c: &CallSample) -> String {
+    match &c.agent {
+        Some(a) => format!("agent:{a}"),
+        None => format!("anonymous:{}", c.network.as_deref().unwrap_or_default()),
+    }
+}
+
+/// The weighted share of errors, `None` with nothing counted.
+fn error_rate(counted: &[(&CallSample, bool)], weights: &[f64]) -> Option<f64> {
+    let total: f64 = weights.iter().sum();
+    let errors: f64 = counted
+        .iter()
+        .zip(weights)
+        .filter(|((_, ok), _)| !ok)
+        .map(|(_, w)| w)
+        .sum();
+    (total > 0.0).then(|| errors / total)
+}
+
+/// The weighted nearest-rank `p`-th percentile (`p` in 1..=100) of the latencies.
+fn percentile(counted: &[(&CallSample, bool)], weights: &[f64], p: f64) -> Option<f64> {
+    let mut order: Vec<usize> = (0..counted.len()).collect();
+    order.sort_by(|a, b| {
+        counted[*a]
+            .0
+            .latency_ms
+            .total_cmp(&counted[*b].0.latency_ms)
+    });
+    let total: f64 = weights.iter().sum();
+    let mut run = 0.0;
+    for i in &order {
+        run += weights[*i];
+        if run >= total * p / 100.0 - 1e-9 * total {
+            return Some(counted[*i].0.latency_ms);
+        }
+    }
+    order.last().map(|i| counted[*i].0.latency_ms)
+}
+
+/// One path's audit figures (or both paths together).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Audit {
-    /// Flagged `prowl_capped_audit`: at least 10 counted calls, and an error rate ≥ 50 %
-    /// or a p95/p5 latency ratio ≥ 5.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct AuditFigures {
+    /// At least 10 counted samples, and an error rate ≥ 50 % or a p95/p5 latency ratio ≥ 5.
     pub flagged: bool,
-    /// Errors over counted calls (3 decimals), `None` with none counted.
+    /// Weighted errors over counted samples (3 decimals), `None` with none counted.
     pub error_rate: Option<f64>,
-    /// p95 over p5 latency (p5 taken as at least 1 ms; 3 decimals), `None` with none counted.
+    /// Weighted p95 over p5 latency (p5 taken as at least 1 ms; 3 decimals), `None` with
+    /// none counted.
     pub p95_p5: Option<f64>,
-    /// Counted calls.
+    /// Counted samples.
     pub n: usize,
 }
 
-/// Audits `calls` (the most recent ProxyCalls, at most [`AUDIT_WINDOW`]; weights ignored).
-pub fn audit(calls: &[CallSample]) -> Audit {
-    let counted = counted(calls);
-    let mut lat: Vec<f64> = counted.iter().map(|(c, _)| c.latency_ms).collect();
-    lat.sort_by(f64::total_cmp);
-    let rate = error_rate(&counted);
-    let spread = (!lat.is_empty()).then(|| percentile(&lat, 95) / percentile(&lat, 5).max(1.0));
+/// The audit of a service over its last [`AUDIT_WINDOW`] ProxyCalls and observations: the
+/// heuristics on both together and on each path.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Audit {
+    /// Flagged `prowl_capped_audit` on both paths together, on the gateway's or on the
+    /// telemetry's.
+    pub flagged: bool,
+    /// Both paths together: weighted errors over counted samples.
+    pub error_rate: Option<f64>,
+    /// Both paths together: weighted p95 over p5 latency.
+    pub p95_p5: Option<f64>,
+    /// Both paths together: counted samples.
+    pub n: usize,
+    /// ProxyCalls alone.
+    pub gateway: AuditFigures,
+    /// Observations alone.
+    pub telemetry: AuditFigures,
+}
+
+fn figures(calls: &[CallSample]) -> AuditFigures {
+    let (counted, weights) = weighted(calls);
+    let rate = error_rate(&counted, &weights);
+    let spread = percentile(&counted, &weights, 95.0)
+        .zip(percentile(&counted, &weights, 5.0))
+        .map(|(p95, p5)| p95 / p5.max(1.0));
     let n = counted.len();
-    let flagged = n >= AUDIT_MIN_SAMPLES
-        && (rate.is_some_and(|r| r >= AUDIT_MAX_ERROR_RATE)
-            || spread.is_some_and(|s| s >= AUDIT_MAX_SPREAD));
-    Audit {
-        flagged,
+    AuditFigures {
+        flagged: n >= AUDIT_MIN_SAMPLES
+            && (rate.is_some_and(|r| r >= AUDIT_MAX_ERROR_RATE)
+                || spread.is_some_and(|s| s >= AUDIT_MAX_SPREAD)),
         error_rate: rate.map(round3),
         p95_p5: spread.map(round3),
         n,
     }
 }
 
-/// Probe health over the last [`PROBE_WINDOW`] ProxyCalls.
+fn on_path(calls: &[CallSample], path: Path) -> Vec<CallSample> {
+    calls.iter().filter(|c| c.path == path).cloned().collect()
+}
+
+/// Audits `calls`: the most recent ProxyCalls and observations, at most [`AUDIT_WINDOW`]
+/// of each (receipts are not audited).
+pub fn audit(calls: &[CallSample]) -> Audit {
+    let calls = calls
+        .iter()
+        .filter(|c| c.path != Path::Receipt)
+        .cloned()
+        .collect::<Vec<_>>();
+    let both = figures(&calls);
+    let gateway = figures(&on_path(&calls, Path::Gateway));
+    let telemetry = figures(&on_path(&calls, Path::Telemetry));
+    Audit {
+        flagged: both.flagged || gateway.flagged || telemetry.flagged,
+        error_rate: both.error_rate,
+        p95_p5: both.p95_p5,
+        n: both.n,
+        gateway,
+        telemetry,
+    }
+}
+
+/// Probe health over the last [`PROBE_WINDOW`] ProxyCalls and observations.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProbeHealth {
-    /// Errors over counted calls (3 decimals), `None` with none counted.
+    /// Weighted errors over counted samples (3 decimals), `None` with none counted.
     pub error_rate: Option<f64>,
-    /// Counted calls.
+    /// Counted samples.
     pub n: usize,
     /// The most the score may show: 30 above 80 % errors, 50 above 30 %, else none.
     pub cap: Option<u32>,
+    /// How many of the counted samples came from each path.
+    pub from: Sources,
 }
 
-/// Probe health of `calls` (the most recent ProxyCalls, at most [`PROBE_WINDOW`]).
+/// Probe health of `calls` (the most recent ProxyCalls and observations, at most
+/// [`PROBE_WINDOW`] of each; receipts are not counted).
 pub fn probe_health(calls: &[CallSample]) -> ProbeHealth {
-    let counted = counted(calls);
-    let rate = error_rate(&counted);
+    let calls = calls
+        .iter()
+        .filter(|c| c.path != Path::Receipt)
+        .cloned()
+        .collect::<Vec<_>>();
+    let (counted, weights) = weighted(&calls);
+    let rate = error_rate(&counted, &weights);
     let cap = match rate {
         Some(r) if r > 0.8 => Some(30),
         Some(r) if r > 0.3 => Some(50),
@@ -132,6 +303,7 @@ pub fn probe_health(calls: &[CallSample]) -> ProbeHealth {
         error_rate: rate.map(round3),
         n: counted.len(),
         cap,
+        from: Sources::of(&counted),
     }
 }
 
@@ -155,6 +327,8 @@ pub struct LiveScore {
     pub agents: usize,
     /// Distinct known networks behind the counted samples.
     pub networks: usize,
+    /// How many of the counted samples came from each path (receipts by signatures).
+    pub from: Sources,
 }
 
 /// Speed of a p50 latency: 1 at ≤ 500 ms, 0.1 at ≥ 5 s, linear between.
@@ -168,8 +342,8 @@ pub fn speed(p50_ms: f64) -> f64 {
     }
 }
 
-/// The live score of `samples` (recent ProxyCalls and 24 h of weighted telemetry),
-/// limited by `cap` (from [`probe_health`]). The p50 is weighted: the latency at which the
+/// The live score of `samples` (recent ProxyCalls, 24 h of weighted telemetry and of
+/// receipts), limited by `cap` (from [`probe_health`]). The p50 is weighted: the latency at which the
 /// running weight, in ascending latency order, first reaches half the total.
 ///
 /// No network, and then no agent, holds more than its share of the weight
@@ -177,10 +351,7 @@ pub fn speed(p50_ms: f64) -> f64 {
 /// agent's, so many keys from one network, or one agent's many calls, move the score only
 /// as far as one participant may.
 pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
-    let counted: Vec<(&CallSample, bool)> = counted(samples)
-        .into_iter()
-        .filter(|(c, _)| c.weight > 0.0)
-        .collect();
+    let (counted, weights) = weighted(samples);
     if counted.is_empty() {
         return LiveScore {
             value: None,
@@ -190,46 +361,17 @@ pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
             capped_by: None,
             agents: 0,
             networks: 0,
+            from: Sources::default(),
         };
     }
-    let network = |c: &CallSample| c.network.clone().unwrap_or_default();
-    let agent = |c: &CallSample| match &c.agent {
-        Some(a) => format!("agent:{a}"),
-        None => format!("anonymous:{}", c.network.as_deref().unwrap_or_default()),
-    };
-    let weights: Vec<f64> = counted.iter().map(|(c, _)| c.weight).collect();
-    let weights = capped_by_group(&counted, weights, network);
-    let weights = capped_by_group(&counted, weights, agent);
-    let agents = distinct(&counted, agent);
+    let agents = distinct(&counted, agent_of);
     let networks = counted
         .iter()
         .filter_map(|(c, _)| c.network.as_deref())
         .collect::<std::collections::BTreeSet<_>>()
         .len();
-    let mut order: Vec<usize> = (0..counted.len()).collect();
-    order.sort_by(|a, b| {
-        counted[*a]
-            .0
-            .latency_ms
-            .total_cmp(&counted[*b].0.latency_ms)
-    });
-    let total: f64 = weights.iter().sum();
-    let good: f64 = counted
-        .iter()
-        .zip(&weights)
-        .filter(|((_, ok), _)| *ok)
-        .map(|(_, w)| w)
-        .sum();
-    let mut run = 0.0;
-    let mut p50 = counted[order[order.len() - 1]].0.latency_ms;
-    for i in &order {
-        run += weights[*i];
-        if run >= total / 2.0 {
-            p50 = counted[*i].0.latency_ms;
-            break;
-        }
-    }
-    let success = good / total;
+    let success = 1.0 - error_rate(&counted, &weights).unwrap_or(0.0);
+    let p50 = percentile(&counted, &weights, 50.0).unwrap_or(0.0);
     let spd = speed(p50);
     let raw = (100.0 * (0.7 * success + 0.3 * spd)).round() as u32;
     let (value, capped_by) = match cap {
@@ -244,6 +386,7 @@ pub fn live_score(samples: &[CallSample], cap: Option<u32>) -> LiveScore {
         capped_by,
         agents,
         networks,
+        from: Sources::of(&counted),
     }
 }
 

@@ -114,6 +114,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "tools_has_more",
         include_str!("../../migrations/0008_tools_has_more.sql"),
     ),
+    (
+        16,
+        "mirror_path",
+        include_str!("../../migrations/0016_mirror_path.sql"),
+    ),
 ];
 
 /// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT

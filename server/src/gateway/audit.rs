@@ -1,4 +1,6 @@
-//! The audit (SPEC §10): once per service per 24 h over its last 1,000 ProxyCalls.
+//! The audit (SPEC §10): once per service per 24 h over its last 1,000 ProxyCalls and its
+//! last 1,000 organic observations (what agents reported: the mirror path), on each path
+//! and on both together.
 //!
 //! An audit runs when a service is read and its last one is over 24 h old, and a
 //! background job audits every due service every ten minutes under the `audit` lease, so
@@ -33,7 +35,8 @@ pub async fn audit_if_due(
     {
         return Ok(stored);
     }
-    let recent = calls::recent(&state.db, &s.service_id, AUDIT_WINDOW).await?;
+    let mut recent = calls::recent(&state.db, &s.service_id, AUDIT_WINDOW).await?;
+    recent.extend(calls::recent_observations(&state.db, &s.service_id, AUDIT_WINDOW).await?);
     calls::store_audit(
         &state.db,
         &s.service_id,

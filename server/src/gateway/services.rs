@@ -5,7 +5,8 @@ use axum::http::StatusCode;
 use lowdown_core::gateway::allow::Mode;
 use lowdown_core::gateway::reputation::{meets_min_reputation, LIMITED_CALLS_PER_HOUR};
 use lowdown_core::gateway::score::{
-    live_score, probe_health, LiveScore, ProbeHealth, AUDIT_FLAG, PROBE_WINDOW, SCORE_CALL_WINDOW,
+    live_score, probe_health, AuditFigures, LiveScore, ProbeHealth, AUDIT_FLAG, PROBE_WINDOW,
+    SCORE_CALL_WINDOW,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -62,22 +63,29 @@ pub struct ServiceView {
     pub upstream: String,
 }
 
-/// The `audit` block of a [`ServiceView`]; nulls before the first audit.
+/// The `audit` block of a [`ServiceView`]; nulls before the first audit. The figures are
+/// those of the gateway's calls and the agents' reports together; `gateway` and `telemetry`
+/// hold each path's own.
 #[derive(Serialize, schemars::JsonSchema)]
 #[schemars(rename = "Audit")]
 pub struct AuditView {
     /// When the audit ran (ISO-8601).
     pub checked_at: Option<String>,
-    /// The error rate of the audited calls.
+    /// The weighted error rate of the audited samples.
     pub error_rate: Option<f64>,
     /// The flag set when flagged.
     pub flag: Option<&'static str>,
-    /// At least 10 counted calls and an error rate of 50 % or more.
+    /// Flagged on both paths together, on the gateway's or on the telemetry's (each: at
+    /// least 10 counted samples, and an error rate of 50 % or more or a p95/p5 of 5 or more).
     pub flagged: bool,
-    /// Calls audited.
+    /// The gateway's calls alone (ProxyCalls).
+    pub gateway: Option<AuditFigures>,
+    /// Samples audited.
     pub n: usize,
-    /// The ratio of the 95th to the 5th latency percentile.
+    /// The ratio of the weighted 95th to the 5th latency percentile.
     pub p95_p5: Option<f64>,
+    /// The agents' reports alone (organic observations: the mirror path).
+    pub telemetry: Option<AuditFigures>,
 }
 
 /// One service with `audit` and `probe_health` (and `score` when `with_score`).
@@ -85,23 +93,29 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
     let now = state.now();
     let audit = super::audit::audit_if_due(state, s, now).await?;
     let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
-    let health = probe_health(&recent[..recent.len().min(PROBE_WINDOW)]);
+    let mut probed = recent[..recent.len().min(PROBE_WINDOW)].to_vec();
+    probed.extend(calls::recent_observations(&state.db, &s.service_id, PROBE_WINDOW).await?);
+    let health = probe_health(&probed);
     let audit = match audit {
         Some(a) => AuditView {
             checked_at: Some(crate::clock::iso(a.checked_at)),
             error_rate: a.audit.error_rate,
             flag: a.audit.flagged.then_some(AUDIT_FLAG),
             flagged: a.audit.flagged,
+            gateway: Some(a.audit.gateway),
             n: a.audit.n,
             p95_p5: a.audit.p95_p5,
+            telemetry: Some(a.audit.telemetry),
         },
         None => AuditView {
             checked_at: None,
             error_rate: None,
             flag: None,
             flagged: false,
+            gateway: None,
             n: 0,
             p95_p5: None,
+            telemetry: None,
         },
     };
     let benchmark = crate::services::scores::block(state, &s.service_id, health.cap).await?;
@@ -110,6 +124,7 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
             let mut samples = recent;
             let since = now - 24 * HOUR_MS;
             samples.extend(calls::observations_since(&state.db, &s.service_id, since).await?);
+            samples.extend(calls::receipts_since(&state.db, &s.service_id, since).await?);
             Some(live_score(&samples, health.cap))
         }
         false => None,

@@ -27,6 +27,11 @@ async fn observe(rig: &Rig, key: &str, status: u16) -> Value {
     r.json
 }
 
+/// `from` with nothing counted.
+fn none() -> Value {
+    json!({"gateway": 0, "telemetry": 0, "receipts_single": 0, "receipts_cosigned": 0})
+}
+
 async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
     let rig = Rig::start(t, CATALOG, T).await;
     let (key, agent_id) = rig.agent(None).await;
@@ -34,11 +39,11 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
     let first = rig.service("vendor").await;
     assert_eq!(
         first["score"],
-        json!({"value": null, "n": 0, "success": null, "speed": null, "capped_by": null, "agents": 0, "networks": 0})
+        json!({"value": null, "n": 0, "success": null, "speed": null, "capped_by": null, "agents": 0, "networks": 0, "from": none()})
     );
     assert_eq!(
         first["probe_health"],
-        json!({"error_rate": null, "n": 0, "cap": null})
+        json!({"error_rate": null, "n": 0, "cap": null, "from": none()})
     );
     assert_eq!(first["audit"]["n"], 0);
     assert!(
@@ -119,8 +124,23 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
     let audit = &list["services"][0]["audit"];
     assert_eq!(audit["flagged"], true, "{audit}");
     assert_eq!(audit["flag"], "prowl_capped_audit");
-    assert_eq!(audit["n"], 26);
-    assert_eq!(audit["error_rate"], 0.808);
+    // The gateway's 26 calls and the one observation together, and each path. Together,
+    // no participant holds more than half of the weight (two of them): 0.5 × 21/26 + 0.5 × 0.
+    assert_eq!(
+        (audit["n"].as_i64(), audit["error_rate"].as_f64()),
+        (Some(27), Some(0.404))
+    );
+    assert_eq!(
+        audit["gateway"],
+        json!({"flagged": true, "error_rate": 0.808, "p95_p5": audit["gateway"]["p95_p5"], "n": 26})
+    );
+    assert_eq!(
+        (
+            audit["telemetry"]["flagged"].as_bool(),
+            audit["telemetry"]["n"].as_i64()
+        ),
+        (Some(false), Some(1))
+    );
     assert_eq!(
         list["services"][1]["audit"]["flagged"], false,
         "a service without calls is not flagged"

@@ -19,6 +19,7 @@ mod local_node;
 mod meta;
 mod migrate;
 mod migrate_rollups;
+mod mirror_path;
 mod openapi;
 mod packages;
 mod pages;

@@ -103,19 +103,53 @@ writeVectors("decision_check.json", "decision_check",
 // ---- score, audit, probe health --------------------------------------------------------
 const cls = (s) => (s === 429 ? "err" : s !== null && s >= 400 && s <= 499 ? null : s !== null && s >= 100 && s <= 399 ? "ok" : "err");
 const r3 = (x) => Math.sign(x) * Math.round(Math.abs(x) * 1000) / 1000;
-const counted = (calls) => calls.filter((c) => cls(c.status) !== null).map((c) => ({ ...c, weight: c.weight ?? 1, ok: cls(c.status) === "ok" }));
-const pct = (sorted, p) => sorted[Math.max(1, Math.ceil((p * sorted.length) / 100)) - 1];
-function audit(calls) {
-  const c = counted(calls);
-  const lat = c.map((x) => x.latency_ms).sort((a, b) => a - b);
-  const rate = c.length ? c.filter((x) => !x.ok).length / c.length : null;
-  const spread = lat.length ? pct(lat, 95) / Math.max(pct(lat, 5), 1) : null;
+const counted = (calls) => calls.filter((c) => cls(c.status) !== null).map((c) => ({ ...c, weight: c.weight ?? 1, path: c.path ?? "gateway", ok: cls(c.status) === "ok" }));
+const net = (x) => x.network ?? "";
+const agentOf = (x) => (x.agent != null ? "agent:" + x.agent : "anonymous:" + net(x));
+// Counted samples with weight, and their weights once each network's, then each agent's,
+// share is capped.
+function weighted(calls) {
+  const c = counted(calls).filter((x) => x.weight > 0);
+  let w = c.map((x) => x.weight);
+  w = capGroups(c, w, net);
+  w = capGroups(c, w, agentOf);
+  return [c, w];
+}
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const errRate = (c, w) => (c.length ? sum(w.filter((_, i) => !c[i].ok)) / sum(w) : null);
+// Weighted nearest rank: the smallest latency at which the running weight reaches p % of the total.
+function wpct(c, w, p) {
+  if (!c.length) return null;
+  const order = c.map((_, i) => i).sort((a, b) => c[a].latency_ms - c[b].latency_ms);
+  const total = sum(w);
+  let run = 0;
+  for (const i of order) { run += w[i]; if (run >= (total * p) / 100 - 1e-9 * total) return c[i].latency_ms; }
+  return c[order[order.length - 1]].latency_ms;
+}
+function sources(c) {
+  const out = { gateway: 0, telemetry: 0, receipts_single: 0, receipts_cosigned: 0 };
+  for (const x of c) {
+    if (x.path === "receipt") out[x.weight >= 1 ? "receipts_cosigned" : "receipts_single"] += 1;
+    else out[x.path] += 1;
+  }
+  return out;
+}
+function figures(calls) {
+  const [c, w] = weighted(calls);
+  const rate = errRate(c, w);
+  const spread = c.length ? wpct(c, w, 95) / Math.max(wpct(c, w, 5), 1) : null;
   return { flagged: c.length >= 10 && (rate >= 0.5 || spread >= 5), error_rate: rate === null ? null : r3(rate), p95_p5: spread === null ? null : r3(spread), n: c.length };
 }
+const onPath = (calls, path) => calls.filter((c) => (c.path ?? "gateway") === path);
+function audit(calls) {
+  const kept = calls.filter((c) => c.path !== "receipt");
+  const both = figures(kept), gateway = figures(onPath(kept, "gateway")), telemetry = figures(onPath(kept, "telemetry"));
+  return { flagged: both.flagged || gateway.flagged || telemetry.flagged, error_rate: both.error_rate, p95_p5: both.p95_p5, n: both.n, gateway, telemetry };
+}
 function probe(calls) {
-  const c = counted(calls);
-  const rate = c.length ? c.filter((x) => !x.ok).length / c.length : null;
-  return { error_rate: rate === null ? null : r3(rate), n: c.length, cap: rate === null ? null : rate > 0.8 ? 30 : rate > 0.3 ? 50 : null };
+  const [c, w] = weighted(calls.filter((x) => x.path !== "receipt"));
+  const rate = errRate(c, w);
+  return { error_rate: rate === null ? null : r3(rate), n: c.length, cap: rate === null ? null : rate > 0.8 ? 30 : rate > 0.3 ? 50 : null, from: sources(c) };
 }
 const speed = (p) => (p <= 500 ? 1 : p >= 5000 ? 0.1 : 1 - (0.9 * (p - 500)) / 4500);
 // The share cap (SPEC §10), found by bisection rather than the core's closed form: the
@@ -138,22 +172,13 @@ function capGroups(c, weights, key) {
   return c.map((x, i) => weights[i] * f.get(key(x)));
 }
 function score(samples, cap) {
-  const c = counted(samples).filter((x) => x.weight > 0).sort((a, b) => a.latency_ms - b.latency_ms);
-  if (!c.length) return { value: null, n: 0, success: null, speed: null, capped_by: null, agents: 0, networks: 0 };
-  const net = (x) => x.network ?? "";
-  const agent = (x) => (x.agent != null ? "agent:" + x.agent : "anonymous:" + net(x));
-  let w = c.map((x) => x.weight);
-  w = capGroups(c, w, net);
-  w = capGroups(c, w, agent);
-  let total = 0; for (const x of w) total += x;
-  let good = 0; c.forEach((x, i) => { if (x.ok) good += w[i]; });
-  let run = 0, p50 = c[c.length - 1].latency_ms;
-  for (let i = 0; i < c.length; i++) { run += w[i]; if (run >= total / 2 - 1e-12) { p50 = c[i].latency_ms; break; } }
-  const s = good / total, sp = speed(p50);
+  const [c, w] = weighted(samples);
+  if (!c.length) return { value: null, n: 0, success: null, speed: null, capped_by: null, agents: 0, networks: 0, from: sources([]) };
+  const s = 1 - errRate(c, w), sp = speed(wpct(c, w, 50));
   const raw = Math.round(100 * (0.7 * s + 0.3 * sp));
   const capped = cap !== null && cap < raw;
   return { value: capped ? cap : raw, n: c.length, success: r3(s), speed: r3(sp), capped_by: capped ? "probe_health" : null,
-    agents: new Set(c.map(agent)).size, networks: new Set(c.filter((x) => x.network != null).map((x) => x.network)).size };
+    agents: new Set(c.map(agentOf)).size, networks: new Set(c.filter((x) => x.network != null).map((x) => x.network)).size, from: sources(c) };
 }
 const calls = (n, f) => Array.from({ length: n }, (_, i) => f(i));
 const auditInputs = [
@@ -166,9 +191,21 @@ const auditInputs = [
   ["spread just under 5", calls(20, (i) => ({ status: 200, latency_ms: i === 0 ? 40 : i < 18 ? 100 : 199.9 }))],
   ["4xx not counted, 429 counted as error", calls(30, (i) => ({ status: i < 15 ? 404 : i < 22 ? 429 : 200, latency_ms: 80 }))],
   ["sub-millisecond p5 is taken as 1 ms", calls(12, (i) => ({ status: 200, latency_ms: i < 2 ? 0.2 : 3 }))],
+  // The mirror path: agents' reports of a service no gateway call reached.
+  ["bimodal telemetry alone flags", calls(12, (i) => ({ status: 200, latency_ms: i % 2 ? 40 : 4000, weight: 0.3, network: "n" + i, path: "telemetry" }))],
+  ["telemetry flags while the gateway's calls look fine", [
+    ...calls(12, () => ({ status: 200, latency_ms: 100, agent: "ag_g", network: "g" })),
+    ...calls(12, (i) => ({ status: i < 8 ? 503 : 200, latency_ms: 100, weight: 0.5, agent: "ag_" + i, network: "n" + i, path: "telemetry" }))]],
+  ["anonymous reports weigh less than the gateway's calls together", [
+    ...calls(12, () => ({ status: 200, latency_ms: 100 })),
+    ...calls(6, (i) => ({ status: 500, latency_ms: 100, weight: 0.1, network: "n" + i, path: "telemetry" }))]],
+  ["one network's many reports count a fifth at most", [
+    ...calls(10, (i) => ({ status: 200, latency_ms: 100, weight: 1, agent: "ag_" + i, network: "n" + i, path: "telemetry" })),
+    ...calls(40, (i) => ({ status: 503, latency_ms: 100, weight: 1, agent: "ag_bad" + i, network: "bad", path: "telemetry" }))]],
+  ["receipts are not audited", calls(12, () => ({ status: null, latency_ms: 100, weight: 1, agent: "ag_r", path: "receipt" }))],
 ];
 writeVectors("audit.json", "audit",
-  "audit(calls[{status, latency_ms}]) -> {flagged, error_rate, p95_p5, n}: 4xx except 429 not counted; errors are no status, 5xx, 429; nearest-rank p95 over max(p5, 1 ms); flagged with n >= 10 and error_rate >= 0.5 or p95_p5 >= 5.",
+  "audit(calls[{status, latency_ms, weight?, agent?, network?, path?}]) -> {flagged, error_rate, p95_p5, n, gateway, telemetry}: the figures of both paths together, then of each ({flagged, error_rate, p95_p5, n}); receipts left out; 4xx except 429 not counted; errors are no status, 5xx, 429; weights share-capped per network then per agent; weighted nearest-rank p95 over max(p5, 1 ms); a set flags with n >= 10 and error_rate >= 0.5 or p95_p5 >= 5; flagged when any does.",
   auditInputs.map(([name, calls]) => ({ name, input: { calls }, expected: audit(calls) })));
 const probeInputs = [
   ["no calls", []],
@@ -179,9 +216,16 @@ const probeInputs = [
   ["above 80 %: cap 30", calls(10, (i) => ({ status: i < 9 ? null : 200, latency_ms: 50 }))],
   ["one failure alone", [{ status: 500, latency_ms: 10 }]],
   ["only rejections: nothing counted", calls(5, () => ({ status: 400, latency_ms: 10 }))],
+  ["telemetry alone, weighted", calls(10, (i) => ({ status: i < 4 ? 502 : 200, latency_ms: 50, weight: 0.3, network: "n" + i, path: "telemetry" }))],
+  ["both paths: reports weigh by their weight", [
+    ...calls(10, () => ({ status: 200, latency_ms: 50 })),
+    ...calls(10, (i) => ({ status: null, latency_ms: 50, weight: 0.5, agent: "ag_" + i, network: "n" + i, path: "telemetry" }))]],
+  ["a flood from one network cannot cap a healthy service", [
+    ...calls(20, (i) => ({ status: 200, latency_ms: 50, weight: 1, agent: "ag_" + i, network: "n" + i, path: "telemetry" })),
+    ...calls(80, (i) => ({ status: 503, latency_ms: 50, weight: 1, agent: "ag_bad" + i, network: "bad", path: "telemetry" }))]],
 ];
 writeVectors("probe_health.json", "probe_health",
-  "probe_health(calls[{status, latency_ms}]) -> {error_rate, n, cap}: cap 50 above 30 % errors, 30 above 80 %, else null.",
+  "probe_health(calls[{status, latency_ms, weight?, agent?, network?, path?}]) -> {error_rate, n, cap, from}: the weighted (share-capped) error rate of ProxyCalls and observations (receipts left out); cap 50 above 30 % errors, 30 above 80 %, else null; from counts the counted samples of each path.",
   probeInputs.map(([name, calls]) => ({ name, input: { calls }, expected: probe(calls) })));
 const scoreInputs = [
   ["nothing counted", [], null],
@@ -206,13 +250,18 @@ const scoreInputs = [
   ["one agent's many calls weigh as much as another's one", [
     ...calls(50, () => ({ status: 500, latency_ms: 100, agent: "ag_a", network: "n1" })),
     { status: 200, latency_ms: 100, agent: "ag_b", network: "n2" }], null],
+  ["receipts weigh 0.3 signed once and 1.0 co-signed", [
+    ...calls(4, () => ({ status: 200, latency_ms: 100, agent: "ag_a", network: "n1" })),
+    { status: null, latency_ms: 100, weight: 0.3, agent: "ag_b", path: "receipt" },
+    { status: null, latency_ms: 100, weight: 1, agent: "ag_c", path: "receipt" },
+    { status: 200, latency_ms: 100, weight: 0.3, agent: "ag_d", path: "receipt" }], null],
   ["anonymous telemetry counts as one agent per network", [
     ...calls(10, () => ({ status: 200, latency_ms: 100, weight: 0.1, network: "n1" })),
     ...calls(10, () => ({ status: 500, latency_ms: 100, weight: 0.1, network: "n2" })),
     { status: 200, latency_ms: 100, agent: "ag_a", network: "n3" }], null],
 ];
 writeVectors("live_score.json", "live_score",
-  "live_score(samples[{status, latency_ms, weight, agent?, network?}], cap) -> {value, n, success, speed, capped_by, agents, networks}: value = round(100 (0.7 success + 0.3 speed)) limited by cap; success weighted over counted samples after the share cap (each network's weight, then each agent's, at most max(0.2, 1/groups) of the total; anonymous samples are one agent per network); speed from the weighted p50.",
+  "live_score(samples[{status, latency_ms, weight, agent?, network?, path?}], cap) -> {value, n, success, speed, capped_by, agents, networks, from}: value = round(100 (0.7 success + 0.3 speed)) limited by cap; success weighted over counted samples after the share cap (each network's weight, then each agent's, at most max(0.2, 1/groups) of the total; anonymous samples are one agent per network); speed from the weighted p50.",
   scoreInputs.map(([name, samples, cap]) => ({ name, input: { samples, cap }, expected: score(samples, cap) })));
 
 // ---- receipts ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 //! ProxyCalls (one row per call through the gateway) and the stored audits.
 
-use lowdown_core::gateway::score::{Audit, CallSample};
+use lowdown_core::gateway::score::{receipt_sample, Audit, AuditFigures, CallSample, Path};
 use serde::Serialize;
 use sqlx::Row;
 
@@ -76,15 +76,21 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> DbResult<()> {
     .await
 }
 
-/// A sample from a row of `status, latency_ms, agent_id, network` and its weight.
-fn sample(r: &sqlx::any::AnyRow, weight: f64) -> Result<CallSample, sqlx::Error> {
+/// A sample from a row of `status, latency_ms, agent_id, network` (and `weight_tenths` for
+/// an observation).
+fn sample(r: &sqlx::any::AnyRow, path: Path) -> Result<CallSample, sqlx::Error> {
     let status: Option<i64> = r.try_get("status")?;
+    let weight = match path {
+        Path::Telemetry => r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0,
+        _ => 1.0,
+    };
     Ok(CallSample {
         status: status.and_then(|s| u16::try_from(s).ok()),
         latency_ms: r.try_get("latency_ms")?,
         weight,
         agent: r.try_get("agent_id")?,
         network: r.try_get("network")?,
+        path,
     })
 }
 
@@ -95,7 +101,30 @@ pub async fn recent(db: &Db, service_id: &str, limit: usize) -> DbResult<Vec<Cal
         .bind(limit as i64)
         .fetch_all(&db.pool)
         .await?;
-    rows.iter().map(|r| Ok(sample(r, 1.0)?)).collect()
+    rows.iter().map(|r| Ok(sample(r, Path::Gateway)?)).collect()
+}
+
+const OBSERVED: &str =
+    "SELECT status, latency_ms, agent_id, network, weight_tenths FROM observations \
+     WHERE service_id = $1 AND source = 'organic'";
+
+/// The `limit` most recent organic observations of a service (the mirror path), newest
+/// first, with their telemetry weights.
+pub async fn recent_observations(
+    db: &Db,
+    service_id: &str,
+    limit: usize,
+) -> DbResult<Vec<CallSample>> {
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{OBSERVED} ORDER BY created_at DESC LIMIT $2"
+    )))
+    .bind(service_id.to_owned())
+    .bind(limit as i64)
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| Ok(sample(r, Path::Telemetry)?))
+        .collect()
 }
 
 /// Organic observations of a service since `since`, with their telemetry weights.
@@ -104,21 +133,40 @@ pub async fn observations_since(
     service_id: &str,
     since: i64,
 ) -> DbResult<Vec<CallSample>> {
-    let rows = sqlx::query(
-        "SELECT status, latency_ms, agent_id, network, weight_tenths FROM observations WHERE service_id = $1 AND created_at >= $2 AND source = 'organic'",
-    )
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "{OBSERVED} AND created_at >= $2"
+    )))
     .bind(service_id.to_owned())
     .bind(since)
     .fetch_all(&db.pool)
     .await?;
     rows.iter()
-        .map(|r| {
-            Ok(sample(
-                r,
-                r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0,
-            )?)
-        })
+        .map(|r| Ok(sample(r, Path::Telemetry)?))
         .collect()
+}
+
+/// The receipts of a service submitted since `since`, as samples of their weight (0.3 or
+/// 1.0); cancelled calls are not counted.
+pub async fn receipts_since(db: &Db, service_id: &str, since: i64) -> DbResult<Vec<CallSample>> {
+    let rows = sqlx::query(
+        "SELECT outcome, latency_ms, agent_id, weight_tenths FROM receipts WHERE service_id = $1 AND submitted_at >= $2",
+    )
+    .bind(service_id.to_owned())
+    .bind(since)
+    .fetch_all(&db.pool)
+    .await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let outcome: String = r.try_get("outcome")?;
+        let weight = r.try_get::<i64, _>("weight_tenths")? as f64 / 10.0;
+        out.extend(receipt_sample(
+            &outcome,
+            r.try_get("latency_ms")?,
+            weight,
+            r.try_get("agent_id")?,
+        ));
+    }
+    Ok(out)
 }
 
 /// A stored audit and when it ran.
@@ -132,22 +180,61 @@ pub struct StoredAudit {
 
 /// The latest audit of a service.
 pub async fn audit_of(db: &Db, service_id: &str) -> DbResult<Option<StoredAudit>> {
-    let row = sqlx::query("SELECT flagged, error_rate, p95_p5, n, checked_at FROM service_audits WHERE service_id = $1")
-        .bind(service_id.to_owned())
-        .fetch_optional(&db.pool)
-        .await?;
-    Ok(match row {
-        None => None,
-        Some(r) => Some(StoredAudit {
-            audit: Audit {
-                flagged: r.try_get::<i64, _>("flagged")? != 0,
-                error_rate: r.try_get("error_rate")?,
-                p95_p5: r.try_get("p95_p5")?,
-                n: crate::db::get_u64(&r, "n")? as usize,
-            },
-            checked_at: r.try_get("checked_at")?,
-        }),
-    })
+    let row = sqlx::query(
+        "SELECT flagged, error_rate, p95_p5, n, checked_at, \
+         gateway_flagged, gateway_error_rate, gateway_p95_p5, gateway_n, \
+         telemetry_flagged, telemetry_error_rate, telemetry_p95_p5, telemetry_n \
+         FROM service_audits WHERE service_id = $1",
+    )
+    .bind(service_id.to_owned())
+    .fetch_optional(&db.pool)
+    .await?;
+    let Some(r) = row else { return Ok(None) };
+    let figures = |prefix: &str| -> DbResult<AuditFigures> {
+        Ok(AuditFigures {
+            flagged: r.try_get::<i64, _>(format!("{prefix}flagged").as_str())? != 0,
+            error_rate: r.try_get(format!("{prefix}error_rate").as_str())?,
+            p95_p5: r.try_get(format!("{prefix}p95_p5").as_str())?,
+            n: crate::db::get_u64(&r, format!("{prefix}n").as_str())? as usize,
+        })
+    };
+    let both = figures("")?;
+    Ok(Some(StoredAudit {
+        audit: Audit {
+            flagged: both.flagged,
+            error_rate: both.error_rate,
+            p95_p5: both.p95_p5,
+            n: both.n,
+            gateway: figures("gateway_")?,
+            telemetry: figures("telemetry_")?,
+        },
+        checked_at: r.try_get("checked_at")?,
+    }))
+}
+
+/// The columns of one set of audit figures and its values, a missing figure as a literal
+/// NULL rather than bound: PostgreSQL fixes a cached statement's parameter types at first
+/// use, and an untyped NULL bound first would make a later float parameter fail to decode.
+fn figure_columns(
+    prefix: &str,
+    f: &AuditFigures,
+    next: &mut usize,
+) -> (Vec<String>, Vec<String>, Vec<f64>) {
+    let mut cols = Vec::new();
+    let mut vals = Vec::new();
+    let mut floats = Vec::new();
+    for (name, v) in [("error_rate", f.error_rate), ("p95_p5", f.p95_p5)] {
+        cols.push(format!("{prefix}{name}"));
+        match v {
+            Some(x) => {
+                vals.push(format!("${next}"));
+                *next += 1;
+                floats.push(x);
+            }
+            None => vals.push("NULL".into()),
+        }
+    }
+    (cols, vals, floats)
 }
 
 /// Stores an audit unless one newer than `due_before` exists (another server ran it):
@@ -160,32 +247,65 @@ pub async fn store_audit(
     due_before: i64,
 ) -> DbResult<bool> {
     let id = service_id.to_owned();
-    // A missing figure is written as a literal NULL rather than bound: PostgreSQL fixes a
-    // cached statement's parameter types at first use, and an untyped NULL bound first
-    // would make a later float parameter fail to decode.
-    // Both figures exist exactly when calls were counted.
-    let figures = a.error_rate.zip(a.p95_p5);
-    let (rate_sql, spread_sql) = if figures.is_some() {
-        ("$6", "$7")
-    } else {
-        ("NULL", "NULL")
+    let both = AuditFigures {
+        flagged: a.flagged,
+        error_rate: a.error_rate,
+        p95_p5: a.p95_p5,
+        n: a.n,
     };
+    // $1..$9: the id, the flags and counts, checked_at and due_before; the figures follow.
+    let mut next = 10;
+    let mut cols = vec![
+        "service_id",
+        "flagged",
+        "n",
+        "gateway_flagged",
+        "gateway_n",
+        "telemetry_flagged",
+        "telemetry_n",
+        "checked_at",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    let mut vals: Vec<String> = (1..=8).map(|i| format!("${i}")).collect();
+    let mut floats = Vec::new();
+    for (prefix, f) in [
+        ("", &both),
+        ("gateway_", &a.gateway),
+        ("telemetry_", &a.telemetry),
+    ] {
+        let (c, v, x) = figure_columns(prefix, f, &mut next);
+        cols.extend(c);
+        vals.extend(v);
+        floats.extend(x);
+    }
+    let updates = cols[1..]
+        .iter()
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let sql = format!(
-        "INSERT INTO service_audits (service_id, flagged, error_rate, p95_p5, n, checked_at) VALUES ($1, $2, {rate_sql}, {spread_sql}, $3, $4) \
-         ON CONFLICT (service_id) DO UPDATE SET flagged = excluded.flagged, error_rate = excluded.error_rate, \
-         p95_p5 = excluded.p95_p5, n = excluded.n, checked_at = excluded.checked_at \
-         WHERE service_audits.checked_at <= $5"
+        "INSERT INTO service_audits ({}) VALUES ({}) ON CONFLICT (service_id) DO UPDATE SET {updates} \
+         WHERE service_audits.checked_at <= $9",
+        cols.join(", "),
+        vals.join(", ")
     );
+    let flag = |b: bool| i64::from(b);
     db.write(move |conn| {
         Box::pin(async move {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
                 .bind(id)
-                .bind(i64::from(a.flagged))
+                .bind(flag(a.flagged))
                 .bind(a.n as i64)
+                .bind(flag(a.gateway.flagged))
+                .bind(a.gateway.n as i64)
+                .bind(flag(a.telemetry.flagged))
+                .bind(a.telemetry.n as i64)
                 .bind(now)
                 .bind(due_before);
-            if let Some((rate, spread)) = figures {
-                q = q.bind(rate).bind(spread);
+            for x in floats {
+                q = q.bind(x);
             }
             let r = q.execute(&mut *conn).await?;
             Ok(r.rows_affected() == 1)
