@@ -17,16 +17,22 @@ use crate::telemetry::{status_class, StatusClass};
 
 /// Samples an audit needs before it may flag a service.
 pub const AUDIT_MIN_SAMPLES: usize = 10;
-/// Samples of each path an audit looks at (the most recent).
+/// ProxyCalls an audit looks at (the most recent), and observations of the last
+/// [`TELEMETRY_WINDOW_MS`] per network.
 pub const AUDIT_WINDOW: usize = 1000;
 /// Error rate at or above which an audit flags.
 pub const AUDIT_MAX_ERROR_RATE: f64 = 0.5;
 /// p95/p5 latency ratio at or above which an audit flags.
 pub const AUDIT_MAX_SPREAD: f64 = 5.0;
-/// Samples of each path probe health looks at (the most recent).
+/// ProxyCalls probe health looks at (the most recent), and observations of the last
+/// [`TELEMETRY_WINDOW_MS`] per network.
 pub const PROBE_WINDOW: usize = 100;
-/// ProxyCalls the live score looks at (the most recent), besides 24 h of telemetry.
+/// ProxyCalls the live score looks at (the most recent), and observations of the last
+/// [`TELEMETRY_WINDOW_MS`] per network, besides that window's receipts.
 pub const SCORE_CALL_WINDOW: usize = 1000;
+/// How far back observations and receipts count: 24 h. A window of time rather than of the
+/// latest reports, so a flood from one network cannot push everyone else's out of it.
+pub const TELEMETRY_WINDOW_MS: i64 = 86_400_000;
 /// The reason an audit flags a service.
 pub const AUDIT_FLAG: &str = "prowl_capped_audit";
 

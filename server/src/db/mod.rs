@@ -119,6 +119,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "mirror_path",
         include_str!("../../migrations/0016_mirror_path.sql"),
     ),
+    (
+        17,
+        "refused_calls",
+        include_str!("../../migrations/0017_refused_calls.sql"),
+    ),
 ];
 
 /// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT

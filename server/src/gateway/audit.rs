@@ -1,6 +1,6 @@
-//! The audit (SPEC §10): once per service per 24 h over its last 1,000 ProxyCalls and its
-//! last 1,000 organic observations (what agents reported: the mirror path), on each path
-//! and on both together.
+//! The audit (SPEC §10): once per service per 24 h over its last 1,000 ProxyCalls and the
+//! organic observations of the last 24 h (what agents reported: the mirror path; at most
+//! 1,000 per network), on each path and on both together.
 //!
 //! An audit runs when a service is read and its last one is over 24 h old, and a
 //! background job audits every due service every ten minutes under the `audit` lease, so
@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use lowdown_core::gateway::score::{audit, AUDIT_WINDOW};
+use lowdown_core::gateway::score::{audit, AUDIT_WINDOW, TELEMETRY_WINDOW_MS};
 
 use super::Service;
 use crate::db::gateway::calls::{self, StoredAudit};
@@ -36,7 +36,8 @@ pub async fn audit_if_due(
         return Ok(stored);
     }
     let mut recent = calls::recent(&state.db, &s.service_id, AUDIT_WINDOW).await?;
-    recent.extend(calls::recent_observations(&state.db, &s.service_id, AUDIT_WINDOW).await?);
+    let since = now - TELEMETRY_WINDOW_MS;
+    recent.extend(calls::observations_since(&state.db, &s.service_id, since, AUDIT_WINDOW).await?);
     calls::store_audit(
         &state.db,
         &s.service_id,

@@ -7,7 +7,9 @@
 //! the vendor credential being configured (503). Nothing reaches the upstream before all of
 //! them pass. Then only the allowlisted headers cross (the core's `headers`), the operator's
 //! credential is injected or the agent's own passed through, both bodies stream, and one
-//! ProxyCall is stored when the response ends.
+//! ProxyCall is stored when the response ends. A refused request of a catalog service is
+//! stored too, with its reason (never counted; at most [`super::recorder::REFUSED_PER_HOUR`]
+//! per network and hour, so a flood cannot fill the database).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,7 +25,8 @@ use lowdown_core::gateway::headers::{
     connection_listed, forward_request_header, forward_response_header,
 };
 use lowdown_core::sample::{
-    check_decision, salt_accepted, DecisionRefusal, DECISION_HEADER, SALT_ID_HEADER,
+    check_decision, salt_accepted, salt_state, DecisionRefusal, SaltState, DECISION_HEADER,
+    SALT_ID_HEADER,
 };
 
 use super::metered::Metered;
@@ -210,11 +213,42 @@ async fn within_gateway_quota(
     }
 }
 
+/// What is known of a request so far: enough to store its ProxyCall if it is refused.
+#[derive(Default)]
+struct Attempt {
+    service_id: Option<String>,
+    agent_id: Option<String>,
+    salt_id: Option<String>,
+    network: Option<String>,
+    /// It went to the vendor: its ProxyCall is stored when it ends, whatever happens.
+    forwarded: bool,
+}
+
 async fn forward(State(state): State<AppState>, req: Request) -> Response {
     let started = Instant::now();
-    match forward_inner(state, req, started).await {
+    let method = req.method().as_str().to_owned();
+    let mut attempt = Attempt::default();
+    match forward_inner(state.clone(), req, started, &mut attempt).await {
         Ok(r) => r,
-        Err(refusal) => refusal.into_response(),
+        Err(refusal) => {
+            if let (false, Some(service_id)) = (attempt.forwarded, attempt.service_id) {
+                let call = ProxyCall {
+                    service_id,
+                    agent_id: attempt.agent_id.unwrap_or_default(),
+                    salt_id: attempt.salt_id.unwrap_or_default(),
+                    method,
+                    status: Some(refusal.status().as_u16()),
+                    latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+                    response_bytes: None,
+                    error_type: None,
+                    at: state.now(),
+                    network: attempt.network,
+                    refused: Some(refusal.reason().to_owned()),
+                };
+                state.prowl.recorder.record_refused(&state.db, call);
+            }
+            refusal.into_response()
+        }
     }
 }
 
@@ -222,6 +256,7 @@ async fn forward_inner(
     state: AppState,
     req: Request,
     started: Instant,
+    attempt: &mut Attempt,
 ) -> Result<Response, AppError> {
     let prowl = Arc::clone(&state.prowl);
     let now = state.now();
@@ -235,11 +270,17 @@ async fn forward_inner(
     };
     let headers = req.headers();
     let origin = crate::extract::Origin::of(req.extensions(), headers, &state);
+    attempt.service_id = Some(service.service_id.clone());
+    attempt.network = origin.network.clone();
     let key = header_str(headers, AGENT_KEY_HEADER)
         .ok_or_else(|| refuse(DecisionRefusal::MissingAgentKey))?;
     let agent = crate::services::agents::agent(&state, key)
         .await?
         .ok_or_else(|| refuse(DecisionRefusal::UnknownAgentKey))?;
+    attempt.agent_id = Some(agent.agent_id.clone());
+    attempt.salt_id = header_str(headers, SALT_ID_HEADER)
+        .filter(|id| salt_state(id, now) != SaltState::Malformed)
+        .map(str::to_owned);
     let salt_id = checked(&state, service, &agent, headers, now).await?;
     let url = allowed_target(service, req.method().as_str(), rest, req.uri().query())?;
     if !origin.trusted {
@@ -303,12 +344,14 @@ async fn forward_inner(
         error_type: None,
         at: now,
         network,
+        refused: None,
     };
     let failed = |mut call: ProxyCall, kind: &str| {
         call.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
         call.error_type = Some(kind.to_owned());
         prowl.recorder.record(&state.db, call);
     };
+    attempt.forwarded = true;
     let resp = match tokio::time::timeout(prowl.config.timeout, upstream.send()).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) if !e.is_timeout() => {

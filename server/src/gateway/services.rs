@@ -6,7 +6,7 @@ use lowdown_core::gateway::allow::Mode;
 use lowdown_core::gateway::reputation::{meets_min_reputation, LIMITED_CALLS_PER_HOUR};
 use lowdown_core::gateway::score::{
     live_score, probe_health, AuditFigures, LiveScore, ProbeHealth, AUDIT_FLAG, PROBE_WINDOW,
-    SCORE_CALL_WINDOW,
+    SCORE_CALL_WINDOW, TELEMETRY_WINDOW_MS,
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,7 +19,6 @@ use crate::error::AppResult;
 use crate::services::scores::Scores;
 use crate::state::AppState;
 
-const HOUR_MS: i64 = 3_600_000;
 /// How long an agent found to meet a service's `min_reputation` keeps that standing.
 const REPUTABLE_FOR_MS: i64 = 5 * 60_000;
 
@@ -93,8 +92,9 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
     let now = state.now();
     let audit = super::audit::audit_if_due(state, s, now).await?;
     let recent = calls::recent(&state.db, &s.service_id, SCORE_CALL_WINDOW).await?;
+    let since = now - TELEMETRY_WINDOW_MS;
     let mut probed = recent[..recent.len().min(PROBE_WINDOW)].to_vec();
-    probed.extend(calls::recent_observations(&state.db, &s.service_id, PROBE_WINDOW).await?);
+    probed.extend(calls::observations_since(&state.db, &s.service_id, since, PROBE_WINDOW).await?);
     let health = probe_health(&probed);
     let audit = match audit {
         Some(a) => AuditView {
@@ -122,8 +122,10 @@ pub async fn view(state: &AppState, s: &Service, with_score: bool) -> AppResult<
     let score = match with_score {
         true => {
             let mut samples = recent;
-            let since = now - 24 * HOUR_MS;
-            samples.extend(calls::observations_since(&state.db, &s.service_id, since).await?);
+            samples.extend(
+                calls::observations_since(&state.db, &s.service_id, since, SCORE_CALL_WINDOW)
+                    .await?,
+            );
             samples.extend(calls::receipts_since(&state.db, &s.service_id, since).await?);
             Some(live_score(&samples, health.cap))
         }

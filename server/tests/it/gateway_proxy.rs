@@ -212,11 +212,28 @@ async fn refusals_name_the_reason_and_forgeries_are_flagged(t: &TestDb) {
         rig.up.requests().is_empty(),
         "no refused call reached the vendor"
     );
-    assert_eq!(
-        t.count("proxy_calls").await,
-        0,
-        "refusals are not ProxyCalls"
-    );
+    // Each refusal of a catalog service is a ProxyCall with its reason (never counted); a
+    // slug that names no service has none.
+    let known: Vec<&str> = cases
+        .iter()
+        .map(|c| c.3)
+        .filter(|r| *r != "unknown_service")
+        .collect();
+    wait_calls(t, known.len() as i64).await;
+    let mut stored: Vec<String> = sqlx::query("SELECT refused FROM proxy_calls")
+        .fetch_all(&t.check.pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r.get::<Option<String>, _>(0)
+                .expect("every stored call is a refusal")
+        })
+        .collect();
+    stored.sort();
+    let mut known: Vec<String> = known.into_iter().map(str::to_owned).collect();
+    known.sort();
+    assert_eq!(stored, known);
     // unknown salt, wrong decision and not sampled are forgeries; the expired salt a replay.
     let kinds = sqlx::query(
         "SELECT kind, COUNT(*) FROM agent_flags WHERE agent_id = $1 GROUP BY kind ORDER BY kind",

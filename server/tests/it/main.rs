@@ -12,6 +12,7 @@ mod forgery;
 mod gateway_api;
 mod gateway_carry;
 mod gateway_proxy;
+mod gateway_refused;
 mod ingest;
 mod layers;
 mod listeners;

@@ -101,6 +101,7 @@ async fn a_cosigned_receipt_moves_the_live_score_more_than_a_single_signed_one(t
             error_type: None,
             at: now,
             network: Some(format!("net{i}")),
+            refused: None,
         })
         .collect();
     insert_many(&t.db, calls).await.unwrap();

@@ -1,4 +1,5 @@
-//! ProxyCalls (one row per call through the gateway) and the stored audits.
+//! ProxyCalls (one row per request of a catalog service the gateway answers: forwarded, or
+//! refused with its reason) and the stored audits. Only forwarded calls are ever counted.
 
 use lowdown_core::gateway::score::{receipt_sample, Audit, AuditFigures, CallSample, Path};
 use serde::Serialize;
@@ -30,6 +31,9 @@ pub struct ProxyCall {
     pub at: i64,
     /// The keyed id of the agent's network.
     pub network: Option<String>,
+    /// The reason the gateway refused it (never forwarded, never counted); `None` when it
+    /// was forwarded.
+    pub refused: Option<String>,
 }
 
 /// Stores ProxyCalls in one transaction (multi-row statements of up to 500 rows).
@@ -42,15 +46,15 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> DbResult<()> {
         Box::pin(async move {
             for chunk in rows.chunks(500) {
                 let mut sql = String::from(
-                    "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at, network) VALUES ",
+                    "INSERT INTO proxy_calls (call_id, service_id, agent_id, salt_id, method, status, latency_ms, response_bytes, error_type, at, network, refused) VALUES ",
                 );
                 for i in 0..chunk.len() {
-                    let b = i * 11;
+                    let b = i * 12;
                     if i > 0 {
                         sql.push(',');
                     }
                     sql.push('(');
-                    sql.push_str(&(1..=11).map(|k| format!("${}", b + k)).collect::<Vec<_>>().join(", "));
+                    sql.push_str(&(1..=12).map(|k| format!("${}", b + k)).collect::<Vec<_>>().join(", "));
                     sql.push(')');
                 }
                 let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -66,7 +70,8 @@ pub async fn insert_many(db: &Db, calls: Vec<ProxyCall>) -> DbResult<()> {
                         .bind(c.response_bytes.map(|b| i64::try_from(b).unwrap_or(i64::MAX)))
                         .bind(c.error_type.clone())
                         .bind(c.at)
-                        .bind(c.network.clone());
+                        .bind(c.network.clone())
+                        .bind(c.refused.clone());
                 }
                 q.execute(&mut *conn).await?;
             }
@@ -94,9 +99,9 @@ fn sample(r: &sqlx::any::AnyRow, path: Path) -> Result<CallSample, sqlx::Error> 
     })
 }
 
-/// The `limit` most recent ProxyCalls of a service, newest first.
+/// The `limit` most recent forwarded ProxyCalls of a service, newest first.
 pub async fn recent(db: &Db, service_id: &str, limit: usize) -> DbResult<Vec<CallSample>> {
-    let rows = sqlx::query("SELECT status, latency_ms, agent_id, network FROM proxy_calls WHERE service_id = $1 ORDER BY at DESC LIMIT $2")
+    let rows = sqlx::query("SELECT status, latency_ms, agent_id, network FROM proxy_calls WHERE service_id = $1 AND refused IS NULL ORDER BY at DESC LIMIT $2")
         .bind(service_id.to_owned())
         .bind(limit as i64)
         .fetch_all(&db.pool)
@@ -104,40 +109,25 @@ pub async fn recent(db: &Db, service_id: &str, limit: usize) -> DbResult<Vec<Cal
     rows.iter().map(|r| Ok(sample(r, Path::Gateway)?)).collect()
 }
 
-const OBSERVED: &str =
-    "SELECT status, latency_ms, agent_id, network, weight_tenths FROM observations \
-     WHERE service_id = $1 AND source = 'organic'";
-
-/// The `limit` most recent organic observations of a service (the mirror path), newest
-/// first, with their telemetry weights.
-pub async fn recent_observations(
-    db: &Db,
-    service_id: &str,
-    limit: usize,
-) -> DbResult<Vec<CallSample>> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{OBSERVED} ORDER BY created_at DESC LIMIT $2"
-    )))
-    .bind(service_id.to_owned())
-    .bind(limit as i64)
-    .fetch_all(&db.pool)
-    .await?;
-    rows.iter()
-        .map(|r| Ok(sample(r, Path::Telemetry)?))
-        .collect()
-}
-
-/// Organic observations of a service since `since`, with their telemetry weights.
+/// The organic observations of a service since `since` (the mirror path), at most the
+/// `per_network` most recent of each network (anonymous ones without a network count as
+/// one), with their telemetry weights.
 pub async fn observations_since(
     db: &Db,
     service_id: &str,
     since: i64,
+    per_network: usize,
 ) -> DbResult<Vec<CallSample>> {
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "{OBSERVED} AND created_at >= $2"
-    )))
+    let rows = sqlx::query(
+        "SELECT status, latency_ms, agent_id, network, weight_tenths FROM ( \
+           SELECT status, latency_ms, agent_id, network, weight_tenths, \
+                  ROW_NUMBER() OVER (PARTITION BY network ORDER BY created_at DESC) AS k \
+           FROM observations WHERE service_id = $1 AND source = 'organic' AND created_at >= $2 \
+         ) recent WHERE k <= $3",
+    )
     .bind(service_id.to_owned())
     .bind(since)
+    .bind(per_network as i64)
     .fetch_all(&db.pool)
     .await?;
     rows.iter()

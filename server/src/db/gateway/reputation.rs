@@ -75,7 +75,7 @@ pub async fn inputs(
     let mut others: BTreeMap<String, Tally> = BTreeMap::new();
     for service in &services {
         let seen = sqlx::query(
-            "SELECT at / 3600000 AS hour, status, COUNT(*) AS n FROM proxy_calls WHERE service_id = $1 AND at >= $2 GROUP BY at / 3600000, status",
+            "SELECT at / 3600000 AS hour, status, COUNT(*) AS n FROM proxy_calls WHERE service_id = $1 AND at >= $2 AND refused IS NULL GROUP BY at / 3600000, status",
         )
         .bind(service.clone())
         .bind(since)
@@ -111,7 +111,7 @@ pub async fn inputs(
             );
         }
     }
-    let calls = sqlx::query("SELECT service_id, COUNT(*) AS n FROM proxy_calls WHERE agent_id = $1 AND at >= $2 GROUP BY service_id")
+    let calls = sqlx::query("SELECT service_id, COUNT(*) AS n FROM proxy_calls WHERE agent_id = $1 AND at >= $2 AND refused IS NULL GROUP BY service_id")
         .bind(agent_id.to_owned())
         .bind(since)
         .fetch_all(&db.pool)
