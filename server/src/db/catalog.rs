@@ -8,7 +8,7 @@ use super::Db;
 use crate::db::DbResult;
 
 /// One catalog entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Service {
     /// Stable id, e.g. `stripe`.
     pub id: String,
@@ -17,9 +17,13 @@ pub struct Service {
     pub name: String,
     /// Hosts that belong to it, lower-case, e.g. `api.stripe.com`.
     pub hosts: Vec<String>,
+    /// The gateway's sampling rate, for a service of the gateway's catalog.
+    #[serde(default)]
+    pub sampling_rate: Option<f64>,
 }
 
-/// Adds or replaces services (a host moves to the service that lists it last).
+/// Adds or replaces services (a host moves to the service that lists it last), and notes
+/// each sampling rate that differs from the last one noted for its service, from `now`.
 pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> DbResult<()> {
     db.write(move |conn| {
         Box::pin(async move {
@@ -38,6 +42,29 @@ pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> DbResult<()> {
                 .bind(now)
                 .execute(&mut *conn)
                 .await?;
+                if let Some(rate) = s.sampling_rate {
+                    let last = sqlx::query(
+                        "SELECT sampling_rate FROM service_rates WHERE service_id = $1 ORDER BY since DESC LIMIT 1",
+                    )
+                    .bind(s.id.clone())
+                    .fetch_optional(&mut *conn)
+                    .await?;
+                    let last: Option<f64> = match last {
+                        Some(r) => Some(r.try_get("sampling_rate")?),
+                        None => None,
+                    };
+                    if last != Some(rate) {
+                        sqlx::query(
+                            "INSERT INTO service_rates (service_id, sampling_rate, since) VALUES ($1, $2, $3) \
+                             ON CONFLICT (service_id, since) DO NOTHING",
+                        )
+                        .bind(s.id.clone())
+                        .bind(rate)
+                        .bind(now)
+                        .execute(&mut *conn)
+                        .await?;
+                    }
+                }
                 for host in s.hosts {
                     sqlx::query(
                         "INSERT INTO service_hosts (host, service_id) VALUES ($1, $2) \
@@ -53,6 +80,31 @@ pub async fn upsert(db: &Db, services: Vec<Service>, now: i64) -> DbResult<()> {
         })
     })
     .await
+}
+
+/// The sampling rate `service_id` had for the salt of the day `[from, until)` (unix ms): the
+/// one in force when the day began, else the first noted during it; `None` when none was
+/// ever noted by then.
+pub async fn rate_for_day(
+    db: &Db,
+    service_id: &str,
+    from: i64,
+    until: i64,
+) -> DbResult<Option<f64>> {
+    let row = sqlx::query(
+        "SELECT sampling_rate FROM service_rates WHERE service_id = $1 AND since < $3 \
+         ORDER BY CASE WHEN since <= $2 THEN 0 ELSE 1 END, \
+                  CASE WHEN since <= $2 THEN -since ELSE since END LIMIT 1",
+    )
+    .bind(service_id.to_owned())
+    .bind(from)
+    .bind(until)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(match row {
+        Some(r) => Some(r.try_get("sampling_rate")?),
+        None => None,
+    })
 }
 
 /// Every service with its hosts, sorted by id.
@@ -73,6 +125,7 @@ pub async fn list(db: &Db) -> DbResult<Vec<Service>> {
             }
         }
         out.push(Service {
+            sampling_rate: None,
             name: row.try_get("name")?,
             id,
             hosts: list,

@@ -124,6 +124,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "refused_calls",
         include_str!("../../migrations/0017_refused_calls.sql"),
     ),
+    (
+        18,
+        "service_rates",
+        include_str!("../../migrations/0018_service_rates.sql"),
+    ),
 ];
 
 /// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT

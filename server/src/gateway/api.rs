@@ -110,8 +110,11 @@ pub struct RetiredSalts {
 pub struct Verified {
     /// The call's bucket in 0..1.
     pub bucket: f64,
-    /// Whether the call is sampled.
+    /// Whether the call is sampled (its bucket below `sampling_rate`).
     pub sampled: bool,
+    /// The service's sampling rate for that salt: the one in force when its day began (or
+    /// the first set during it), not today's.
+    pub sampling_rate: f64,
     /// Whether the claimed roll is the one the salt gives.
     pub valid: bool,
 }
@@ -225,10 +228,20 @@ pub async fn verify(
         .ok_or_else(|| AppError::NotFound {
             message: format!("salt_id: no salt {id} was ever issued"),
         })?;
-    let d = decide(service_id, agent_id, id, &salt, service.sampling_rate);
+    let rate = match salt_id_epoch(id) {
+        Some(epoch) => {
+            let w = salt_window(epoch);
+            crate::db::catalog::rate_for_day(&state.db, service_id, w.valid_from, w.accepted_until)
+                .await?
+        }
+        None => None,
+    }
+    .unwrap_or(service.sampling_rate);
+    let d = decide(service_id, agent_id, id, &salt, rate);
     Ok(Json(Verified {
         bucket: d.bucket,
         sampled: d.sampled,
+        sampling_rate: rate,
         valid: d.roll.eq_ignore_ascii_case(claimed),
     }))
 }

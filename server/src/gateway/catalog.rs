@@ -459,6 +459,7 @@ pub fn telemetry_services(services: &[Service]) -> Vec<crate::db::catalog::Servi
             id: s.service_id.clone(),
             name: s.name.clone(),
             hosts: s.hosts.clone(),
+            sampling_rate: Some(s.sampling_rate),
         })
         .collect()
 }

@@ -125,7 +125,10 @@ async fn the_score_falls_and_the_cap_engages_read_by_read(t: &TestDb) {
     assert_eq!(audit["flagged"], true, "{audit}");
     assert_eq!(audit["flag"], "prowl_capped_audit");
     // The gateway's 26 calls; the one observation is over 24 h old by now, out of the audit.
-    assert_eq!((audit["n"].as_i64(), audit["error_rate"].as_f64()), (Some(26), Some(0.808)));
+    assert_eq!(
+        (audit["n"].as_i64(), audit["error_rate"].as_f64()),
+        (Some(26), Some(0.808))
+    );
     assert_eq!(
         audit["gateway"],
         json!({"flagged": true, "error_rate": 0.808, "p95_p5": audit["gateway"]["p95_p5"], "n": 26})

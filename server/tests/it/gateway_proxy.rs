@@ -317,7 +317,35 @@ async fn an_expired_salt_is_accepted_inside_the_overlap_only_and_published_after
     let d = lowdown_core::sample::decide("svc_vendor", &agent_id, &salt_id, &salt, 1.0);
     assert_eq!(
         r.json,
-        json!({"valid": true, "sampled": true, "bucket": d.bucket})
+        json!({"valid": true, "sampled": true, "bucket": d.bucket, "sampling_rate": 1.0})
+    );
+    // The server restarts with the vendor at a rate of 0: a past decision is still checked
+    // with the rate its salt had.
+    let restarted = Rig::start(
+        t,
+        &CATALOG.replacen("sampling_rate = 1.0", "sampling_rate = 0.0", 1),
+        TIMEOUT,
+    )
+    .await;
+    restarted
+        .state
+        .clock
+        .shift(clock.now() - restarted.state.now());
+    assert_eq!(
+        restarted
+            .state
+            .prowl
+            .by_slug("vendor")
+            .unwrap()
+            .sampling_rate,
+        0.0
+    );
+    let r = post(&restarted.app, "/v1/sampling/verify", &verify).await;
+    assert_eq!(
+        r.json,
+        json!({"valid": true, "sampled": true, "bucket": d.bucket, "sampling_rate": 1.0}),
+        "{}",
+        r.text
     );
     let mut forged = verify.clone();
     forged["agent_id"] = json!("ag_someoneelse");

@@ -27,6 +27,7 @@ async fn add_catalog(t: &TestDb) {
         id: "stripe".into(),
         name: "Stripe".into(),
         hosts: vec!["stripe.com".into(), "api.stripe.com".into()],
+        sampling_rate: None,
     };
     catalog::upsert(&t.db, vec![s], 0).await.unwrap();
 }

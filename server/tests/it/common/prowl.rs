@@ -202,7 +202,8 @@ impl Rig {
         let up = Upstream::start().await;
         let text = toml.replace("{UP}", &up.base());
         let services = catalog::parse(&text, "services.toml", true).expect("test catalog");
-        lowdown_server::db::catalog::upsert(&t.db, catalog::telemetry_services(&services), 0)
+        let loaded = lowdown_server::clock::now_ms();
+        lowdown_server::db::catalog::upsert(&t.db, catalog::telemetry_services(&services), loaded)
             .await
             .unwrap();
         let config = GatewayConfig {
