@@ -36,8 +36,33 @@ pub struct Bucket {
     pub gateway: Tally,
 }
 
+/// Reports of calls (observations at 1.0 each, receipts at 0.3 signed once and 1.0
+/// co-signed) as they weigh in `error_report_balance`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reports {
+    /// The weight of the counted reports.
+    pub weight: f64,
+    /// The weight of the errors among them.
+    pub errors: f64,
+    /// How many reports were counted.
+    pub n: u64,
+}
+
+impl Reports {
+    /// Adds `n` reports of one outcome at `weight` each: `Some(true)` a success,
+    /// `Some(false)` an error, `None` not counted.
+    pub fn add(&mut self, ok: Option<bool>, weight: f64, n: u64) {
+        let Some(ok) = ok else { return };
+        self.weight += weight * n as f64;
+        if !ok {
+            self.errors += weight * n as f64;
+        }
+        self.n += n;
+    }
+}
+
 /// What the host counts for one agent over the last 30 days.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReputationInputs {
     /// Observations, ProxyCalls and receipts of the agent.
     pub volume: u64,
@@ -55,11 +80,11 @@ pub struct ReputationInputs {
     pub services: u64,
     /// Observations and ProxyCalls that name a catalog service.
     pub service_samples: u64,
-    /// The agent's observations of catalog services.
-    pub reported: Tally,
-    /// Every other agent's observations of the same services, one tally per agent
+    /// The agent's observations of catalog services and its receipts, by weight.
+    pub reported: Reports,
+    /// Every other agent's observations and receipts of the same services, one per agent
     /// (anonymous observations count as one agent per network).
-    pub others: Vec<Tally>,
+    pub others: Vec<Reports>,
     /// Refused forged or replayed decisions and receipts.
     pub abuse_flags: u64,
     /// Gateway requests and receipts the agent made (the population abuse is counted in).
@@ -92,8 +117,9 @@ pub struct Reputation {
     pub receipt_cosign_rate: Dimension,
     /// Distinct services.
     pub diversity: Dimension,
-    /// Its reported error rate minus the other agents' for the same services (each
-    /// agent's share of theirs capped, see [`super::share`]).
+    /// Its reported error rate minus the other agents' for the same services, reports
+    /// weighed (observations 1.0, receipts 0.3 or 1.0; each agent's share of theirs capped,
+    /// see [`super::share`]).
     pub error_report_balance: Dimension,
     /// Refused forged or replayed decisions and receipts.
     pub abuse_flags: Dimension,
@@ -130,25 +156,20 @@ pub fn reputation(i: &ReputationInputs) -> Reputation {
         .collect();
     let agreeing = comparable.iter().filter(|b| consistent(b)).count() as u64;
     let n_buckets = comparable.len() as u64;
-    // The others' error rate with no agent holding more than its share of their calls.
-    let factors = super::share::share_factors(
-        &i.others
-            .iter()
-            .map(|t| t.counted as f64)
-            .collect::<Vec<_>>(),
-    );
+    // The others' error rate with no agent holding more than its share of their reports.
+    let factors =
+        super::share::share_factors(&i.others.iter().map(|t| t.weight).collect::<Vec<_>>());
     let (errors, counted) = i
         .others
         .iter()
         .zip(&factors)
         .fold((0.0, 0.0), |(e, c), (t, f)| {
-            (
-                e + t.errors.min(t.counted) as f64 * f,
-                c + t.counted as f64 * f,
-            )
+            (e + t.errors.min(t.weight) * f, c + t.weight * f)
         });
     let others_rate = (counted > 0.0).then(|| errors / counted);
-    let balance = match (ratio(i.reported.errors, i.reported.counted), others_rate) {
+    let own_rate = (i.reported.weight > 0.0)
+        .then(|| i.reported.errors.min(i.reported.weight) / i.reported.weight);
+    let balance = match (own_rate, others_rate) {
         (Some(a), Some(n)) => Some(round3(a - n)),
         _ => None,
     };
@@ -168,9 +189,9 @@ pub fn reputation(i: &ReputationInputs) -> Reputation {
             i.receipts,
         ),
         diversity: dim(Some(i.services as f64), i.service_samples),
-        error_report_balance: dim(balance, i.reported.counted),
+        error_report_balance: dim(balance, i.reported.n),
         abuse_flags: dim(Some(i.abuse_flags as f64), i.attempts),
-        compared_agents: i.others.iter().filter(|t| t.counted > 0).count() as u64,
+        compared_agents: i.others.iter().filter(|t| t.n > 0).count() as u64,
     }
 }
 

@@ -75,7 +75,17 @@ fn one() -> f64 {
     1.0
 }
 
-/// A receipt as a sample: `success` and `partial` (delivered) count as a 2xx would,
+/// How a receipt's outcome counts: `success` and `partial` (delivered) as a success,
+/// `failure` as an error, `cancelled` (or anything else) not at all.
+pub fn receipt_counts_as_success(outcome: &str) -> Option<bool> {
+    match outcome {
+        "success" | "partial" => Some(true),
+        "failure" => Some(false),
+        _ => None,
+    }
+}
+
+/// A receipt as a sample ([`receipt_counts_as_success`]): `success` and `partial` (delivered) count as a 2xx would,
 /// `failure` as no answer; `cancelled` is not counted (`None`). `weight` is the receipt's
 /// (0.3 signed once, 1.0 co-signed).
 pub fn receipt_sample(
@@ -84,10 +94,9 @@ pub fn receipt_sample(
     weight: f64,
     agent: Option<String>,
 ) -> Option<CallSample> {
-    let status = match outcome {
-        "success" | "partial" => Some(200),
-        "failure" => None,
-        _ => return None,
+    let status = match receipt_counts_as_success(outcome)? {
+        true => Some(200),
+        false => None,
     };
     Some(CallSample {
         status,

@@ -1,7 +1,7 @@
 //! The mirror path and receipts (SPEC §10): what agents report of a catalog service counts in
 //! its probe health and audit beside the gateway's calls, each figure saying which path it
-//! came from, and receipts count in its live score by their signatures. SQLite and
-//! PostgreSQL.
+//! came from, and receipts count in its live score and in the agent's reported error rate by
+//! their signatures (0.3 signed once, 1.0 co-signed). SQLite and PostgreSQL.
 
 use crate::common;
 
@@ -165,3 +165,72 @@ on_both!(a_cosigned_receipt_moves_the_live_score_more_than_a_single_signed_one);
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
+
+/// An agent that saw the vendor answer once, then submitted a receipt for a failed delivery
+/// (co-signed or not), beside another agent that saw it answer five times: the first's
+/// `error_report_balance`.
+async fn balance_after_a_failed_receipt(t: &TestDb, cosigned: bool) -> Value {
+    let agent_key = SigningKey::from_bytes(&[7; 32]);
+    let service_key = SigningKey::from_bytes(&[9; 32]);
+    let toml = CATALOG.replace(
+        "sampling_rate = 1.0\n",
+        &format!(
+            "sampling_rate = 1.0\npublic_key = \"{}\"\n",
+            b64(service_key.verifying_key().as_bytes())
+        ),
+    );
+    let rig = Rig::start(t, &toml, T).await;
+    let (key, agent_id) = rig
+        .agent(Some(&b64(agent_key.verifying_key().as_bytes())))
+        .await;
+    let (other, _) = rig.agent(None).await;
+    let seen =
+        json!({"host": "api.vendor-fixture.com", "method": "GET", "status": 200, "latency_ms": 80});
+    for (k, times) in [(&key, 1), (&other, 5)] {
+        for _ in 0..times {
+            let r = post_as(
+                &rig.app,
+                "/v1/telemetry/observe",
+                &[("x-agent-key", k)],
+                &seen,
+            )
+            .await;
+            assert_eq!(r.status, 200, "{}", r.text);
+        }
+    }
+    let st = json!({"service_id": "svc_vendor", "agent_id": agent_id, "call_at": "2026-12-07T10:00:00Z", "outcome": "failure", "latency_ms": 80, "nonce": "nonce-balance-1"});
+    let canonical = lowdown_core::schema_hash::canonical_json(st.to_string().as_bytes()).unwrap();
+    let mut body = json!({"statement": st, "agent_signature": b64(&agent_key.sign(canonical.as_bytes()).to_bytes())});
+    if cosigned {
+        body["service_signature"] = json!(b64(&service_key.sign(canonical.as_bytes()).to_bytes()));
+    }
+    let r = post_as(
+        &rig.app,
+        "/v1/receipts/submit",
+        &[("x-agent-key", &key)],
+        &body,
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let rep = common::get(&rig.app, &format!("/v1/agents/{agent_id}/reputation"))
+        .await
+        .json;
+    rep["error_report_balance"].clone()
+}
+
+async fn a_failed_receipt_signed_once_weighs_0_3_in_the_agents_reports(t: &TestDb) {
+    // One report of success and a failed delivery at 0.3: 0.3 / 1.3 against the other's 0.
+    assert_eq!(
+        balance_after_a_failed_receipt(t, false).await,
+        json!({"value": 0.231, "n": 2})
+    );
+}
+on_both!(a_failed_receipt_signed_once_weighs_0_3_in_the_agents_reports);
+
+async fn a_failed_receipt_cosigned_weighs_1_0_in_the_agents_reports(t: &TestDb) {
+    assert_eq!(
+        balance_after_a_failed_receipt(t, true).await,
+        json!({"value": 0.5, "n": 2})
+    );
+}
+on_both!(a_failed_receipt_cosigned_weighs_1_0_in_the_agents_reports);

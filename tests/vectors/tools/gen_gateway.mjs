@@ -302,9 +302,9 @@ function rep(i) {
     // 0.2 tolerance decided on exact fractions: |a - g| <= 1/5.
     return Math.abs((b.reported.counted - b.reported.errors) * b.gateway.counted - (b.gateway.counted - b.gateway.errors) * b.reported.counted) * 5 <= b.reported.counted * b.gateway.counted && Math.abs(a - g) <= 0.2 + 1e-12;
   }).length;
-  const f = shareFactors(i.others.map((o) => o.counted));
-  const nErr = i.others.reduce((a, o, k) => a + o.errors * f[k], 0), nCnt = i.others.reduce((a, o, k) => a + o.counted * f[k], 0);
-  const ra = ratio(i.reported.errors, i.reported.counted), rn = nCnt > 0 ? nErr / nCnt : null;
+  const f = shareFactors(i.others.map((o) => o.weight));
+  const nErr = i.others.reduce((a, o, k) => a + Math.min(o.errors, o.weight) * f[k], 0), nCnt = i.others.reduce((a, o, k) => a + o.weight * f[k], 0);
+  const ra = i.reported.weight > 0 ? Math.min(i.reported.errors, i.reported.weight) / i.reported.weight : null, rn = nCnt > 0 ? nErr / nCnt : null;
   const opt = (x) => (x === null ? null : r3(x));
   return {
     volume: { value: i.volume, n: i.volume },
@@ -312,25 +312,33 @@ function rep(i) {
     consistency: { value: opt(ratio(agree, comp.length)), n: comp.length },
     receipt_cosign_rate: { value: opt(ratio(i.receipts_cosigned, i.receipts)), n: i.receipts },
     diversity: { value: i.services, n: i.service_samples },
-    error_report_balance: { value: ra === null || rn === null ? null : r3(ra - rn), n: i.reported.counted },
+    error_report_balance: { value: ra === null || rn === null ? null : r3(ra - rn), n: i.reported.n },
     abuse_flags: { value: i.abuse_flags, n: i.attempts },
-    compared_agents: i.others.filter((o) => o.counted > 0).length,
+    compared_agents: i.others.filter((o) => o.n > 0).length,
   };
 }
 const t = (counted, errors) => ({ counted, errors });
-const repBase = { volume: 0, registered_at_ms: T, now_ms: T, buckets: [], receipts: 0, receipts_cosigned: 0, services: 0, service_samples: 0, reported: t(0, 0), others: [], abuse_flags: 0, attempts: 0 };
+// Reports: n observations (1.0 each), e of them errors, plus receipts [weight, failed] each.
+const r = (n, e, receipts = []) => ({
+  weight: n + receipts.reduce((a, [w]) => a + w, 0),
+  errors: e + receipts.reduce((a, [w, failed]) => a + (failed ? w : 0), 0),
+  n: n + receipts.length,
+});
+const repBase = { volume: 0, registered_at_ms: T, now_ms: T, buckets: [], receipts: 0, receipts_cosigned: 0, services: 0, service_samples: 0, reported: r(0, 0), others: [], abuse_flags: 0, attempts: 0 };
 const repCases = [
   ["a new agent", {}],
   ["a seasoned agent", { volume: 420, now_ms: T + 9 * DAY + 5, buckets: [
       { reported: t(10, 1), gateway: t(20, 2) }, { reported: t(5, 0), gateway: t(5, 1) },
       { reported: t(4, 4), gateway: t(10, 0) }, { reported: t(3, 0), gateway: t(0, 0) }],
-    receipts: 8, receipts_cosigned: 6, services: 3, service_samples: 300, reported: t(200, 30), others: Array.from({ length: 10 }, () => t(500, 50)), abuse_flags: 2, attempts: 150 }],
+    receipts: 8, receipts_cosigned: 6, services: 3, service_samples: 300, reported: r(200, 30), others: Array.from({ length: 10 }, () => r(500, 50)), abuse_flags: 2, attempts: 150 }],
   ["exactly 0.2 apart is consistent", { buckets: [{ reported: t(5, 1), gateway: t(1, 0) }, { reported: t(5, 0), gateway: t(5, 1) }] }],
   ["just over 0.2 apart is not", { buckets: [{ reported: t(100, 21), gateway: t(1, 0) }] }],
-  ["reports fewer errors than the network", { reported: t(10, 0), others: [t(4, 2), t(6, 3)] }],
-  ["one other agent's flood counts as one agent", { reported: t(10, 1), others: [t(1000, 1000), t(10, 1), t(10, 1), t(10, 1), t(10, 1)] }],
+  ["reports fewer errors than the network", { reported: r(10, 0), others: [r(4, 2), r(6, 3)] }],
+  ["one other agent's flood counts as one agent", { reported: r(10, 1), others: [r(1000, 1000), r(10, 1), r(10, 1), r(10, 1), r(10, 1)] }],
+  ["a failed delivery co-signed weighs 1.0, signed once 0.3", { reported: r(2, 0, [[1, true], [0.3, true]]), others: [r(10, 1), r(10, 1)] }],
+  ["receipts alone are reports", { reported: r(0, 0, [[0.3, false], [0.3, true]]), others: [r(0, 0, [[1, false]]), r(5, 0)] }],
   ["one day minus a millisecond", { now_ms: T + DAY - 1 }],
 ];
 writeVectors("reputation.json", "reputation",
-  "reputation(inputs) -> the seven dimensions {value, n} and compared_agents; consistency: share of buckets with counts on both sides whose success rates are within 0.2; error_report_balance against the other agents' reports (others[], one tally per agent), each agent's share of them capped at max(0.2, 1/agents); rates to 3 decimals.",
+  "reputation(inputs) -> the seven dimensions {value, n} and compared_agents; consistency: share of buckets with counts on both sides whose success rates are within 0.2; error_report_balance: the agent's weighted error rate (reported {weight, errors, n}: observations 1.0 each, receipts 0.3 signed once, 1.0 co-signed) minus the other agents' (others[], one per agent), each agent's share of them capped at max(0.2, 1/agents); rates to 3 decimals.",
   repCases.map(([name, over]) => { const input = { ...repBase, ...over }; return { name, input, expected: rep(input) }; }));

@@ -3,15 +3,33 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use lowdown_core::gateway::reputation::{Bucket, ReputationInputs, Tally, REPUTATION_WINDOW_MS};
-use lowdown_core::gateway::score::counts_as_success;
+use lowdown_core::gateway::reputation::{
+    Bucket, Reports, ReputationInputs, Tally, REPUTATION_WINDOW_MS,
+};
+use lowdown_core::gateway::score::{counts_as_success, receipt_counts_as_success};
 use sqlx::Row;
 
 use crate::db::Db;
 use crate::db::DbResult;
 
+fn outcome(status: Option<i64>) -> Option<bool> {
+    counts_as_success(status.and_then(|s| u16::try_from(s).ok()))
+}
+
+/// Adds a row of `outcome, weight_tenths, n` (receipts) to `r`.
+fn add_receipts(r: &mut Reports, row: &sqlx::any::AnyRow) -> DbResult<()> {
+    let kind: String = row.try_get("outcome")?;
+    let weight = row.try_get::<i64, _>("weight_tenths")? as f64 / 10.0;
+    r.add(
+        receipt_counts_as_success(&kind),
+        weight,
+        crate::db::get_u64(row, "n")?,
+    );
+    Ok(())
+}
+
 fn add(t: &mut Tally, status: Option<i64>, n: u64) {
-    match counts_as_success(status.and_then(|s| u16::try_from(s).ok())) {
+    match outcome(status) {
         Some(true) => t.counted += n,
         Some(false) => {
             t.counted += n;
@@ -50,7 +68,7 @@ pub async fn inputs(
     .fetch_all(&db.pool)
     .await?;
     let mut buckets: BTreeMap<(String, i64), Bucket> = BTreeMap::new();
-    let mut reported = Tally::default();
+    let mut reported = Reports::default();
     let mut services: BTreeSet<String> = BTreeSet::new();
     let mut service_samples = 0u64;
     for r in &own {
@@ -65,15 +83,29 @@ pub async fn inputs(
             status,
             n,
         );
-        add(&mut reported, status, n);
+        reported.add(outcome(status), 1.0, n);
         service_samples += n;
         services.insert(service);
+    }
+    // Its receipts, by signatures (0.3 signed once, 1.0 co-signed): reports of its calls too.
+    let receipted = sqlx::query(
+        "SELECT service_id, outcome, weight_tenths, COUNT(*) AS n FROM receipts \
+         WHERE agent_id = $1 AND submitted_at >= $2 GROUP BY service_id, outcome, weight_tenths",
+    )
+    .bind(agent_id.to_owned())
+    .bind(since)
+    .fetch_all(&db.pool)
+    .await?;
+    let mut compared = services.clone();
+    for r in &receipted {
+        add_receipts(&mut reported, r)?;
+        compared.insert(r.try_get("service_id")?);
     }
     // What the gateway saw of those services in the same window, per hour (every agent);
     // what every other agent reported of them, per agent (anonymous reports: one per
     // network).
-    let mut others: BTreeMap<String, Tally> = BTreeMap::new();
-    for service in &services {
+    let mut others: BTreeMap<String, Reports> = BTreeMap::new();
+    for service in &compared {
         let seen = sqlx::query(
             "SELECT at / 3600000 AS hour, status, COUNT(*) AS n FROM proxy_calls WHERE service_id = $1 AND at >= $2 AND refused IS NULL GROUP BY at / 3600000, status",
         )
@@ -104,11 +136,24 @@ pub async fn inputs(
         .await?;
         for r in &all {
             let who: String = r.try_get("who")?;
-            add(
-                others.entry(who).or_default(),
-                r.try_get("status")?,
+            others.entry(who).or_default().add(
+                outcome(r.try_get("status")?),
+                1.0,
                 crate::db::get_u64(r, "n")?,
             );
+        }
+        let their_receipts = sqlx::query(
+            "SELECT agent_id, outcome, weight_tenths, COUNT(*) AS n FROM receipts \
+             WHERE service_id = $1 AND submitted_at >= $2 AND agent_id <> $3 \
+             GROUP BY agent_id, outcome, weight_tenths",
+        )
+        .bind(service.clone())
+        .bind(since)
+        .bind(agent_id.to_owned())
+        .fetch_all(&db.pool)
+        .await?;
+        for r in &their_receipts {
+            add_receipts(others.entry(r.try_get("agent_id")?).or_default(), r)?;
         }
     }
     let calls = sqlx::query("SELECT service_id, COUNT(*) AS n FROM proxy_calls WHERE agent_id = $1 AND at >= $2 AND refused IS NULL GROUP BY service_id")
