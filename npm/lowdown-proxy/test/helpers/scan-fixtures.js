@@ -107,6 +107,18 @@ export function startPypi(projects) {
 
 /** The real server-everything in streamable-HTTP mode; its MCP endpoint is `${url}/mcp`. */
 export async function startEverything() {
+  // It is told a port picked free a moment before, which another socket can take in between,
+  // and it prints its ready line even when its listen failed: a start counts once the port
+  // answers as server-everything does, and a lost race starts it again on another port.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const started = await startEverythingOnce();
+    if (started) return started;
+  }
+  throw new Error('server-everything printed its ready line five times but never listened');
+}
+
+/** One start on a free port; null when the port answered as something else. */
+async function startEverythingOnce() {
   const port = await freePort();
   const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise((resolve, reject) => {
@@ -121,7 +133,14 @@ export async function startEverything() {
     child.once('exit', (code) => reject(new Error(`server-everything exited ${code}: ${out}`)));
   });
   const exited = new Promise((r) => child.once('exit', r));
-  return { url: `http://127.0.0.1:${port}`, close: async () => { child.kill('SIGTERM'); await exited; } };
+  const close = async () => { child.kill('SIGTERM'); await exited; };
+  // Its answer to a GET without a session, which only a listening server-everything gives.
+  const answer = await fetch(`http://127.0.0.1:${port}/mcp`).then(async (r) => [r.status, await r.text()]).catch(() => [0, '']);
+  if (answer[0] !== 400 || !answer[1].includes('No valid session ID')) {
+    await close();
+    return null;
+  }
+  return { url: `http://127.0.0.1:${port}`, close };
 }
 
 /**
