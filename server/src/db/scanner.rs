@@ -117,6 +117,67 @@ pub async fn finish_run(
     .await
 }
 
+/// The start of run `id` when it can be resumed on `day`: a run of that day reading
+/// `registry_url` that never finished, or stopped as `failed` (its holder lost the lease or
+/// its storage failed). `None` for anything else, including an id no run has.
+pub async fn resumable(db: &Db, id: &str, day: &str, registry_url: &str) -> DbResult<Option<i64>> {
+    let row = sqlx::query(
+        "SELECT started_at FROM scan_runs WHERE scan_run_id = $1 AND day = $2 \
+         AND registry_url = $3 AND status IN ('running', 'failed')",
+    )
+    .bind(id.to_owned())
+    .bind(day.to_owned())
+    .bind(registry_url.to_owned())
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(match row {
+        Some(r) => Some(r.try_get("started_at")?),
+        None => None,
+    })
+}
+
+/// Marks run `id`, taken over from a holder that died, as running again.
+pub async fn reopen_run(db: &Db, id: &str) -> DbResult<()> {
+    let id = id.to_owned();
+    db.write(move |conn| {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE scan_runs SET status = 'running', finished_at = NULL WHERE scan_run_id = $1",
+            )
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// The observations run `id` stored so far: `(target, remote_url, reached_level,
+/// error_type)` each.
+pub async fn run_observations(
+    db: &Db,
+    id: &str,
+) -> DbResult<Vec<(String, String, i64, Option<String>)>> {
+    let rows = sqlx::query(
+        "SELECT target_id, remote_url, reached_level, error_type FROM scanner_observations \
+         WHERE scan_run_id = $1",
+    )
+    .bind(id.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("target_id")?,
+                r.try_get("remote_url")?,
+                r.try_get("reached_level")?,
+                r.try_get("error_type")?,
+            ))
+        })
+        .collect()
+}
+
 /// Whether a run that started on `day` completed.
 pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
     let row =
