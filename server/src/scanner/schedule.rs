@@ -62,7 +62,7 @@ impl ScanAt {
 #[derive(Debug)]
 pub enum Attempt {
     /// This server ran (or resumed) the day's scan.
-    Ran(Summary),
+    Ran(Box<Summary>),
     /// The day's scan already ran.
     Done,
     /// Another server holds the lease until then (unix ms); worth trying again after.
@@ -79,7 +79,7 @@ pub async fn attempt(db: &Db, cfg: &ScanConfig, day: &str) -> Attempt {
                 summary = %serde_json::to_string(&summary).unwrap_or_default(),
                 "scan finished"
             );
-            Attempt::Ran(summary)
+            Attempt::Ran(Box::new(summary))
         }
         Err(ScanError::DayDone { .. }) => {
             tracing::info!(%day, "scan: the day's scan already ran; skipping");
@@ -107,7 +107,7 @@ pub async fn attempt(db: &Db, cfg: &ScanConfig, day: &str) -> Attempt {
 /// One scheduled attempt at today's scan; the summary of a run that happened.
 pub async fn run_scheduled(db: &Db, cfg: &ScanConfig) -> Option<Summary> {
     match attempt(db, cfg, &day_of((cfg.clock)())).await {
-        Attempt::Ran(summary) => Some(summary),
+        Attempt::Ran(summary) => Some(*summary),
         _ => None,
     }
 }

@@ -447,5 +447,19 @@ async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
         .row("SELECT COUNT(*) FROM leases WHERE holder <> '' OR expires_at > 0")
         .await;
     assert_eq!(held, 0, "released after the run");
+
+    // A row no server wrote, expiring centuries ahead, holds the audit off for nobody.
+    sqlx::query("UPDATE leases SET holder = 'forged', expires_at = $1 WHERE name = 'audit'")
+        .bind(i64::MAX / 2)
+        .execute(&t.check.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        lowdown_server::gateway::audit::run_due(&rig.state, "server-b")
+            .await
+            .unwrap(),
+        2,
+        "the forged lease is taken over"
+    );
 }
 on_both!(one_server_at_a_time_holds_the_audit_lease);

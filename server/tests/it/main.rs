@@ -13,6 +13,7 @@ mod gateway_api;
 mod gateway_carry;
 mod gateway_proxy;
 mod ingest;
+mod instances;
 mod layers;
 mod listeners;
 mod local_node;
