@@ -238,3 +238,35 @@ pub async fn finish(db: &Db, name: &str, holder: &str, period: &str) -> DbResult
     })
     .await
 }
+
+/// A write that only the holder of a lease may make: checked in the write's own
+/// transaction, so a holder that lost its lease (paused past its expiry, cut off from the
+/// database while another server took over) writes nothing once the next holder has it.
+#[derive(Debug, Clone)]
+pub struct Fence {
+    /// The lease.
+    pub name: String,
+    /// Who must still hold it.
+    pub holder: String,
+}
+
+impl Fence {
+    /// The fence of `holder` on lease `name`.
+    pub fn new(name: &str, holder: &str) -> Fence {
+        Fence {
+            name: name.to_owned(),
+            holder: holder.to_owned(),
+        }
+    }
+
+    /// Whether the holder still holds the lease, locking its row until the transaction ends
+    /// (on PostgreSQL a takeover waits for the write; SQLite has one writer).
+    pub(crate) async fn holds(&self, conn: &mut sqlx::AnyConnection) -> Result<bool, sqlx::Error> {
+        let r = sqlx::query("UPDATE leases SET holder = holder WHERE name = $1 AND holder = $2")
+            .bind(self.name.clone())
+            .bind(self.holder.clone())
+            .execute(&mut *conn)
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+}

@@ -12,6 +12,7 @@ use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
 use lowdown_core::target_label::lookup_form;
 use sqlx::{AnyConnection, Row};
 
+use crate::db::lease::Fence;
 use crate::db::observations::declaration;
 use crate::db::upsert::{insert_ignore, where_in, write, Val};
 use crate::db::Db;
@@ -88,18 +89,23 @@ pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str)
     .await
 }
 
-/// Records how a run ended.
+/// Records how a run ended, when `fence` still holds (`false`, nothing written, when not:
+/// the run is another holder's now).
 pub async fn finish_run(
     db: &Db,
+    fence: Fence,
     id: &str,
     status: &str,
     finished_at: i64,
     cohort_version: Option<u64>,
     summary: &serde_json::Value,
-) -> DbResult<()> {
+) -> DbResult<bool> {
     let (id, status, summary) = (id.to_owned(), status.to_owned(), summary.to_string());
     db.write(move |conn| {
         Box::pin(async move {
+            if !fence.holds(conn).await? {
+                return Ok(false);
+            }
             sqlx::query(
                 "UPDATE scan_runs SET status = $1, finished_at = $2, cohort_version = $3, summary = $4 \
                  WHERE scan_run_id = $5",
@@ -111,7 +117,7 @@ pub async fn finish_run(
             .bind(id)
             .execute(&mut *conn)
             .await?;
-            Ok(())
+            Ok(true)
         })
     })
     .await
@@ -435,14 +441,16 @@ pub async fn next_observation_id(db: &Db) -> DbResult<i64> {
 }
 
 /// Writes observations with ids from `first_id` on, and their definitions (each distinct
-/// definition once).
+/// definition once), when `fence` still holds: `false`, nothing written, when it does not
+/// (ids are assigned by the holder, so a holder that lost the lease must not write).
 pub async fn write_observations(
     db: &Db,
+    fence: Fence,
     first_id: i64,
     day: &str,
     now: i64,
     batch: Vec<(Observation, Vec<ToolDefinition>)>,
-) -> DbResult<()> {
+) -> DbResult<bool> {
     let mut rows = Vec::with_capacity(batch.len());
     let mut defs: BTreeMap<String, String> = BTreeMap::new();
     for (i, (o, d)) in batch.into_iter().enumerate() {
@@ -479,6 +487,9 @@ pub async fn write_observations(
         .collect();
     db.write(move |conn| {
         Box::pin(async move {
+            if !fence.holds(conn).await? {
+                return Ok(false);
+            }
             let cols = [
                 "id",
                 "scan_run_id",
@@ -511,7 +522,7 @@ pub async fn write_observations(
                 defs,
             )
             .await?;
-            Ok(())
+            Ok(true)
         })
     })
     .await

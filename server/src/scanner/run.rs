@@ -17,7 +17,7 @@ use super::net::{Lookup, Net, SystemLookup};
 use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
 use super::{probing, registry};
-use crate::db::lease::{self, SCAN_LEASE};
+use crate::db::lease::{self, Fence, SCAN_LEASE};
 use crate::db::scanner as store;
 use crate::db::{random_id, Db};
 use crate::names::enum_str;
@@ -315,6 +315,7 @@ async fn run_locked(
         }
     };
     let day = day_of(started);
+    let fence = Fence::new(SCAN_LEASE, holder);
     // From here on a holder that takes over after this one dies resumes this run.
     let state = serde_json::to_string(&RunState {
         run: run_id.clone(),
@@ -405,7 +406,7 @@ async fn run_locked(
         ));
         progress.start_probing(jobs.len());
         let tally =
-            probing::probe_all(db, cfg, net, (&run_id, &day), jobs, &progress, lost).await?;
+            probing::probe_all(db, cfg, net, (&run_id, &day), jobs, &progress, fence.clone(), lost).await?;
         summary.probed = tally.probed + before.len();
         summary.by_level = tally.by_level;
         summary.by_error_type = tally.by_error_type;
@@ -436,8 +437,9 @@ async fn run_locked(
     }
     summary.duration_ms = (cfg.clock)() - started;
     let json = serde_json::to_value(&summary).unwrap_or_default();
-    store::finish_run(
+    let finished = store::finish_run(
         db,
+        fence,
         &run_id,
         &summary.status,
         (cfg.clock)(),
@@ -445,6 +447,11 @@ async fn run_locked(
         &json,
     )
     .await?;
+    if !finished {
+        // Another holder took the run over: its outcome is that holder's to record.
+        summary.status = "failed".into();
+        summary.error = Some("the scan lease was lost; another server took the run over".into());
+    }
     Ok(summary)
 }
 

@@ -193,6 +193,60 @@ async fn a_run_taken_over_resumes_it_without_probing_twice(t: &TestDb) {
 }
 on_both!(a_run_taken_over_resumes_it_without_probing_twice);
 
+/// A holder that stalls past its lease's end (paused, cut off) while another server takes
+/// the run over writes nothing more: its late observation and its "completed" are refused,
+/// it reports the lease lost, and the run is the new holder's, with each remote once.
+async fn a_holder_that_lost_its_lease_writes_nothing(t: &TestDb) {
+    let mcp = Mcp::start(true).await;
+    let registry = Registry::start().await;
+    let mut entries: Vec<_> = (0..3)
+        .map(|i| {
+            streamable(
+                &format!("io.fixture/fast{i}"),
+                &mcp.url("ok", &i.to_string()),
+            )
+        })
+        .collect();
+    entries.push(streamable("io.fixture/stuck", &mcp.url("hang", "")));
+    registry.set_entries(entries, 100);
+    let cfg = config(&registry.url, MapLookup::default());
+    let stalled = tokio::spawn({
+        let (db, cfg) = (t.db.clone(), cfg.clone());
+        async move { run(&db, &cfg).await }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while t.count("scanner_observations").await < 3 {
+        assert!(std::time::Instant::now() < deadline, "no observations");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Its lease ends while it still waits on the stuck remote; another server takes over.
+    let later = lowdown_server::clock::now_ms() + 6 * 60_000;
+    let other = Db::open(&t.url, 4).await.unwrap();
+    assert!(lease::acquire(&other, SCAN_LEASE, "someone", later, 1000)
+        .await
+        .unwrap()
+        .is_ok());
+    lease::release(&other, SCAN_LEASE, "someone").await.unwrap();
+    let (late, taken) = tokio::join!(stalled, run(&other, &cfg));
+    let (late, taken) = (late.unwrap().unwrap(), taken.unwrap());
+    assert_eq!(late.status, "failed", "{late:?}");
+    assert!(late.error.unwrap().contains("lease was lost"));
+    assert_eq!(
+        (taken.status.as_str(), taken.probed),
+        ("completed", 4),
+        "{taken:?}"
+    );
+    let runs: Vec<(String, String)> = t.rows("SELECT scan_run_id, status FROM scan_runs").await;
+    assert_eq!(runs, vec![(taken.scan_run_id, "completed".to_owned())]);
+    let per_remote: Vec<(String, i64)> = t
+        .rows("SELECT remote_url, COUNT(*) FROM scanner_observations GROUP BY remote_url")
+        .await;
+    assert_eq!(per_remote.len(), 4);
+    assert!(per_remote.iter().all(|(_, n)| *n == 1), "{per_remote:?}");
+    other.close().await;
+}
+on_both!(a_holder_that_lost_its_lease_writes_nothing);
+
 /// Lease rows nobody honest wrote: an expiry centuries ahead under a hostile holder id, a
 /// `state` naming a run that does not exist, or one of another day. None of them holds a
 /// scan off or is resumed.
@@ -281,6 +335,17 @@ async fn observations_with_and_without_latency_store_in_any_order(t: &TestDb) {
         latency_ms: Some(12.5),
         ..ProbeResult::default()
     };
+    lease::acquire(
+        &t.db,
+        SCAN_LEASE,
+        "writer",
+        lowdown_server::clock::now_ms(),
+        60_000,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let fence = lease::Fence::new(SCAN_LEASE, "writer");
     // Alternating, enough times for every pooled connection to see both orders.
     let results = (0..24).map(|i| {
         if i % 2 == 0 {
@@ -296,9 +361,11 @@ async fn observations_with_and_without_latency_store_in_any_order(t: &TestDb) {
             "https://a.example.com/mcp",
             1_000 + i as i64,
         );
-        store::write_observations(&t.db, 1 + i as i64, "2026-10-01", 5, vec![o])
-            .await
-            .unwrap();
+        let written =
+            store::write_observations(&t.db, fence.clone(), 1 + i as i64, "2026-10-01", 5, vec![o])
+                .await
+                .unwrap();
+        assert!(written);
     }
     assert_eq!(t.count("scanner_observations").await, 24);
 }
