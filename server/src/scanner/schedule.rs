@@ -182,4 +182,27 @@ mod tests {
         let exactly = day + 6 * 3_600_000 + 30 * 60_000;
         assert_eq!(at.next_after(exactly), exactly + DAY_MS);
     }
+
+    #[test]
+    fn a_held_lease_is_tried_again_soon_and_anything_else_waits_for_the_next_day() {
+        let at: ScanAt = "06:30".parse().unwrap();
+        let now = 20_000 * DAY_MS + 7 * 3_600_000;
+        // Held for minutes: within HELD_RETRY_MS; ending sooner: a second after it ends.
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now + 300_000), now),
+            now + HELD_RETRY_MS + 1_000
+        );
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now + 2_000), now),
+            now + 3_000
+        );
+        // Already over (or a past expiry): a second from now, never in the past.
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now - 60_000), now),
+            now + 1_000
+        );
+        for a in [Attempt::Done, Attempt::Failed] {
+            assert_eq!(next_attempt(at, &a, now), at.next_after(now));
+        }
+    }
 }
