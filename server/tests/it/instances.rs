@@ -645,6 +645,13 @@ async fn salts_and_leases_agree_between_instances() {
     assert_eq!(va["status"], "claimed", "{va}");
     assert_eq!(va["lease"], vb["lease"]);
     assert_eq!(va["lease"]["provider_id"], providers[0], "{va}");
+    // Both ran the audit job on start, under its lease: one audit, the same from both.
+    let (sa, sb) = (
+        get_json(&a.url("/v1/services/vendor")).await,
+        get_json(&b.url("/v1/services/vendor")).await,
+    );
+    assert!(sa["audit"]["checked_at"].is_string(), "{sa}");
+    assert_eq!(sa["audit"], sb["audit"]);
     drop((a, b));
     let _ = std::fs::remove_file(catalog);
     t.cleanup().await;
