@@ -123,8 +123,8 @@ fn initializes(mcp: &Mcp) -> std::collections::BTreeMap<String, usize> {
     n
 }
 
-/// A server dies mid-run; once its lease has run out, the next run (here a manual one)
-/// takes the same run over: what was observed is not probed again, what was not is, and
+/// A server dies mid-run; once its lease has run out, the next try of another server's
+/// daily schedule takes the same run over: what was observed is not probed again, what was not is, and
 /// the run completes with every remote observed once.
 async fn a_run_taken_over_resumes_it_without_probing_twice(t: &TestDb) {
     let mcp = Mcp::start(true).await;
@@ -149,20 +149,31 @@ async fn a_run_taken_over_resumes_it_without_probing_twice(t: &TestDb) {
         assert!(std::time::Instant::now() < deadline, "no observations");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // Another server's daily schedule meets the lease: it is told when to try again.
+    let other = Db::open(&t.url, 4).await.unwrap();
+    let today = lowdown_server::clock::day_of(lowdown_server::clock::now_ms());
+    let now = lowdown_server::clock::now_ms();
+    match schedule::attempt(&other, &cfg, &today).await {
+        schedule::Attempt::Held(until) => assert!(until > now, "{until} {now}"),
+        a => panic!("{a:?}"),
+    }
     scan.abort();
     let _ = scan.await;
     let (first,): (String,) = t.row("SELECT scan_run_id FROM scan_runs").await;
 
-    // Its lease runs out (another holder takes it after the TTL and gives it back at once).
-    let later = lowdown_server::clock::now_ms() + 6 * 60_000;
-    let other = Db::open(&t.url, 4).await.unwrap();
+    // Its lease runs out (another holder takes it after the TTL and gives it back at once);
+    // the other server's next try takes the run over.
+    let later = now + 6 * 60_000;
     assert!(lease::acquire(&other, SCAN_LEASE, "someone", later, 1000)
         .await
         .unwrap()
         .is_ok());
     lease::release(&other, SCAN_LEASE, "someone").await.unwrap();
 
-    let summary = run(&other, &cfg).await.unwrap();
+    let summary = match schedule::attempt(&other, &cfg, &today).await {
+        schedule::Attempt::Ran(summary) => *summary,
+        a => panic!("{a:?}"),
+    };
     assert_eq!(summary.status, "completed");
     assert_eq!(summary.scan_run_id, first, "the same run, resumed");
     assert_eq!((summary.probed, summary.remotes), (7, 7), "{summary:?}");
