@@ -184,13 +184,16 @@ pub async fn run_observations(
         .collect()
 }
 
-/// Whether a run that started on `day` completed.
-pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
-    let row =
-        sqlx::query("SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 AND status = 'completed'")
-            .bind(day.to_owned())
-            .fetch_one(&db.pool)
-            .await?;
+/// Whether `day` had its scan: a run that started that day completed, or ended on a
+/// failed Registry read (the day's one attempt; the next day reads again).
+pub async fn scanned_on(db: &Db, day: &str) -> DbResult<bool> {
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 \
+         AND status IN ('completed', 'registry_failed')",
+    )
+    .bind(day.to_owned())
+    .fetch_one(&db.pool)
+    .await?;
     Ok(row.try_get::<i64, _>("n")? > 0)
 }
 

@@ -261,7 +261,9 @@ async fn run_leased(db: &Db, cfg: &ScanConfig, only: Option<&str>) -> Result<Sum
     let result = async {
         let today = day_of((cfg.clock)());
         if let Some(day) = only {
-            if day != today || left.finished(day) || store::completed_on(db, day).await? {
+            // The runs decide, not the lease row's `done` (a row is a hint anyone with
+            // the database could have written; a day's runs are the job's own record).
+            if day != today || store::scanned_on(db, day).await? {
                 return Err(ScanError::DayDone {
                     day: day.to_owned(),
                 });

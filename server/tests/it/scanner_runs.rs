@@ -258,6 +258,30 @@ async fn a_holder_that_lost_its_lease_writes_nothing(t: &TestDb) {
 }
 on_both!(a_holder_that_lost_its_lease_writes_nothing);
 
+/// A day whose scheduled run ended on a failed Registry read had its one attempt: another
+/// server's schedule does not read the Registry again that day (a manual scan still can).
+async fn a_failed_registry_read_is_the_days_one_attempt(t: &TestDb) {
+    let registry = Registry::start().await;
+    registry.set_entries(vec![], 10);
+    let today = lowdown_server::clock::day_of(lowdown_server::clock::now_ms());
+    let refused = lowdown_server::scanner::ScanConfig {
+        policy: Default::default(),
+        ..config(&registry.url, MapLookup::default())
+    };
+    let first = lowdown_server::scanner::run_daily(&t.db, &refused, &today)
+        .await
+        .unwrap();
+    assert_eq!(first.status, "registry_failed");
+    let cfg = config(&registry.url, MapLookup::default());
+    let other = Db::open(&t.url, 4).await.unwrap();
+    let again = lowdown_server::scanner::run_daily(&other, &cfg, &today).await;
+    assert!(matches!(again, Err(ScanError::DayDone { .. })), "{again:?}");
+    assert!(registry.seen().is_empty(), "the Registry was never asked");
+    assert_eq!(run(&other, &cfg).await.unwrap().status, "completed");
+    other.close().await;
+}
+on_both!(a_failed_registry_read_is_the_days_one_attempt);
+
 /// Lease rows nobody honest wrote: an expiry centuries ahead under a hostile holder id, a
 /// `state` naming a run that does not exist, or one of another day. None of them holds a
 /// scan off or is resumed.
@@ -268,6 +292,22 @@ async fn a_hostile_lease_row_holds_nothing_off(t: &TestDb) {
     let cfg = config(&registry.url, MapLookup::default());
     let today = lowdown_server::clock::day_of(lowdown_server::clock::now_ms());
     let hostile = format!("{}\u{1b}[2J<script>", "x".repeat(5000));
+    // A row claiming today done skips nothing: the day's runs decide.
+    sqlx::query(
+        "INSERT INTO leases (name, holder, expires_at, period, state, done) \
+         VALUES ('scan', '', 0, $1, NULL, $2)",
+    )
+    .bind(today.clone())
+    .bind(today.clone())
+    .execute(&t.check.pool)
+    .await
+    .unwrap();
+    let summary = lowdown_server::scanner::run_daily(&t.db, &cfg, &today)
+        .await
+        .unwrap();
+    assert_eq!(summary.status, "completed");
+    let again = lowdown_server::scanner::run_daily(&t.db, &cfg, &today).await;
+    assert!(matches!(again, Err(ScanError::DayDone { .. })), "{again:?}");
     for (expires, state) in [
         (
             i64::MAX / 2,
