@@ -4,10 +4,11 @@
 //! At HH:MM UTC every day each server tries to run the day's scan. Whether the day still
 //! needs it is decided under the `scan` lease ([`run_daily`]): a day whose scan already ran
 //! (another server, or a manual `lowdown-server scan`) is skipped. A server that finds the
-//! lease held tries again when it expires, so when the holder dies mid-run the next server
-//! to try takes the run over and resumes it (the lease row names the run); a server that
-//! starts after HH:MM on a day whose run was left unfinished tries at once. A run's failure
-//! is logged and the schedule goes on.
+//! lease held tries again within [`HELD_RETRY_MS`] (sooner when the lease ends sooner)
+//! until the day is done, so when the holder dies mid-run the next server to try after its
+//! lease ran out takes the run over and resumes it (the lease row names the run); a server
+//! that starts after HH:MM on a day whose run was left unfinished tries at once. A run's
+//! failure is logged and the schedule goes on.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -86,7 +87,7 @@ pub async fn attempt(db: &Db, cfg: &ScanConfig, day: &str) -> Attempt {
             Attempt::Done
         }
         Err(e @ ScanError::LeaseHeld { .. }) => {
-            tracing::info!(error = %e, "scan: another server is scanning; trying again when its lease ends");
+            tracing::info!(error = %e, "scan: another server is scanning; trying again until the day is done");
             match lease::peek(db, SCAN_LEASE, crate::clock::now_ms()).await {
                 Ok((_, Some(held))) => Attempt::Held(held.expires_at),
                 // Released since: try again at once (the next try decides).
@@ -143,15 +144,18 @@ pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig) {
     // The day an attempt is for: a retry after a held lease stays on it, never starting
     // the next day's scan early.
     let mut day = day_of(next);
+    tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
     loop {
         let now = crate::clock::now_ms();
-        tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
         tokio::time::sleep(Duration::from_millis(next.saturating_sub(now).max(0) as u64)).await;
         let tried = attempt(&db, &cfg, &day).await;
         let now = crate::clock::now_ms();
         next = next_attempt(at, &tried, now);
-        if !matches!(tried, Attempt::Held(_)) {
+        if matches!(tried, Attempt::Held(_)) {
+            tracing::debug!(next = %crate::clock::iso(next), "scan: trying again");
+        } else {
             day = day_of(next);
+            tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
         }
     }
 }
