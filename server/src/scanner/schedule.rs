@@ -7,8 +7,9 @@
 //! lease held tries again within [`HELD_RETRY_MS`] (sooner when the lease ends sooner)
 //! until the day is done, so when the holder dies mid-run the next server to try after its
 //! lease ran out takes the run over and resumes it (the lease row names the run); a server
-//! that starts after HH:MM on a day whose run was left unfinished tries at once. A run's
-//! failure is logged and the schedule goes on.
+//! that starts after HH:MM on a day whose run was left unfinished tries at once. A database
+//! that cannot be used is tried again every minute that day; any other failure is logged
+//! and the schedule goes on to the next day.
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -68,7 +69,9 @@ pub enum Attempt {
     Done,
     /// Another server holds the lease until then (unix ms); worth trying again after.
     Held(i64),
-    /// The attempt failed (logged).
+    /// The database could not be used (logged): worth trying again the same day.
+    Unavailable,
+    /// The attempt failed for a reason a retry would meet again (logged).
     Failed,
 }
 
@@ -94,9 +97,13 @@ pub async fn attempt(db: &Db, cfg: &ScanConfig, day: &str) -> Attempt {
                 Ok((_, None)) => Attempt::Held(crate::clock::now_ms()),
                 Err(e) => {
                     tracing::error!(error = %e, "scan: cannot read the lease");
-                    Attempt::Failed
+                    Attempt::Unavailable
                 }
             }
+        }
+        Err(e @ ScanError::Storage(_)) => {
+            tracing::error!(error = %e, "scan: did not run; trying again in a minute");
+            Attempt::Unavailable
         }
         Err(e) => {
             tracing::error!(error = %e, "scan: did not run");
@@ -129,13 +136,23 @@ async fn first_attempt(db: &Db, at: ScanAt, now: i64) -> i64 {
 /// per try, so cheap while a scan runs for minutes.
 pub const HELD_RETRY_MS: i64 = 15_000;
 
+/// How long a server waits before trying again when the database could not be used.
+pub const UNAVAILABLE_RETRY_MS: i64 = 60_000;
+
 /// When to try again after `attempt` at `now`: a second after a held lease ends, or after
-/// [`HELD_RETRY_MS`] if sooner; else at the next HH:MM.
+/// [`HELD_RETRY_MS`] if sooner; [`UNAVAILABLE_RETRY_MS`] after the database failed; else at
+/// the next HH:MM.
 pub fn next_attempt(at: ScanAt, attempt: &Attempt, now: i64) -> i64 {
     match attempt {
         Attempt::Held(until) => (*until).clamp(now, now + HELD_RETRY_MS) + 1_000,
+        Attempt::Unavailable => now + UNAVAILABLE_RETRY_MS,
         _ => at.next_after(now),
     }
+}
+
+/// Whether the next attempt is for the same day (a retry), not the next day's run.
+fn retries(attempt: &Attempt) -> bool {
+    matches!(attempt, Attempt::Held(_) | Attempt::Unavailable)
 }
 
 /// Runs [`attempt`] every day at `at`, forever (abort the task to stop it).
@@ -151,7 +168,7 @@ pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig) {
         let tried = attempt(&db, &cfg, &day).await;
         let now = crate::clock::now_ms();
         next = next_attempt(at, &tried, now);
-        if matches!(tried, Attempt::Held(_)) {
+        if retries(&tried) {
             tracing::debug!(next = %crate::clock::iso(next), "scan: trying again");
         } else {
             day = day_of(next);
@@ -188,7 +205,7 @@ mod tests {
     }
 
     #[test]
-    fn a_held_lease_is_tried_again_soon_and_anything_else_waits_for_the_next_day() {
+    fn a_held_lease_or_a_failing_database_is_tried_again_that_day_and_the_rest_waits() {
         let at: ScanAt = "06:30".parse().unwrap();
         let now = 20_000 * DAY_MS + 7 * 3_600_000;
         // Held for minutes: within HELD_RETRY_MS; ending sooner: a second after it ends.
@@ -205,8 +222,13 @@ mod tests {
             next_attempt(at, &Attempt::Held(now - 60_000), now),
             now + 1_000
         );
+        assert_eq!(
+            next_attempt(at, &Attempt::Unavailable, now),
+            now + UNAVAILABLE_RETRY_MS
+        );
         for a in [Attempt::Done, Attempt::Failed] {
             assert_eq!(next_attempt(at, &a, now), at.next_after(now));
+            assert!(!retries(&a));
         }
     }
 }
