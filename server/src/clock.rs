@@ -26,13 +26,28 @@ impl Clock {
     }
 }
 
-/// Milliseconds since the unix epoch, now, on the wall clock (what [`Clock`] starts from;
-/// code serving a request reads `AppState::now` instead).
+/// The environment variable that moves the whole process's clock by that many
+/// milliseconds. **Tests only**: integration tests start real `lowdown-server` processes a
+/// few seconds before a `--scan-at` minute, or minutes after a lease ran out, instead of
+/// sleeping on the wall clock. A server in production never has it set.
+pub const TEST_OFFSET_ENV: &str = "LOWDOWN_UNSAFE_TEST_CLOCK_OFFSET_MS";
+
+static PROCESS_OFFSET_MS: AtomicI64 = AtomicI64::new(0);
+
+/// Moves [`now_ms`] (and so every clock of this process) by `ms`; see [`TEST_OFFSET_ENV`].
+pub fn set_process_offset(ms: i64) {
+    PROCESS_OFFSET_MS.store(ms, Ordering::Relaxed);
+}
+
+/// Milliseconds since the unix epoch, now, on the wall clock (plus the process offset a
+/// test may set, see [`TEST_OFFSET_ENV`]): what [`Clock`] starts from; code serving a
+/// request reads `AppState::now` instead.
 pub fn now_ms() -> i64 {
-    SystemTime::now()
+    let wall = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+        .unwrap_or(0);
+    wall + PROCESS_OFFSET_MS.load(Ordering::Relaxed)
 }
 
 /// The UTC day `YYYY-MM-DD` of a unix-millisecond time.

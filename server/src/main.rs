@@ -25,6 +25,17 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if let Ok(v) = std::env::var(clock::TEST_OFFSET_ENV) {
+        let ms: i64 = v
+            .parse()
+            .with_context(|| format!("{}: expected milliseconds", clock::TEST_OFFSET_ENV))?;
+        clock::set_process_offset(ms);
+        tracing::warn!(
+            offset_ms = ms,
+            "{} is set: this server's clock is moved (tests only)",
+            clock::TEST_OFFSET_ENV
+        );
+    }
     let trusted = lowdown_server::caller::TrustedProxies::parse(&cli.trusted_proxies)
         .map_err(anyhow::Error::msg)?;
     let limits = config::limits(&cli.quotas).map_err(anyhow::Error::msg)?;

@@ -165,6 +165,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../../migrations/0013_rollups_file.sqlite.sql"),
         include_str!("../../migrations/0013_rollups_file.postgres.sql"),
     ),
+    (
+        14,
+        "job_leases",
+        include_str!("../../migrations/0014_job_leases.sqlite.sql"),
+        include_str!("../../migrations/0014_job_leases.postgres.sql"),
+    ),
 ];
 
 /// The migrations through `version`, as SQLite (`sqlite`) or PostgreSQL runs them:

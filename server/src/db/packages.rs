@@ -23,6 +23,19 @@ pub async fn state(db: &Db, key: &PackageKey) -> DbResult<Option<PackageState>> 
     })
 }
 
+/// The packages (`(ecosystem, name)`) whose last check was attempted at `since` or later
+/// (what a scan taken over from a holder that died has already checked).
+pub async fn attempted_since(db: &Db, since: i64) -> DbResult<Vec<(String, String)>> {
+    let rows =
+        sqlx::query("SELECT ecosystem, name FROM package_checks WHERE last_attempt_at >= $1")
+            .bind(since)
+            .fetch_all(&db.pool)
+            .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("ecosystem")?, r.try_get("name")?)))
+        .collect()
+}
+
 /// Stores the state of `key` after a check at `now`.
 pub async fn save_state(db: &Db, key: &PackageKey, state: &PackageState, now: i64) -> DbResult<()> {
     let json = serde_json::to_string(state).map_err(DbError::internal)?;

@@ -12,6 +12,7 @@ use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
 use lowdown_core::target_label::lookup_form;
 use sqlx::{AnyConnection, Row};
 
+use crate::db::lease::Fence;
 use crate::db::observations::declaration;
 use crate::db::upsert::{insert_ignore, where_in, write, Val};
 use crate::db::Db;
@@ -88,18 +89,23 @@ pub async fn start_run(db: &Db, id: &str, day: &str, started_at: i64, url: &str)
     .await
 }
 
-/// Records how a run ended.
+/// Records how a run ended, when `fence` still holds (`false`, nothing written, when not:
+/// the run is another holder's now).
 pub async fn finish_run(
     db: &Db,
+    fence: Fence,
     id: &str,
     status: &str,
     finished_at: i64,
     cohort_version: Option<u64>,
     summary: &serde_json::Value,
-) -> DbResult<()> {
+) -> DbResult<bool> {
     let (id, status, summary) = (id.to_owned(), status.to_owned(), summary.to_string());
     db.write(move |conn| {
         Box::pin(async move {
+            if !fence.holds(conn).await? {
+                return Ok(false);
+            }
             sqlx::query(
                 "UPDATE scan_runs SET status = $1, finished_at = $2, cohort_version = $3, summary = $4 \
                  WHERE scan_run_id = $5",
@@ -111,19 +117,83 @@ pub async fn finish_run(
             .bind(id)
             .execute(&mut *conn)
             .await?;
+            Ok(true)
+        })
+    })
+    .await
+}
+
+/// The start of run `id` when it can be resumed on `day`: a run of that day reading
+/// `registry_url` that never finished, or stopped as `failed` (its holder lost the lease or
+/// its storage failed). `None` for anything else, including an id no run has.
+pub async fn resumable(db: &Db, id: &str, day: &str, registry_url: &str) -> DbResult<Option<i64>> {
+    let row = sqlx::query(
+        "SELECT started_at FROM scan_runs WHERE scan_run_id = $1 AND day = $2 \
+         AND registry_url = $3 AND status IN ('running', 'failed')",
+    )
+    .bind(id.to_owned())
+    .bind(day.to_owned())
+    .bind(registry_url.to_owned())
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(match row {
+        Some(r) => Some(r.try_get("started_at")?),
+        None => None,
+    })
+}
+
+/// Marks run `id`, taken over from a holder that died, as running again.
+pub async fn reopen_run(db: &Db, id: &str) -> DbResult<()> {
+    let id = id.to_owned();
+    db.write(move |conn| {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE scan_runs SET status = 'running', finished_at = NULL WHERE scan_run_id = $1",
+            )
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
             Ok(())
         })
     })
     .await
 }
 
-/// Whether a run that started on `day` completed.
-pub async fn completed_on(db: &Db, day: &str) -> DbResult<bool> {
-    let row =
-        sqlx::query("SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 AND status = 'completed'")
-            .bind(day.to_owned())
-            .fetch_one(&db.pool)
-            .await?;
+/// The observations run `id` stored so far: `(target, remote_url, reached_level,
+/// error_type)` each.
+pub async fn run_observations(
+    db: &Db,
+    id: &str,
+) -> DbResult<Vec<(String, String, i64, Option<String>)>> {
+    let rows = sqlx::query(
+        "SELECT target_id, remote_url, reached_level, error_type FROM scanner_observations \
+         WHERE scan_run_id = $1",
+    )
+    .bind(id.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("target_id")?,
+                r.try_get("remote_url")?,
+                r.try_get("reached_level")?,
+                r.try_get("error_type")?,
+            ))
+        })
+        .collect()
+}
+
+/// Whether `day` had its scan: a run that started that day completed, or ended on a
+/// failed Registry read (the day's one attempt; the next day reads again).
+pub async fn scanned_on(db: &Db, day: &str) -> DbResult<bool> {
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n FROM scan_runs WHERE day = $1 \
+         AND status IN ('completed', 'registry_failed')",
+    )
+    .bind(day.to_owned())
+    .fetch_one(&db.pool)
+    .await?;
     Ok(row.try_get::<i64, _>("n")? > 0)
 }
 
@@ -374,14 +444,16 @@ pub async fn next_observation_id(db: &Db) -> DbResult<i64> {
 }
 
 /// Writes observations with ids from `first_id` on, and their definitions (each distinct
-/// definition once).
+/// definition once), when `fence` still holds: `false`, nothing written, when it does not
+/// (ids are assigned by the holder, so a holder that lost the lease must not write).
 pub async fn write_observations(
     db: &Db,
+    fence: Fence,
     first_id: i64,
     day: &str,
     now: i64,
     batch: Vec<(Observation, Vec<ToolDefinition>)>,
-) -> DbResult<()> {
+) -> DbResult<bool> {
     let mut rows = Vec::with_capacity(batch.len());
     let mut defs: BTreeMap<String, String> = BTreeMap::new();
     for (i, (o, d)) in batch.into_iter().enumerate() {
@@ -418,6 +490,9 @@ pub async fn write_observations(
         .collect();
     db.write(move |conn| {
         Box::pin(async move {
+            if !fence.holds(conn).await? {
+                return Ok(false);
+            }
             let cols = [
                 "id",
                 "scan_run_id",
@@ -450,7 +525,7 @@ pub async fn write_observations(
                 defs,
             )
             .await?;
-            Ok(())
+            Ok(true)
         })
     })
     .await

@@ -22,4 +22,4 @@ pub mod schedule;
 mod probing;
 mod run;
 
-pub use run::{run, Clock, CohortMode, ScanConfig, ScanError, Summary};
+pub use run::{run, run_daily, Clock, CohortMode, ScanConfig, ScanError, Summary};

@@ -17,6 +17,7 @@ use super::http;
 use super::net::Net;
 use super::progress::Progress;
 use super::run::{Clock, ScanConfig, ScanError};
+use crate::db::lease::Fence;
 use crate::db::scanner as store;
 use crate::db::Db;
 use crate::names::enum_str;
@@ -35,8 +36,9 @@ pub struct Tally {
 }
 
 /// Probes every remote of `jobs` (`(target, url)`) under `cfg.limits`, storing each
-/// observation as it finishes; stops starting new probes once `lost` is set or the writer
-/// failed.
+/// observation as it finishes while `fence` holds; stops starting new probes once `lost`
+/// is set (by the keepalive, or by the writer finding the lease gone) or the writer failed.
+#[allow(clippy::too_many_arguments)] // one run's parts, each used once; a struct would only rename them
 pub async fn probe_all(
     db: &Db,
     cfg: &ScanConfig,
@@ -44,12 +46,18 @@ pub async fn probe_all(
     run: (&str, &str),
     jobs: Vec<(String, String)>,
     progress: &Arc<Progress>,
-    lost: &AtomicBool,
+    fence: Fence,
+    lost: &Arc<AtomicBool>,
 ) -> Result<Tally, ScanError> {
     let (run_id, day) = run;
     let mut dispatch = Dispatch::new(jobs, cfg.limits);
     let (tx, rx) = mpsc::channel::<Finished>(cfg.limits.total.max(1) * 2);
-    let writer = tokio::spawn(write_all(db.clone(), day.to_owned(), cfg.clock.clone(), rx));
+    let writer = tokio::spawn(write_all(
+        db.clone(),
+        (day.to_owned(), fence, lost.clone()),
+        cfg.clock.clone(),
+        rx,
+    ));
     let mut probes = JoinSet::new();
     // The host of each running task, so a slot is given back even if a probe panics.
     let mut hosts = HashMap::new();
@@ -83,10 +91,11 @@ pub async fn probe_all(
         .map_err(|e| ScanError::Storage(e.to_string()))?
 }
 
-/// Stores observations as they arrive, batching whatever is already queued (up to 64).
+/// Stores observations as they arrive, batching whatever is already queued (up to 64),
+/// until the lease is found lost (then `lost` is set and nothing more is written).
 async fn write_all(
     db: Db,
-    day: String,
+    (day, fence, lost): (String, Fence, Arc<AtomicBool>),
     clock: Clock,
     mut rx: mpsc::Receiver<Finished>,
 ) -> Result<Tally, ScanError> {
@@ -100,19 +109,23 @@ async fn write_all(
                 Err(_) => break,
             }
         }
-        for (o, _) in &batch {
+        let n = batch.len() as i64;
+        let counted: Vec<_> = batch
+            .iter()
+            .map(|(o, _)| (o.reached_level, o.error_type))
+            .collect();
+        if !store::write_observations(&db, fence.clone(), next_id, &day, clock(), batch).await? {
+            lost.store(true, Ordering::Relaxed);
+            break;
+        }
+        next_id += n;
+        for (level, error) in counted {
             tally.probed += 1;
-            *tally
-                .by_level
-                .entry(o.reached_level.to_string())
-                .or_default() += 1;
-            if let Some(e) = &o.error_type {
+            *tally.by_level.entry(level.to_string()).or_default() += 1;
+            if let Some(e) = &error {
                 *tally.by_error_type.entry(enum_str(e)).or_default() += 1;
             }
         }
-        let n = batch.len() as i64;
-        store::write_observations(&db, next_id, &day, clock(), batch).await?;
-        next_id += n;
     }
     Ok(tally)
 }

@@ -17,9 +17,10 @@ use super::net::{Lookup, Net, SystemLookup};
 use super::packages::{self, PackageSources};
 use super::progress::{self, Progress};
 use super::{probing, registry};
-use crate::db::lease::{self, SCAN_LEASE};
+use crate::db::lease::{self, Fence, SCAN_LEASE};
 use crate::db::scanner as store;
 use crate::db::{random_id, Db};
+use crate::names::enum_str;
 
 /// The time a run believes it is (unix ms): the wall clock, or a shifted one in tests.
 pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
@@ -73,7 +74,9 @@ impl ScanConfig {
 }
 
 /// Which Registry entries a run probes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CohortMode {
     /// The stored cohort's members (grown as `--cohort-size` asks).
@@ -101,6 +104,12 @@ pub enum ScanError {
         holder: String,
         /// ISO-8601 expiry.
         until: String,
+    },
+    /// The day's scan already ran (a scheduled attempt: another server, or a run before).
+    #[error("the scan of {day} already ran")]
+    DayDone {
+        /// The UTC day.
+        day: String,
     },
     /// The cohort cannot be planned.
     #[error(transparent)]
@@ -176,8 +185,29 @@ pub struct Summary {
     pub error: Option<String>,
 }
 
-/// Runs one scan under the `scan` lease.
+/// Runs one scan under the `scan` lease (`lowdown-server scan`). A run of today that a
+/// holder left unfinished (its server died, or it lost the lease) is resumed rather than
+/// started again: the remotes it observed are not probed twice.
 pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
+    run_leased(db, cfg, None).await
+}
+
+/// The daily scan of `day` (`serve --scan-at`): runs (or resumes) it unless it already ran,
+/// which is decided under the lease, so however many servers try, one run covers the day.
+/// [`ScanError::DayDone`] when it already ran or `day` is no longer today.
+pub async fn run_daily(db: &Db, cfg: &ScanConfig, day: &str) -> Result<Summary, ScanError> {
+    run_leased(db, cfg, Some(day)).await
+}
+
+/// What the `scan` lease row says about the run under way (its `state`): the run a holder
+/// taking over resumes, and what it probes.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct RunState {
+    run: String,
+    cohort: CohortMode,
+}
+
+async fn run_leased(db: &Db, cfg: &ScanConfig, only: Option<&str>) -> Result<Summary, ScanError> {
     let net = Net::new(cfg.policy, cfg.lookup.clone(), env!("CARGO_PKG_VERSION"))
         .map_err(|e| ScanError::Client(e.to_string()))?;
     // A shrinking cohort is refused before anything is recorded.
@@ -191,7 +221,7 @@ pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
 
     // The lease is about wall time, whatever clock the run uses.
     let holder = random_id("scan_", 8)?;
-    if let Err(held) = lease::acquire(
+    let left = match lease::acquire(
         db,
         SCAN_LEASE,
         &holder,
@@ -200,11 +230,14 @@ pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
     )
     .await?
     {
-        return Err(ScanError::LeaseHeld {
-            holder: held.holder,
-            until: crate::clock::iso(held.expires_at),
-        });
-    }
+        Ok(left) => left,
+        Err(held) => {
+            return Err(ScanError::LeaseHeld {
+                holder: held.holder,
+                until: crate::clock::iso(held.expires_at),
+            })
+        }
+    };
     let lost = Arc::new(AtomicBool::new(false));
     let _keepalive = AbortOnDrop({
         let (db, holder, lost) = (db.clone(), holder.clone(), lost.clone());
@@ -223,9 +256,41 @@ pub async fn run(db: &Db, cfg: &ScanConfig) -> Result<Summary, ScanError> {
         })
     });
     // Dropped mid-run (the server shutting down), the keepalive stops with the run and the
-    // lease expires on its own; the observations already written stay.
-    let result = run_locked(db, cfg, &net, cohort, &lost).await;
-    lease::release(db, SCAN_LEASE, &holder).await?;
+    // lease expires on its own; the observations already written stay, and the lease row
+    // names the run, for the next holder to resume.
+    let result = async {
+        let today = day_of((cfg.clock)());
+        if let Some(day) = only {
+            // The runs decide, not the lease row's `done` (a row is a hint anyone with
+            // the database could have written; a day's runs are the job's own record).
+            if day != today || store::scanned_on(db, day).await? {
+                return Err(ScanError::DayDone {
+                    day: day.to_owned(),
+                });
+            }
+        }
+        // What the row says is a hint: the run must be today's, unfinished, of the same
+        // Registry and scope, or a new run starts.
+        let resume = match left
+            .unfinished(&today)
+            .and_then(|s| serde_json::from_str::<RunState>(s).ok())
+        {
+            Some(s) if s.cohort == cfg.cohort => {
+                store::resumable(db, &s.run, &today, &cfg.registry_url)
+                    .await?
+                    .map(|started| (s.run, started))
+            }
+            _ => None,
+        };
+        run_locked(db, cfg, &net, cohort, (&holder, &lost), resume).await
+    }
+    .await;
+    match &result {
+        Ok(s) if s.status == "completed" || s.status == "registry_failed" => {
+            lease::finish(db, SCAN_LEASE, &holder, &s.day).await?
+        }
+        _ => lease::release(db, SCAN_LEASE, &holder).await?,
+    }
     result
 }
 
@@ -234,16 +299,39 @@ async fn run_locked(
     cfg: &ScanConfig,
     net: &Net,
     cohort: Option<(u64, u64, BTreeSet<String>)>,
-    lost: &Arc<AtomicBool>,
+    (holder, lost): (&str, &Arc<AtomicBool>),
+    resume: Option<(String, i64)>,
 ) -> Result<Summary, ScanError> {
-    let started = (cfg.clock)();
+    let resumed = resume.is_some();
+    let (run_id, started) = match resume {
+        Some((run_id, started)) => {
+            store::reopen_run(db, &run_id).await?;
+            (run_id, started)
+        }
+        None => {
+            let started = (cfg.clock)();
+            let day = day_of(started);
+            let run_id = random_id(&format!("sr_{}_", day.replace('-', "")), 4)?;
+            store::start_run(db, &run_id, &day, started, &cfg.registry_url).await?;
+            (run_id, started)
+        }
+    };
     let day = day_of(started);
-    let run_id = random_id(&format!("sr_{}_", day.replace('-', "")), 4)?;
-    store::start_run(db, &run_id, &day, started, &cfg.registry_url).await?;
+    let fence = Fence::new(SCAN_LEASE, holder);
+    // From here on a holder that takes over after this one dies resumes this run.
+    let state = serde_json::to_string(&RunState {
+        run: run_id.clone(),
+        cohort: cfg.cohort,
+    })
+    .map_err(|e| ScanError::Storage(e.to_string()))?;
+    if !lease::progress(db, SCAN_LEASE, holder, &day, &state).await? {
+        lost.store(true, Ordering::Relaxed);
+    }
     let progress = Progress::new(cfg.progress);
     let reporter = AbortOnDrop(progress::spawn_reporter(progress.clone()));
     progress.note(&format!(
-        "scan: run {run_id} for {day}, reading {}",
+        "scan: {} {run_id} for {day}, reading {}",
+        if resumed { "resuming run" } else { "run" },
         cfg.registry_url
     ));
     let mut summary = Summary {
@@ -269,18 +357,38 @@ async fn run_locked(
         summary.registry_changes =
             store::save_registry(db, &run_id, &day, (cfg.clock)(), &entries).await?;
         crate::db::packages::rebuild_declarations(db).await?;
-        let package_keys = match cfg.packages {
+        let mut package_keys = match cfg.packages {
             Some(_) => packages::declared(&entries),
             None => Vec::new(),
         };
-        let (jobs, skips) = plan_cohort(db, cfg, &run_id, &day, &entries, cohort, &mut summary).await?;
+        let (mut jobs, skips) = plan_cohort(db, cfg, &run_id, &day, &entries, cohort, &mut summary).await?;
+        // Taken over: what the run already stored is not done again.
+        let before = match resumed {
+            true => store::run_observations(db, &run_id).await?,
+            false => Vec::new(),
+        };
+        if resumed {
+            let observed: BTreeSet<(&str, &str)> =
+                before.iter().map(|(t, u, _, _)| (t.as_str(), u.as_str())).collect();
+            jobs.retain(|(t, u)| !observed.contains(&(t.as_str(), u.as_str())));
+            let checked: BTreeSet<(String, String)> =
+                crate::db::packages::attempted_since(db, started).await?.into_iter().collect();
+            package_keys.retain(|k| !checked.contains(&(enum_str(&k.ecosystem), k.name.clone())));
+            progress.note(&format!(
+                "scan: {} remotes were observed before the run was taken over; {} left",
+                before.len(),
+                jobs.len()
+            ));
+        }
         // Probing holds only its queue: the Registry read is not needed past this point.
         drop(entries);
         store::save_skips(db, &run_id, &day, &skips).await?;
-        summary.remotes = jobs.len();
+        summary.remotes = jobs.len() + before.len();
         summary.hosts = jobs
             .iter()
-            .map(|(_, url)| host_key(url))
+            .map(|(_, url)| url)
+            .chain(before.iter().map(|(_, url, _, _)| url))
+            .map(|url| host_key(url))
             .collect::<BTreeSet<_>>()
             .len();
         let scope = match cfg.cohort {
@@ -300,10 +408,16 @@ async fn run_locked(
         ));
         progress.start_probing(jobs.len());
         let tally =
-            probing::probe_all(db, cfg, net, (&run_id, &day), jobs, &progress, lost).await?;
-        summary.probed = tally.probed;
+            probing::probe_all(db, cfg, net, (&run_id, &day), jobs, &progress, fence.clone(), lost).await?;
+        summary.probed = tally.probed + before.len();
         summary.by_level = tally.by_level;
         summary.by_error_type = tally.by_error_type;
+        for (_, _, level, error) in &before {
+            *summary.by_level.entry(level.to_string()).or_default() += 1;
+            if let Some(e) = error {
+                *summary.by_error_type.entry(e.clone()).or_default() += 1;
+            }
+        }
         if let (Some(sources), false) = (&cfg.packages, lost.load(Ordering::Relaxed)) {
             progress.note(&format!("scan: checking {} npm and PyPI packages", package_keys.len()));
             summary.packages = packages::check_all(db, net, sources, package_keys, &cfg.clock).await?;
@@ -325,8 +439,9 @@ async fn run_locked(
     }
     summary.duration_ms = (cfg.clock)() - started;
     let json = serde_json::to_value(&summary).unwrap_or_default();
-    store::finish_run(
+    let finished = store::finish_run(
         db,
+        fence,
         &run_id,
         &summary.status,
         (cfg.clock)(),
@@ -334,6 +449,11 @@ async fn run_locked(
         &json,
     )
     .await?;
+    if !finished {
+        // Another holder took the run over: its outcome is that holder's to record.
+        summary.status = "failed".into();
+        summary.error = Some("the scan lease was lost; another server took the run over".into());
+    }
     Ok(summary)
 }
 

@@ -1,17 +1,23 @@
-//! `serve --scan-at HH:MM`: the daily scan inside the server.
+//! `serve --scan-at HH:MM`: the daily scan inside the server, once a day however many
+//! servers share the database.
 //!
-//! At HH:MM UTC every day the server tries to run a scan: it skips the day when a scan that
-//! started that day already completed (another server on the same database, or a manual
-//! `lowdown-server scan`), and steps aside when another run holds the lease. A run's
-//! failure is logged and the schedule goes on.
+//! At HH:MM UTC every day each server tries to run the day's scan. Whether the day still
+//! needs it is decided under the `scan` lease ([`run_daily`]): a day whose scan already ran
+//! (another server, or a manual `lowdown-server scan`) is skipped. A server that finds the
+//! lease held tries again within [`HELD_RETRY_MS`] (sooner when the lease ends sooner)
+//! until the day is done, so when the holder dies mid-run the next server to try after its
+//! lease ran out takes the run over and resumes it (the lease row names the run); a server
+//! that starts after HH:MM on a day whose run was left unfinished tries at once. A database
+//! that cannot be used is tried again every minute that day; any other failure is logged
+//! and the schedule goes on to the next day.
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use lowdown_core::scanner::days::{day_of, DAY_MS};
 
-use super::{run, ScanConfig, ScanError, Summary};
-use crate::db::scanner as store;
+use super::{run_daily, ScanConfig, ScanError, Summary};
+use crate::db::lease::{self, SCAN_LEASE};
 use crate::db::Db;
 
 /// A time of day, UTC.
@@ -54,48 +60,120 @@ impl ScanAt {
     }
 }
 
-/// One scheduled attempt: skips a day already scanned and a lease held elsewhere.
-/// Returns the summary of a run that happened.
-pub async fn run_scheduled(db: &Db, cfg: &ScanConfig) -> Option<Summary> {
-    let day = day_of((cfg.clock)());
-    match store::completed_on(db, &day).await {
-        Ok(true) => {
-            tracing::info!(%day, "scan: a scan already completed today; skipping");
-            return None;
-        }
-        Ok(false) => {}
-        Err(e) => {
-            tracing::error!(error = %e, "scan: cannot read past runs");
-            return None;
-        }
-    }
-    match run(db, cfg).await {
+/// What one scheduled attempt did.
+#[derive(Debug)]
+pub enum Attempt {
+    /// This server ran (or resumed) the day's scan.
+    Ran(Box<Summary>),
+    /// The day's scan already ran.
+    Done,
+    /// Another server holds the lease until then (unix ms); worth trying again after.
+    Held(i64),
+    /// The database could not be used (logged): worth trying again the same day.
+    Unavailable,
+    /// The attempt failed for a reason a retry would meet again (logged).
+    Failed,
+}
+
+/// One scheduled attempt at `day`'s scan.
+pub async fn attempt(db: &Db, cfg: &ScanConfig, day: &str) -> Attempt {
+    match run_daily(db, cfg, day).await {
         Ok(summary) => {
             tracing::info!(
                 summary = %serde_json::to_string(&summary).unwrap_or_default(),
                 "scan finished"
             );
-            Some(summary)
+            Attempt::Ran(Box::new(summary))
+        }
+        Err(ScanError::DayDone { .. }) => {
+            tracing::info!(%day, "scan: the day's scan already ran; skipping");
+            Attempt::Done
         }
         Err(e @ ScanError::LeaseHeld { .. }) => {
-            tracing::info!(error = %e, "scan: another server is scanning; skipping");
-            None
+            tracing::info!(error = %e, "scan: another server is scanning; trying again until the day is done");
+            match lease::peek(db, SCAN_LEASE, crate::clock::now_ms()).await {
+                Ok((_, Some(held))) => Attempt::Held(held.expires_at),
+                // Released since: try again at once (the next try decides).
+                Ok((_, None)) => Attempt::Held(crate::clock::now_ms()),
+                Err(e) => {
+                    tracing::error!(error = %e, "scan: cannot read the lease");
+                    Attempt::Unavailable
+                }
+            }
+        }
+        Err(e @ ScanError::Storage(_)) => {
+            tracing::error!(error = %e, "scan: did not run; trying again in a minute");
+            Attempt::Unavailable
         }
         Err(e) => {
             tracing::error!(error = %e, "scan: did not run");
-            None
+            Attempt::Failed
         }
     }
 }
 
-/// Runs [`run_scheduled`] every day at `at`, forever (abort the task to stop it).
+/// One scheduled attempt at today's scan; the summary of a run that happened.
+pub async fn run_scheduled(db: &Db, cfg: &ScanConfig) -> Option<Summary> {
+    match attempt(db, cfg, &day_of((cfg.clock)())).await {
+        Attempt::Ran(summary) => Some(*summary),
+        _ => None,
+    }
+}
+
+/// When the next attempt is due at `now`: now, when today's run was left unfinished after
+/// HH:MM (its server died); else the next HH:MM.
+async fn first_attempt(db: &Db, at: ScanAt, now: i64) -> i64 {
+    let today = day_of(now);
+    let due_today = at.next_after(now) - DAY_MS;
+    match lease::peek(db, SCAN_LEASE, now).await {
+        Ok((left, _)) if now >= due_today && left.unfinished(&today).is_some() => now,
+        _ => at.next_after(now),
+    }
+}
+
+/// How soon a server that found the lease held tries again at most: soon enough that it
+/// sees the day done (or takes over a run whose holder died) shortly after, and one upsert
+/// per try, so cheap while a scan runs for minutes.
+pub const HELD_RETRY_MS: i64 = 15_000;
+
+/// How long a server waits before trying again when the database could not be used.
+pub const UNAVAILABLE_RETRY_MS: i64 = 60_000;
+
+/// When to try again after `attempt` at `now`: a second after a held lease ends, or after
+/// [`HELD_RETRY_MS`] if sooner; [`UNAVAILABLE_RETRY_MS`] after the database failed; else at
+/// the next HH:MM.
+pub fn next_attempt(at: ScanAt, attempt: &Attempt, now: i64) -> i64 {
+    match attempt {
+        Attempt::Held(until) => (*until).clamp(now, now + HELD_RETRY_MS) + 1_000,
+        Attempt::Unavailable => now + UNAVAILABLE_RETRY_MS,
+        _ => at.next_after(now),
+    }
+}
+
+/// Whether the next attempt is for the same day (a retry), not the next day's run.
+fn retries(attempt: &Attempt) -> bool {
+    matches!(attempt, Attempt::Held(_) | Attempt::Unavailable)
+}
+
+/// Runs [`attempt`] every day at `at`, forever (abort the task to stop it).
 pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig) {
+    let mut next = first_attempt(&db, at, crate::clock::now_ms()).await;
+    // The day an attempt is for: a retry after a held lease stays on it, never starting
+    // the next day's scan early.
+    let mut day = day_of(next);
+    tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
     loop {
         let now = crate::clock::now_ms();
-        let next = at.next_after(now);
-        tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
-        tokio::time::sleep(Duration::from_millis((next - now) as u64)).await;
-        run_scheduled(&db, &cfg).await;
+        tokio::time::sleep(Duration::from_millis(next.saturating_sub(now).max(0) as u64)).await;
+        let tried = attempt(&db, &cfg, &day).await;
+        let now = crate::clock::now_ms();
+        next = next_attempt(at, &tried, now);
+        if retries(&tried) {
+            tracing::debug!(next = %crate::clock::iso(next), "scan: trying again");
+        } else {
+            day = day_of(next);
+            tracing::info!(next = %crate::clock::iso(next), "scan: next daily run");
+        }
     }
 }
 
@@ -124,5 +202,33 @@ mod tests {
         );
         let exactly = day + 6 * 3_600_000 + 30 * 60_000;
         assert_eq!(at.next_after(exactly), exactly + DAY_MS);
+    }
+
+    #[test]
+    fn a_held_lease_or_a_failing_database_is_tried_again_that_day_and_the_rest_waits() {
+        let at: ScanAt = "06:30".parse().unwrap();
+        let now = 20_000 * DAY_MS + 7 * 3_600_000;
+        // Held for minutes: within HELD_RETRY_MS; ending sooner: a second after it ends.
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now + 300_000), now),
+            now + HELD_RETRY_MS + 1_000
+        );
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now + 2_000), now),
+            now + 3_000
+        );
+        // Already over (or a past expiry): a second from now, never in the past.
+        assert_eq!(
+            next_attempt(at, &Attempt::Held(now - 60_000), now),
+            now + 1_000
+        );
+        assert_eq!(
+            next_attempt(at, &Attempt::Unavailable, now),
+            now + UNAVAILABLE_RETRY_MS
+        );
+        for a in [Attempt::Done, Attempt::Failed] {
+            assert_eq!(next_attempt(at, &a, now), at.next_after(now));
+            assert!(!retries(&a));
+        }
     }
 }

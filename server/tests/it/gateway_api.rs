@@ -459,6 +459,23 @@ async fn one_server_at_a_time_holds_the_audit_lease(t: &TestDb) {
         "both services audited"
     );
     assert_eq!(t.count("service_audits").await, 2);
-    assert_eq!(t.count("leases").await, 0, "released after the run");
+    let (held,): (i64,) = t
+        .row("SELECT COUNT(*) FROM leases WHERE holder <> '' OR expires_at > 0")
+        .await;
+    assert_eq!(held, 0, "released after the run");
+
+    // A row no server wrote, expiring centuries ahead, holds the audit off for nobody.
+    sqlx::query("UPDATE leases SET holder = 'forged', expires_at = $1 WHERE name = 'audit'")
+        .bind(i64::MAX / 2)
+        .execute(&t.check.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        lowdown_server::gateway::audit::run_due(&rig.state, "server-b")
+            .await
+            .unwrap(),
+        2,
+        "the forged lease is taken over"
+    );
 }
 on_both!(one_server_at_a_time_holds_the_audit_lease);

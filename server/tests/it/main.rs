@@ -14,6 +14,7 @@ mod gateway_carry;
 mod gateway_proxy;
 mod gateway_refused;
 mod ingest;
+mod instances;
 mod layers;
 mod listeners;
 mod local_node;
