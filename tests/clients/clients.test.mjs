@@ -183,6 +183,26 @@ test('server-everything through the Python SDK in auto mode falls back to initia
   assert.ok(sums.length >= 1, 'the mistyped argument is a rejection');
 });
 
+test('lowdown-mcp\'s tools, as the Inspector CLI lists them, say what they answer and which names they take', async () => {
+  const MCP = path.join(ROOT, 'npm/lowdown-proxy/bin/lowdown-mcp.js');
+  const forwarded = ['LOWDOWN_API_URL', 'LOWDOWN_HOME'].flatMap((k) => ['-e', `${k}=${env()[k]}`]);
+  const { stdout } = await run(INSPECTOR, ['--cli', ...forwarded, process.execPath, MCP, '--method', 'tools/list'], { env: env(), timeout: 120_000 });
+  const { tools } = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  const text = (name) => {
+    const t = tools.find((x) => x.name === name);
+    return `${t.description} ${Object.values(t.inputSchema.properties).map((p) => p.description ?? '').join(' ')}`;
+  };
+  // What an agent choosing tools needs to know to ask about a server it never used.
+  for (const fact of ['MCP Registry', 'npm', 'PyPI', 'Lowdown Scanner', 'interactions agents reported', 'confidence']) {
+    assert.ok(text('get_lowdown').includes(fact), `get_lowdown mentions ${fact}: ${text('get_lowdown')}`);
+  }
+  for (const name of ['get_lowdown', 'compare_tools']) {
+    for (const form of ['mcp:', 'npm:', 'pypi:', 'short name']) assert.ok(text(name).includes(form), `${name} names ${form}`);
+  }
+  assert.match(text('compare_tools'), /ranked by organic success rate/);
+  assert.match(text('compare_tools'), /never change the order/);
+});
+
 test('nothing the clients sent or received left the machine', () => {
   assert.ok(!api.bytes().includes(CANARY));
 });

@@ -113,7 +113,7 @@ export function registerTools(server, api, meta) {
     'get_lowdown',
     {
       title: 'What has the network seen of this tool?',
-      description: 'Look up what Lowdown has recorded about a tool, MCP server, service or agent before you choose or call it: interactions, organic success rate, confidence, and where the numbers came from. Facts, not a score. If the answer lists candidates, call again with one exact name.',
+      description: 'Look up what Lowdown knows of a tool, MCP server, service or agent before you choose or call it, even one no agent has used yet: its MCP Registry declaration (version, remotes, packages), the npm or PyPI status of those packages (latest version, deprecations, yanks, recent changes), what the Lowdown Scanner observed connecting to it each day (reachable or not, tool count, tool-definition changes; tools are never called), and the interactions agents reported (organic success rate with its confidence, failures by kind, latency). Each part says where it came from. Names: mcp:<Registry name> (mcp:io.github.user/server), npm:<package>, pypi:<package>, a short name (server-filesystem) or a host (api.stripe.com). Facts, not a score. If the answer lists candidates, call again with one exact name.',
       inputSchema: { target: TARGET },
       outputSchema: REPUTATION,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -129,7 +129,7 @@ export function registerTools(server, api, meta) {
     'compare_tools',
     {
       title: 'Compare 2 to 5 tools',
-      description: 'Compare 2 to 5 candidate tools or services side by side, ranked by organic success rate (no rated interactions last). A recommendation is given only when the best candidate has at least 5 rated interactions; otherwise recommendation.target is null. Scanner and telemetry data never change the order.',
+      description: 'Compare 2 to 5 candidate tools or services side by side by the interactions agents reported, ranked by organic success rate (no rated interactions last). Names as for get_lowdown: mcp:<Registry name>, npm:<package>, pypi:<package>, short names or hosts. A recommendation is given only when the best candidate has at least 5 rated interactions; otherwise recommendation.target is null. Scanner, Registry, package and telemetry facts never change the order: ask get_lowdown for them.',
       inputSchema: {
         candidates: z
           .array(TARGET.regex(/^[^,]*$/, 'a target name cannot contain a comma'))
