@@ -183,11 +183,12 @@ impl Resolver<'_> {
         let sub = args.first().copied();
         let rest = args.get(1..).unwrap_or(&[]);
         match name.as_str() {
-            "npx" | "pnpx" | "bunx" => self.npm_runner(args),
-            "npm" if matches!(sub, Some("exec" | "x")) => self.npm_runner(rest),
-            "pnpm" | "yarn" if sub == Some("dlx") => self.npm_runner(rest),
+            "npx" | "bunx" => self.npm_runner(args, true),
+            "pnpx" => self.npm_runner(args, false),
+            "npm" if matches!(sub, Some("exec" | "x")) => self.npm_runner(rest, true),
+            "pnpm" | "yarn" if sub == Some("dlx") => self.npm_runner(rest, false),
             "bun" => match sub {
-                Some("x") => self.npm_runner(rest),
+                Some("x") => self.npm_runner(rest, true),
                 Some("run") => self.script(rest, BUN_VALUES, &[]),
                 _ => self.script(args, BUN_VALUES, &[]),
             },
@@ -252,15 +253,20 @@ impl Resolver<'_> {
         }
     }
 
-    /// `npx`-like: the package from `-p/--package`, else the first positional.
-    fn npm_runner(&self, args: &[&str]) -> Option<String> {
+    /// `npx`-like: the package from `-p/--package`, else the first positional. A runner that
+    /// runs the project's own bins first (`local`: npx, `npm exec`, bunx) labels a bare name
+    /// the host found in `node_modules/.bin` by the package that owns it, as it would run it;
+    /// `pnpm dlx` and `yarn dlx` always fetch the registry's package of that name.
+    fn npm_runner(&self, args: &[&str], local: bool) -> Option<String> {
         let at = first_positional(args, NPX_VALUES, &["-c", "--call"]);
         let from_flag = flag_value(args, "--package", NPX_VALUES)
             .or_else(|| flag_value(args, "-p", NPX_VALUES));
-        let label = match from_flag {
-            Some(pkg) => self.npm_spec(pkg),
-            None => self.npm_spec(args[at?]),
-        };
+        let spec = from_flag.or_else(|| at.map(|at| args[at]))?;
+        let local_bin = from_flag.is_none() && local;
+        let label = local_bin
+            .then(|| self.fact(spec))
+            .flatten()
+            .or_else(|| self.npm_spec(spec));
         let after = at.map_or(&[][..], |at| &args[at + 1..]);
         bridges::bridged(label, after)
     }

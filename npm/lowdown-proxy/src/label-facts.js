@@ -7,7 +7,10 @@
 // - npm: a word that is (or, for the command, resolves on PATH to) a file inside
 //   `node_modules/` (a `.bin` link is followed to its target) belongs to the package whose
 //   folder holds it: its `package.json` `name`. A project's own files, outside
-//   `node_modules/`, are not a published package and keep the file label.
+//   `node_modules/`, are not a published package and keep the file label. A bare name that
+//   is a bin of the project (`node_modules/.bin/<name>` in the working directory or above)
+//   is a fact too: npx runs that bin before it looks at the registry, and the core decides
+//   whether the word is what a runner runs.
 // - PyPI: a command that is a script in a `bin/` (or `Scripts\`) folder with a
 //   `site-packages` beside it (a virtualenv, a user install) belongs to the distribution
 //   whose `*.dist-info` declares it (a console script in `entry_points.txt`, or the file in
@@ -20,6 +23,10 @@ import path from 'node:path';
 
 /** A word worth a look: the command, or an argument naming a script file. */
 const SCRIPT = /\.(c|m)?[jt]s$|\.py$/;
+/** A bare name a runner could find among the project's bins (no version, scope or path). */
+const BIN_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/i;
+/** Directories looked in for a project's bins, from the working directory up. */
+const MAX_ANCESTORS = 64;
 
 /**
  * The facts the core's `targetLabel` takes, for `argv` run in `cwd`.
@@ -33,13 +40,32 @@ export function labelFacts(argv, { cwd = process.cwd(), env = process.env } = {}
   argv.forEach((word, i) => {
     if (typeof word !== 'string' || word === '') return;
     const isPath = word.includes('/') || word.includes('\\');
-    if (i > 0 && !(isPath && SCRIPT.test(word))) return;
-    const file = isPath ? path.resolve(cwd, word) : i === 0 ? onPath(word, env) : null;
+    const bin = i > 0 && !isPath && BIN_NAME.test(word);
+    if (i > 0 && !(isPath && SCRIPT.test(word)) && !bin) return;
+    const file = isPath ? path.resolve(cwd, word) : i === 0 ? onPath(word, env) : projectBin(word, cwd);
     if (!file) return;
     const fact = npmPackage(file) ?? (i === 0 ? pypiDistribution(file) : null);
     if (fact && !packages.some((p) => p.arg === word)) packages.push({ arg: word, ...fact });
   });
   return { packages, cwd: cwd ?? null };
+}
+
+/**
+ * The project's bin `name` (`node_modules/.bin/<name>` in `cwd` or the nearest directory
+ * above that has one), or null.
+ * @param {string} name
+ * @param {string} cwd
+ */
+function projectBin(name, cwd) {
+  let dir = path.resolve(cwd);
+  for (let i = 0; i < MAX_ANCESTORS; i += 1) {
+    const candidate = path.join(dir, 'node_modules', '.bin', name);
+    if (isFile(candidate)) return candidate;
+    const up = path.dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+  return null;
 }
 
 /**

@@ -32,9 +32,26 @@ test('server-everything has one label however it is launched, in the proxy and i
   ];
   const where = { cwd: path.dirname(MODULES), env: { PATH: `${BIN_DIR}${path.delimiter}/usr/bin` } };
   launches.push(['mcp-server-everything', 'stdio']); // found on PATH, as npm run or npx put it there
+  launches.push(['npx', 'mcp-server-everything', 'stdio']); // the project's bin, which npx runs before the registry
+  launches.push(['npm', 'exec', '--', 'mcp-server-everything']);
   for (const argv of launches) {
     assert.equal(label(argv, where), 'npm:@modelcontextprotocol/server-everything', argv.join(' '));
     assert.equal(await wrapLabel(argv[0], argv.slice(1), where), 'npm:@modelcontextprotocol/server-everything', `wrap: ${argv.join(' ')}`);
+  }
+});
+
+test('npx of a name no project here installs is the registry\'s package of that name', () => {
+  const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-nobins-'));
+  try {
+    const where = { cwd: elsewhere, env: { PATH: '/usr/bin' } };
+    assert.equal(label(['npx', 'mcp-server-everything', 'stdio'], where), 'npm:mcp-server-everything');
+    // A subdirectory of the project finds its bins, as npx does.
+    const sub = path.join(path.dirname(MODULES), 'npm');
+    assert.equal(label(['npx', 'mcp-server-everything'], { cwd: sub, env: { PATH: '/usr/bin' } }), 'npm:@modelcontextprotocol/server-everything');
+    // pnpm dlx always fetches the registry's package, whatever the project installed.
+    assert.equal(label(['pnpm', 'dlx', 'mcp-server-everything'], { cwd: path.dirname(MODULES), env: { PATH: '/usr/bin' } }), 'npm:mcp-server-everything');
+  } finally {
+    fs.rmSync(elsewhere, { recursive: true, force: true });
   }
 });
 
