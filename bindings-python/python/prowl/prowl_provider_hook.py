@@ -1677,7 +1677,10 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
         answer = api.call("POST", "/v1/provider/submit", body, SUBMIT_TIMEOUT_S)
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
-        kind = str(e) if isinstance(e, (FetchFailed, Blocked, ApiError, Refused)) else type(e).__name__
+        if isinstance(e, Blocked):
+            kind = f"blocked_url: {e}"
+        else:
+            kind = str(e) if isinstance(e, (FetchFailed, ApiError, Refused)) else type(e).__name__
         try:
             api.call("POST", api.directive_path(did, "release"))
             return done(f"{did}: {kind}; released")
