@@ -219,3 +219,22 @@ def test_its_pacing_and_session_keys_are_the_packages() -> None:
         for live in (False, True):
             for session in (None, "0123456789abcdef"):
                 assert hook.due(st, live, env, session, now_s=1_000.0) == state.due(st, live, env, 1_000.0, session)
+
+
+@pytest.mark.parametrize("case", _cases("agent_verdict"), ids=_ids)
+def test_the_agent_verdict_is_the_cores(case: Dict[str, Any]) -> None:
+    i = case["input"]
+    assert hook.agent_verdict(i["answer"], i["contains"], i["latency_ms"]) == case["expected"]
+
+
+def test_claude_runs_with_the_packages_flags_and_environment() -> None:
+    """One definition per contract: the file carries copies, held to the package's."""
+    from prowl.provider import agent
+
+    assert hook.CLAUDE_FLAGS == agent.CLAUDE_FLAGS
+    assert hook.CHILD_ENV == agent.CHILD_ENV
+    assert (hook.SERVER_NAME, hook.DEFAULT_BUDGET_USD, hook.DEFAULT_RUN_TIMEOUT_S, hook.MAX_OUTPUT) == (
+        agent.SERVER_NAME, agent.DEFAULT_BUDGET_USD, agent.DEFAULT_TIMEOUT_S, agent.MAX_OUTPUT)
+    env = {"PROWL_PROVIDER_MAX_BUDGET_USD": "0.5", "PATH": "/usr/bin", "HOME": "/h", "GITHUB_TOKEN": "x"}
+    assert hook._budget(env) == agent._budget(env)
+    assert hook.child_env(env, "/w") == agent.child_env(env, "/w")

@@ -251,12 +251,12 @@ def test_hostile_directives_are_refused_by_name_and_nothing_runs(tmp_path: Path,
                                      {"directive_id": "bd_p1", "reason": "invalid: spec.remote_url"}], st
 
 
-def test_a_well_formed_agent_directive_is_never_claimed(tmp_path: Path, server: Server) -> None:
+def test_an_agent_directive_is_not_claimed_without_a_claude_cli(tmp_path: Path, server: Server) -> None:
     api = HostileApi([listed(0, {"url": "https://mcp.example.com/mcp"})])
     try:
         m = Machine(tmp_path, server, api.url, "ak_" + "0" * 48)
-        scout = m.stop(live=False)
-        live = m.stop(live=True)
+        scout = m.stop(live=False, PROWL_CLAUDE_CMD="no-such-claude-here")
+        live = m.stop(live=True, PROWL_CLAUDE_CMD="no-such-claude-here")
     finally:
         api.close()
     assert scout["would_claim"] is None and scout["refused"] == []

@@ -5,16 +5,12 @@ Python's standard library only (it runs under ``python3 -I -S``, with no prowl a
 site-packages). Download it (``GET /hooks/prowl_provider_hook.py`` from any Lowdown
 server, or take it from the prowl wheel), ``chmod +x`` it and add it to
 ``~/.claude/settings.json`` as a ``Stop`` hook (``"timeout": 5, "async": true``;
-docs/contribute-provider.md). It does what the ``prowl-provider-hook`` console script does,
-for ``protocol`` directives:
+docs/contribute-provider.md). It does what the ``prowl-provider-hook`` console script does:
 
 - nothing at all unless ``PROWL_PROVIDER_MODE=1``;
 - *scout* (``PROWL_PROVIDER_MODE=1``): lists the open directives and writes what it would
   have claimed to ``provider_state.json``; never claims, runs or sends anything else;
 - *live* (also ``PROWL_PROVIDER_LIVE=1``): claims one, runs it and submits the result.
-
-It never claims an ``agent`` directive (one that runs ``claude --print``): that needs the
-prowl package's stdio bridge, so it stays with ``prowl-provider-hook``.
 
 The hook returns at once: it takes the single-flight lock (``prowl-provider.lock`` beside
 the state in ``$XDG_CONFIG_HOME/prowl/``, a 0700 directory of the user's own) without
@@ -32,12 +28,22 @@ probe observed (level, tool count, schema hash), which the server checks against
 of its own. The Scanner's SSRF rules apply: https only, no userinfo, no redirect followed,
 no proxy, every resolved address checked and the connection made to the checked one, TLS
 verifying the name. ``PROWL_UNSAFE_ALLOW_LOOPBACK=1`` admits http and loopback, for tests.
+
+An ``agent`` directive (``{prompt, mcp_server: {url}, expect}``; claimed only when the
+``claude`` command resolves) runs the user's ``claude --print`` with the flags and the
+environment of ``prowl-provider-hook`` (:data:`CLAUDE_FLAGS`, :data:`CHILD_ENV`, the dollar
+budget, ``PROWL_PROVIDER_RUN_TIMEOUT_SECONDS``, ``PROWL_CLAUDE_CMD``), in an empty
+directory, the prompt on stdin; its one MCP server is this file run with a ``bridge``
+argument, which alone talks to the remote, with the probe's client rules, and passes back
+only the answers to Claude's own requests. A directive naming a program to start, or a
+non-https server, is refused by name and never claimed.
+
 Any failure releases the directive at once (fail closed). Live mode talks to an https API
 only (http to loopback alone).
 
 Every rule here (which directives are accepted, which hosts and addresses may be reached,
-reading an answer, the probe, the schema hash, the score) is a port of the Lowdown core's,
-and prowl's tests hold this file to the core's vectors.
+reading an answer, the probe, the schema hash, the score, an agent run's verdict) is a
+port of the Lowdown core's, and prowl's tests hold this file to the core's vectors.
 
 Settings (environment): ``PROWL_API_URL``, then ``LOWDOWN_API_URL``, then
 ``http://127.0.0.1:7077``; ``PROWL_AGENT_KEY`` (never written to the state);
@@ -660,6 +666,8 @@ def _write(v: Any, out: List[str]) -> None:
         out.append("false")
     elif isinstance(v, float):
         out.append(js_number(v))
+    elif isinstance(v, int):  # only ids of Claude's own messages (remote numbers are doubles)
+        out.append(str(v))
     elif isinstance(v, str):
         out.append(js_string(v))
     elif isinstance(v, list):
@@ -1413,6 +1421,295 @@ class Api:
         return f"/v1/provider/directives/{quote(directive_id, safe='')}/{action}"
 
 
+# --- `agent` directives: claude --print with this file as its one MCP server ------------
+
+#: The name the benchmark server gets in the MCP config (its tools are mcp__prowl_bench__*).
+SERVER_NAME = "prowl_bench"
+#: Default seconds an agent run may take (``PROWL_PROVIDER_RUN_TIMEOUT_SECONDS``).
+DEFAULT_RUN_TIMEOUT_S = 600.0
+#: Largest CLI output read.
+MAX_OUTPUT = 8 << 20
+#: Default dollar budget of one run (``PROWL_PROVIDER_MAX_BUDGET_USD``).
+DEFAULT_BUDGET_USD = 0.25
+#: The flags every run gets, after ``--mcp-config <file>`` (prowl.provider.agent's).
+CLAUDE_FLAGS = ("--print", "--output-format", "json", "--strict-mcp-config", "--setting-sources", "",
+                "--tools", "", "--allowedTools", f"mcp__{SERVER_NAME}", "--permission-mode", "dontAsk",
+                "--disable-slash-commands", "--no-session-persistence", "--max-turns", "8")
+#: What the CLI keeps of the hook's environment (prowl.provider.agent's).
+CHILD_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+             "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
+             "CLAUDE_CONFIG_DIR", "SYSTEMROOT", "USERPROFILE", "APPDATA", "LOCALAPPDATA")
+#: Seconds one bridged request may take, answer included.
+BRIDGE_TIMEOUT_S = 60.0
+#: Largest answer the bridge reads from the remote.
+BRIDGE_CAP = 4 << 20
+#: Longest message the bridge reads from Claude.
+BRIDGE_MAX_LINE = 4 << 20
+
+
+class AgentFailed(Exception):
+    """The run produced no verdict; the message is a stable kind (``blocked_url``,
+    ``no_claude_cli``, ``crashed``, ``timeout``, ``unreadable_output``)."""
+
+
+def agent_verdict(answer: str, contains: List[str], latency_ms: float) -> Dict[str, Any]:
+    """The verdict of an ``agent`` run (lowdown-core benchmark::agent): passes when the
+    answer holds every expected string."""
+    found = [s in answer for s in contains]
+    hits = sum(found)
+    dims = {"expectations": round_to(10.0 * (hits / len(contains) if contains else 0.0), 2)}
+    return {
+        "passed": bool(contains) and hits == len(contains),
+        "dimensions": dims,
+        "overall_score": overall(dims, (("expectations", 1.0),)),
+        "test_results": [{"test_case_id": f"contains[{i}]", "passed": ok, "actual_status": None,
+                          "latency_ms": latency_ms, "error": None if ok else "not_in_answer"}
+                         for i, ok in enumerate(found)],
+    }
+
+
+def claude_command(env: Mapping[str, str]) -> List[str]:
+    """``PROWL_CLAUDE_CMD`` split like a shell would, else ``["claude"]``."""
+    import shlex
+
+    raw = env.get("PROWL_CLAUDE_CMD", "").strip()
+    return shlex.split(raw) if raw else ["claude"]
+
+
+def configured_claude(env: Mapping[str, str]) -> Optional[str]:
+    """The CLI a run would start, resolved on ``PATH``, or ``None``."""
+    import shutil
+
+    argv = claude_command(env)
+    return shutil.which(argv[0], path=env.get("PATH")) if argv else None
+
+
+def _run_timeout(env: Mapping[str, str]) -> float:
+    try:
+        v = float(env.get("PROWL_PROVIDER_RUN_TIMEOUT_SECONDS", ""))
+        return v if v > 0 else DEFAULT_RUN_TIMEOUT_S
+    except ValueError:
+        return DEFAULT_RUN_TIMEOUT_S
+
+
+def _budget(env: Mapping[str, str]) -> str:
+    try:
+        v = float(env.get("PROWL_PROVIDER_MAX_BUDGET_USD", ""))
+    except ValueError:
+        v = DEFAULT_BUDGET_USD
+    return f"{v if 0 < v <= 100 else DEFAULT_BUDGET_USD:g}"
+
+
+def mcp_config(url: str, allow_loopback: bool) -> Dict[str, Any]:
+    """The ``--mcp-config`` document: this file as the bridge to ``url``, the one stdio
+    server, after the URL passed the SSRF rules here (the bridge checks again and pins)."""
+    try:
+        tls, host, port, _ = probe_target(url, allow_loopback)
+        checked_addresses(host, port, allow_loopback)
+    except (Blocked, OSError):
+        raise AgentFailed("blocked_url") from None
+    flag = ["--unsafe-allow-loopback"] if allow_loopback else []
+    bridge = {"type": "stdio", "command": sys.executable,
+              "args": ["-I", "-S", os.path.abspath(__file__), "bridge", *flag, "--", url], "env": {}}
+    return {"mcpServers": {SERVER_NAME: bridge}}
+
+
+def child_env(env: Mapping[str, str], work: str) -> Dict[str, str]:
+    """The CLI's environment: :data:`CHILD_ENV` only, its temp directory its own."""
+    out = {k: env[k] for k in CHILD_ENV if k in env}
+    out.update(TMPDIR=work, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+    return out
+
+
+def _cli_answer(stdout: bytes) -> str:
+    """The answer text of ``claude --print --output-format json``."""
+    try:
+        out = json.loads(stdout.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise AgentFailed("unreadable_output") from None
+    if isinstance(out, list):  # some versions print the whole message list
+        out = next((m for m in reversed(out) if isinstance(m, dict) and m.get("type") == "result"), None)
+    result = out.get("result") if isinstance(out, dict) else None
+    if not isinstance(out, dict) or out.get("is_error") or not isinstance(result, str):
+        raise AgentFailed("unreadable_output")
+    return result
+
+
+def _kill(proc: Any) -> None:
+    """Ends the CLI and everything it started (its MCP server): its whole process group."""
+    import signal
+    import subprocess
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def run_agent(spec: Mapping[str, Any], env: Mapping[str, str], allow_loopback: bool) -> Dict[str, Any]:
+    """Runs a checked ``agent`` spec through ``claude --print`` and returns its verdict;
+    raises :class:`AgentFailed`."""
+    import subprocess
+    import tempfile
+
+    config = mcp_config(spec["mcp_server"]["url"], allow_loopback)
+    argv = claude_command(env)
+    exe = configured_claude(env)
+    if not exe:
+        raise AgentFailed("no_claude_cli")
+    with tempfile.TemporaryDirectory(prefix="prowl-bench-") as work:
+        cfg = os.path.join(work, "mcp.json")
+        with open(cfg, "w") as f:
+            json.dump(config, f)
+        cmd = [exe, *argv[1:], "--mcp-config", cfg, *CLAUDE_FLAGS, "--max-budget-usd", _budget(env)]
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    cwd=work, env=child_env(env, work), start_new_session=True)
+        except OSError:
+            raise AgentFailed("no_claude_cli") from None
+        try:
+            stdout, _ = proc.communicate(spec["prompt"].encode("utf-8"), timeout=_run_timeout(env))
+        except subprocess.TimeoutExpired:
+            raise AgentFailed("timeout") from None
+        finally:
+            _kill(proc)
+        elapsed_ms = (time.monotonic() - start) * 1000.0
+    if proc.returncode != 0:
+        raise AgentFailed("crashed")
+    if len(stdout) > MAX_OUTPUT:
+        raise AgentFailed("unreadable_output")
+    return agent_verdict(_cli_answer(stdout), list(spec["expect"]["contains"]), elapsed_ms)
+
+
+class BridgeRemote:
+    """The directive's remote for the bridge, resolved and checked once; every request goes
+    to that address (TLS and ``Host`` still the name), no redirect followed, no proxy."""
+
+    def __init__(self, url: str, allow_loopback: bool) -> None:
+        self.where = probe_target(url, allow_loopback)
+        self.ip = checked_addresses(self.where[1], self.where[2], allow_loopback)[0]
+        self.session: Optional[str] = None
+        self.version: Optional[str] = None
+        self.last_id = 0
+
+    def _headers(self) -> Dict[str, str]:
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "User-Agent": f"prowl-provider-bridge/{VERSION}"}
+        if self.session:
+            h["Mcp-Session-Id"] = self.session
+        if self.version:
+            h["MCP-Protocol-Version"] = self.version
+        return h
+
+    def send(self, method: str, body: Optional[bytes], answer_id: Optional[int]) -> Tuple[int, Answer]:
+        """One exchange; ``(status, answer)``, the answer read only for a 2xx and an id."""
+        tls, host, port, path = self.where
+        deadline = time.monotonic() + BRIDGE_TIMEOUT_S
+        conn = _pinned(host, port, self.ip, tls, deadline)
+        try:
+            conn.request(method, path, body=body, headers=self._headers())
+            resp = conn.getresponse()
+            session = resp.getheader("mcp-session-id")
+            if session and self.session is None:
+                self.session = session
+            if answer_id is None or not 200 <= resp.status < 300:
+                return resp.status, (None, "not_read")
+            reader = AnswerReader(resp.getheader("content-type"), answer_id, BRIDGE_CAP)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                if conn.sock is not None:
+                    conn.sock.settimeout(left)
+                chunk = resp.read1(1 << 16)
+                if not chunk or reader.feed(chunk):
+                    break
+            return resp.status, reader.finish()
+        finally:
+            conn.close()
+
+    def call(self, msg: Dict[str, Any]) -> Dict[str, Any]:
+        """Forwards one of Claude's requests; the answer under Claude's id, or an error."""
+        self.last_id += 1
+        rid = self.last_id
+        body = json.dumps({**msg, "id": rid}, separators=(",", ":")).encode()
+        try:
+            status, (answer, why) = self.send("POST", body, rid)
+        except Exception as e:
+            return _bridge_error(msg["id"], f"the remote gave no answer: {error_type(e)}")
+        if answer is None:
+            if why not in (None, "not_read"):
+                return _bridge_error(msg["id"], f"the remote's answer was refused: {why}")
+            moved = " (redirects are not followed)" if 300 <= status < 400 else ""
+            return _bridge_error(msg["id"], f"the remote answered HTTP {status}{moved}")
+        if msg.get("method") == "initialize" and isinstance(answer.get("result"), dict):
+            v = answer["result"].get("protocolVersion")
+            self.version = v if isinstance(v, str) and v.isprintable() and len(v) < 32 else None
+        return {**answer, "id": msg["id"]}
+
+    def notify(self, msg: Dict[str, Any]) -> None:
+        try:
+            self.send("POST", json.dumps(msg, separators=(",", ":")).encode(), None)
+        except Exception:
+            pass
+
+    def close(self) -> None:
+        if self.session:
+            try:
+                self.send("DELETE", None, None)
+            except Exception:
+                pass
+
+
+def _bridge_error(rid: Any, message: str) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"prowl bridge: {message}"}}
+
+
+def serve_bridge(remote: BridgeRemote, stdin: Any, stdout: Any) -> None:
+    """Relays Claude's messages (one JSON-RPC message per line) until its stdin closes;
+    only the answers to Claude's own requests go back (the remote's requests and
+    notifications are dropped)."""
+    while True:
+        line = stdin.readline(BRIDGE_MAX_LINE)
+        if not line:
+            break
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
+            continue  # answers to requests the remote never got to send
+        if "id" in msg:
+            stdout.write(_utf8(canonical(remote.call(msg))) + b"\n")
+            stdout.flush()
+        else:
+            remote.notify(msg)
+    remote.close()
+
+
+def bridge(args: List[str]) -> int:
+    """``bridge [--unsafe-allow-loopback] -- <url>``: the one MCP server of an agent run."""
+    loopback = args[:1] == ["--unsafe-allow-loopback"]
+    rest = args[1:] if loopback else args
+    if rest[:1] == ["--"]:
+        rest = rest[1:]
+    if len(rest) != 1:
+        print("usage: prowl_provider_hook.py bridge [--unsafe-allow-loopback] -- <https url>", file=sys.stderr)
+        return 2
+    try:
+        remote = BridgeRemote(rest[0], loopback)
+    except (Blocked, OSError) as e:
+        print(f"prowl bridge: refused {rest[0]!r}: {error_type(e)}", file=sys.stderr)
+        return 2
+    serve_bridge(remote, sys.stdin.buffer, sys.stdout.buffer)
+    return 0
+
+
 # --- provider_state.json, the lock, the pacing (as prowl.provider.state) ----------------
 
 
@@ -1599,10 +1896,12 @@ def refusal(d: Mapping[str, Any]) -> Optional[str]:
         return str(e)
 
 
-def runnable(d: Mapping[str, Any]) -> bool:
-    """Whether this file runs ``d``: a ``protocol`` directive the rule accepts (never an
-    ``agent`` one)."""
-    return d.get("kind") == "protocol" and refusal(d) is None
+def runnable(d: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    """Whether this machine can run ``d``: the rule accepts it, and for ``agent`` the
+    ``claude`` command resolves."""
+    if refusal(d) is not None:
+        return False
+    return d.get("kind") == "protocol" or (d.get("kind") == "agent" and configured_claude(env) is not None)
 
 
 def summary(d: Mapping[str, Any]) -> Dict[str, Any]:
@@ -1644,7 +1943,7 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
         return done(str(e))
     listed = listing.get("directives")
     open_ = [d for d in (listed if isinstance(listed, list) else []) if isinstance(d, dict)]
-    pick = next((d for d in open_ if runnable(d)), None)
+    pick = next((d for d in open_ if runnable(d, env)), None)
     refused = [{"directive_id": str(d.get("directive_id"))[:64], "reason": r} for d in open_ if (r := refusal(d))]
     st.update({"open": len(open_), "held_back": listing.get("held_back", 0), "refused": refused[:20]})
     if not live:
@@ -1664,7 +1963,11 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
     try:
         start = time.monotonic()
         spec = check_directive({k: pick.get(k) for k in DIRECTIVE_FIELDS if pick.get(k) is not None})["spec"]
-        result = run_protocol(spec["remote_url"], _on(env, "PROWL_UNSAFE_ALLOW_LOOPBACK"))
+        loopback = _on(env, "PROWL_UNSAFE_ALLOW_LOOPBACK")
+        if pick.get("kind") == "protocol":
+            result = run_protocol(spec["remote_url"], loopback)
+        else:
+            result = run_agent(spec, env, loopback)
         body = {
             "directive_id": did,
             "dimensions": result["dimensions"],
@@ -1672,15 +1975,16 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
             "test_results": result["test_results"],
             "runner_id": RUNNER,
             "execution_time_ms": round((time.monotonic() - start) * 1000.0, 1),
-            "observed": result["observed"],
         }
+        if "observed" in result:
+            body["observed"] = result["observed"]
         answer = api.call("POST", "/v1/provider/submit", body, SUBMIT_TIMEOUT_S)
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
         if isinstance(e, Blocked):
             kind = f"blocked_url: {e}"
         else:
-            kind = str(e) if isinstance(e, (FetchFailed, ApiError, Refused)) else type(e).__name__
+            kind = str(e) if isinstance(e, (FetchFailed, ApiError, Refused, AgentFailed)) else type(e).__name__
         try:
             api.call("POST", api.directive_path(did, "release"))
             return done(f"{did}: {kind}; released")
@@ -1749,12 +2053,14 @@ def hook(event: bytes, env: Mapping[str, str]) -> None:
 
 def main() -> None:
     """As a hook: start the worker when due, exit 0 quietly. ``worker``: one pass.
-    ``register``: make the agent a provider."""
+    ``bridge``: the MCP server of an agent run. ``register``: make the agent a provider."""
     args = sys.argv[1:]
     if args[:1] == ["worker"]:
         sys.exit(worker(args[1:]))
     if args[:1] == ["register"]:
         sys.exit(register(os.environ))
+    if args[:1] == ["bridge"]:
+        sys.exit(bridge(args[1:]))
     try:
         hook(sys.stdin.buffer.read(MAX_EVENT) if sys.stdin else b"", os.environ)
     except BaseException:  # a hook never fails the session it runs in
