@@ -265,7 +265,8 @@ def test_an_agent_directive_is_not_claimed_without_a_claude_cli(tmp_path: Path, 
 
 class HostileRemote:
     """An MCP remote that misbehaves as told: ``redirect`` (to ``target``), ``huge`` (an
-    initialize answer that never ends: 64 MiB against a 1 MiB cap), ``hang`` (no answer)."""
+    initialize answer that never ends: 64 MiB against a 1 MiB cap), ``hang`` (no answer),
+    ``trickle`` (an answer's headers a byte at a time, each well within a read timeout)."""
 
     def __init__(self, how: str, target: str = "") -> None:
         self.seen: List[str] = []
@@ -289,6 +290,17 @@ class HostileRemote:
                     return
                 if how == "hang":
                     time.sleep(30)  # not even the status line
+                    return
+                if how == "trickle":  # a status line, then a header a byte every 0.2 s
+                    try:
+                        self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                        for _ in range(300):
+                            self.wfile.write(b"x")
+                            self.wfile.flush()
+                            time.sleep(0.2)
+                    except OSError:
+                        pass
+                    self.close_connection = True
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -345,6 +357,34 @@ def test_a_hanging_remote_is_cut_off_and_released_while_claude_never_waits(tmp_p
     assert st["last_error"] == "bd_remote: timeout; released", st
     assert ("POST", "/v1/provider/directives/bd_remote/release") in api.seen
     assert not any(p.endswith("/submit") for _, p in api.seen)
+
+
+def test_a_remote_that_trickles_is_cut_off_at_the_requests_deadline(tmp_path: Path, server: Server) -> None:
+    remote = HostileRemote("trickle")
+    api = HostileApi([protocol_listing(remote.url)])
+    try:
+        m = Machine(tmp_path, server, api.url, "ak_" + "0" * 48)
+        st = m.stop(live=True)
+    finally:
+        remote.close()
+        api.close()
+    assert st["last_error"] == "bd_remote: timeout; released", st
+    assert not any(p.endswith("/submit") for _, p in api.seen)
+
+
+def test_register_makes_the_agent_a_provider_once(tmp_path: Path, server: Server) -> None:
+    _, a = server.call("POST", "/v1/auth/agents/register",
+                       {"name": "laptop", "model_provider": "anthropic", "model_id": "claude", "environment": "dev"})
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PROWL_API_URL": server.url, "PROWL_AGENT_KEY": a["agent_key"]}
+    run = lambda e: subprocess.run([sys.executable, "-I", "-S", str(SOURCE), "register"], env=e,  # noqa: E731
+                                   capture_output=True, timeout=30)
+    first, again = run(env), run(env)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["provider_id"] == json.loads(again.stdout)["provider_id"]
+    assert json.loads(first.stdout)["agent_id"] == a["agent_id"]
+    bad = run({**env, "PROWL_AGENT_KEY": "ak_unknown"})
+    assert bad.returncode == 1 and b"401" in bad.stderr
+    assert run({k: v for k, v in env.items() if k != "PROWL_AGENT_KEY"}).returncode == 2
 
 
 def test_a_huge_answer_is_read_only_to_its_cap(tmp_path: Path, server: Server) -> None:

@@ -54,6 +54,7 @@ agent a provider, once, by hand.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import ipaddress
 import json
@@ -61,7 +62,7 @@ import os
 import re
 import sys
 import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 #: The prowl release this file belongs to (the runner id and the probe's client version).
 VERSION = "0.1.0"
@@ -1275,7 +1276,38 @@ def _pinned(host: str, port: int, ip: str, tls: bool, deadline: float) -> Any:
     return Pinned(host, port, timeout=REQUEST_TIMEOUT_S)
 
 
+@contextlib.contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """A wall-clock backstop (POSIX, main thread): :class:`TimeoutError` once ``seconds``
+    have passed. Socket timeouts bound each read, not a remote that trickles a byte at a
+    time; this bounds the whole exchange."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError("deadline")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def exchange(req: Request, where: Tuple[bool, str, int, str], ip: str, user_agent: str) -> Reply:
+    """Sends one probe request and reads what the probe asked of the answer (at most its
+    cap, within the request's 10 s; a second more at most for a trickling remote)."""
+    with within(REQUEST_TIMEOUT_S + 1.0):
+        return _exchange(req, where, ip, user_agent)
+
+
+def _exchange(req: Request, where: Tuple[bool, str, int, str], ip: str, user_agent: str) -> Reply:
     """Sends one probe request and reads what the probe asked of the answer (at most its
     cap, within the request's 10 s)."""
     tls, host, port, path = where
@@ -1608,6 +1640,10 @@ class BridgeRemote:
 
     def send(self, method: str, body: Optional[bytes], answer_id: Optional[int]) -> Tuple[int, Answer]:
         """One exchange; ``(status, answer)``, the answer read only for a 2xx and an id."""
+        with within(BRIDGE_TIMEOUT_S + 1.0):
+            return self._send(method, body, answer_id)
+
+    def _send(self, method: str, body: Optional[bytes], answer_id: Optional[int]) -> Tuple[int, Answer]:
         tls, host, port, path = self.where
         deadline = time.monotonic() + BRIDGE_TIMEOUT_S
         conn = _pinned(host, port, self.ip, tls, deadline)
