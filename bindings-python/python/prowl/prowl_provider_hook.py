@@ -41,9 +41,11 @@ non-https server, is refused by name and never claimed.
 Any failure releases the directive at once (fail closed). Live mode talks to an https API
 only (http to loopback alone).
 
-Every rule here (which directives are accepted, which hosts and addresses may be reached,
-reading an answer, the probe, the schema hash, the score, an agent run's verdict) is a
-port of the Lowdown core's, and prowl's tests hold this file to the core's vectors.
+One file by design (it is downloaded and run as it is), so its sections stand in for the
+modules they port. Every rule here (which directives are accepted, which hosts and
+addresses may be reached, reading an answer, the probe, the schema hash, the score, an
+agent run's verdict) is a port of the Lowdown core's, and prowl's tests hold this file to
+the core's vectors.
 
 Settings (environment): ``PROWL_API_URL``, then ``LOWDOWN_API_URL``, then
 ``http://127.0.0.1:7077``; ``PROWL_AGENT_KEY`` (never written to the state);
@@ -328,20 +330,6 @@ def _host_reason(host: Host) -> Optional[str]:
     return _name_reason(value)
 
 
-def is_blocked_ip(ip: str) -> bool:
-    """Whether an IP address is one no observation names."""
-    a = ipaddress.ip_address(ip)
-    return (_classify_v4(a) if isinstance(a, ipaddress.IPv4Address) else _classify_v6(a)) is not None
-
-
-def is_private_name(host: str) -> bool:
-    """Whether a host is local, private, special-use or unreadable."""
-    parsed, _ = parse_host(host)
-    return parsed is None or _host_reason(parsed) is not None
-
-
-
-
 def _percent_decode(s: str) -> Optional[str]:
     out = bytearray()
     i = 0
@@ -394,7 +382,6 @@ def host_from_url(url: str) -> Optional[str]:
         return None
     parsed, _ = parse_host(host)
     return host_text(parsed) if parsed is not None else None
-
 
 
 # --- Unicode classes the core's rules use (Rust's `char::is_whitespace`, `is_control`) ---
@@ -1194,7 +1181,6 @@ def score(p: Mapping[str, Any]) -> Dict[str, Any]:
             "schema_hash": on_tools["schema_hash"] if on_tools else None,
         },
     }
-
 
 
 # --- The probe over the network (the host's part: it only moves bytes) -----------------
