@@ -387,6 +387,92 @@ def test_register_makes_the_agent_a_provider_once(tmp_path: Path, server: Server
     assert run({k: v for k, v in env.items() if k != "PROWL_AGENT_KEY"}).returncode == 2
 
 
+def _pki(tmp: Path, san: str) -> Tuple[Path, Path, Path]:
+    """A CA, and a server certificate it signs for ``san``: ``(ca.pem, cert, key)``."""
+    def ossl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=tmp, check=True, capture_output=True)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=prowl test CA")
+    ossl("req", *ec, "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=mcp")
+    (tmp / "ext").write_text(f"subjectAltName={san}\n")
+    ossl("x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+         "-out", "srv.pem", "-days", "2", "-extfile", "ext")
+    return tmp / "ca.pem", tmp / "srv.pem", tmp / "srv.key"
+
+
+class TlsRemote:
+    """A small MCP remote over https (JSON answers) with the given certificate."""
+
+    def __init__(self, cert: Path, key: str) -> None:
+        import ssl
+
+        self.methods: List[str] = []
+        me = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: Any = None) -> None:
+                data = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                msg = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                me.methods.append(msg["method"])
+                if "id" not in msg:
+                    return self._send(202)
+                result = ({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "tls", "version": "1"}}
+                          if msg["method"] == "initialize" else
+                          {"tools": [{"name": "t", "description": "A tool served over verified TLS only.", "inputSchema": {"type": "object"}}]})
+                self._send(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(str(cert), key)
+        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("san,trusted,verified", [
+    ("IP:127.0.0.1", True, True),
+    ("DNS:mcp.other.example", True, False),  # a good certificate for another name
+    ("IP:127.0.0.1", False, False),  # a certificate of a CA the machine does not trust
+], ids=["verified", "another_name", "untrusted_ca"])
+def test_tls_is_verified_against_the_urls_host(tmp_path: Path, server: Server, san: str, trusted: bool, verified: bool) -> None:
+    pki = tmp_path / "pki"
+    pki.mkdir()
+    ca, cert, key = _pki(pki, san)
+    remote = TlsRemote(cert, str(key))
+    api = HostileApi([protocol_listing(remote.url)])
+    try:
+        m = Machine(tmp_path, server, api.url, "ak_" + "0" * 48)
+        st = m.stop(live=True, **({"SSL_CERT_FILE": str(ca)} if trusted else {}))
+    finally:
+        remote.close()
+        api.close()
+    if verified:
+        assert st.get("last_error") is None and remote.methods == ["initialize", "notifications/initialized", "tools/list"], (st, remote.methods)
+        assert any(p.endswith("/submit") for _, p in api.seen)
+    else:
+        assert st["last_error"] == "bd_remote: tls; released", st
+        assert remote.methods == [], "no request reached a server whose certificate failed"
+        assert not any(p.endswith("/submit") for _, p in api.seen)
+
+
 def test_a_huge_answer_is_read_only_to_its_cap(tmp_path: Path, server: Server) -> None:
     remote = HostileRemote("huge")
     api = HostileApi([protocol_listing(remote.url)])
