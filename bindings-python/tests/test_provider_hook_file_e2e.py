@@ -543,3 +543,52 @@ def test_bad_events_and_an_unusable_state_exit_0_silently(tmp_path: Path) -> Non
         assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
     # Polled a moment ago: nothing started, nothing written.
     assert not (tmp_path / "c" / "prowl" / "prowl-provider.lock").exists()
+
+
+def test_thirty_stop_events_in_a_burst_claim_once(tmp_path: Path, server: Server, everything: Everything) -> None:
+    api = Tap(server.url)
+    try:
+        first = server.directive({"remote_url": everything.url})
+        second = server.directive({"remote_url": everything.url})
+        m = Machine(tmp_path, server, api.url, server.provider())
+        env = {k: v for k, v in {**m.vars, **m.settings["env"], "PROWL_PROVIDER_MIN_GAP_SECONDS": ""}.items() if v}
+        command = m.settings["hooks"]["Stop"][0]["hooks"][0]["command"]
+        event = json.dumps({"session_id": SESSION, "hook_event_name": "Stop"}).encode()
+        procs = [subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=env) for _ in range(30)]
+        for p in procs:
+            out, err = p.communicate(event, timeout=30)
+            assert (p.returncode, out, err) == (0, b"", b"")
+        wait_idle(m.config, 300)
+        claims = [p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")]
+        assert len(claims) == 1, api.requests()
+        assert [server.status_of(d)["status"] for d in (first, second)] == ["done", "open"]
+        # Within the hour, later Stop events of that session claim nothing more.
+        m.stop(live=True, PROWL_PROVIDER_MIN_GAP_SECONDS="")
+        assert len([p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")]) == 1
+    finally:
+        api.close()
+
+
+def test_the_hourly_gap_is_per_session_under_the_machines_ceiling(tmp_path: Path, server: Server, everything: Everything) -> None:
+    api = Tap(server.url)
+    try:
+        ds = [server.directive({"remote_url": everything.url}) for _ in range(3)]
+        m = Machine(tmp_path, server, api.url, server.provider())
+        hourly = {"PROWL_PROVIDER_MIN_GAP_SECONDS": "", "PROWL_PROVIDER_MACHINE_GAP_SECONDS": "0"}
+
+        def claims() -> int:
+            return len([p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")])
+
+        m.stop(live=True, session="session-one-CANARY", **hourly)
+        m.stop(live=True, session="session-one-CANARY", **hourly)
+        assert claims() == 1, "one session claims once an hour"
+        m.stop(live=True, session="session-two", **hourly)
+        assert claims() == 2, "another session has its own hour"
+        # With the machine's own gap (10 minutes by default) a third session waits.
+        m.stop(live=True, session="session-three", **{**hourly, "PROWL_PROVIDER_MACHINE_GAP_SECONDS": ""})
+        assert claims() == 2
+        assert [server.status_of(d)["status"] for d in ds] == ["done", "done", "open"]
+        assert "CANARY" not in (m.config / "prowl" / "provider_state.json").read_text(), "sessions are kept as hashes"
+    finally:
+        api.close()
