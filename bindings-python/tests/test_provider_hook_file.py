@@ -238,3 +238,10 @@ def test_claude_runs_with_the_packages_flags_and_environment() -> None:
     env = {"PROWL_PROVIDER_MAX_BUDGET_USD": "0.5", "PATH": "/usr/bin", "HOME": "/h", "GITHUB_TOKEN": "x"}
     assert hook._budget(env) == agent._budget(env)
     assert hook.child_env(env, "/w") == agent.child_env(env, "/w")
+
+
+def test_its_version_is_the_packages() -> None:
+    import prowl
+
+    assert hook.VERSION == prowl.__version__
+    assert hook.RUNNER == f"prowl_provider_hook.py/{prowl.__version__}"
