@@ -86,6 +86,26 @@ assert (a.get("telemetry") or {}).get("observations") == 1, a
 assert "CANARY_hook" not in json.dumps(a)
 print("the downloaded prowl_telemetry_hook.py, on the standard library alone: 1 observation of", a["target"])
 '
+# The drop-in provider hook: the file the server serves is the wheel's too; on the standard
+# library alone it makes an agent a provider, and a Stop event starts one scout pass.
+PHOOK="$("$WORK/venv/bin/python" -c 'import prowl.prowl_provider_hook as h; print(h.__file__)')"
+curl -sf "http://127.0.0.1:$PORT/hooks/prowl_provider_hook.py" -o "$WORK/provider_hook.py"
+cmp "$PHOOK" "$WORK/provider_hook.py"
+AK="$(curl -sf -X POST "http://127.0.0.1:$PORT/v1/auth/agents/register" -H 'Content-Type: application/json' \
+  -d '{"name":"install-test","model_provider":"anthropic","model_id":"claude","environment":"test"}' \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["agent_key"])')"
+PROWL_API_URL="http://127.0.0.1:$PORT" PROWL_AGENT_KEY="$AK" python3 -I -S "$WORK/provider_hook.py" register >/dev/null
+echo '{"session_id":"install","hook_event_name":"Stop"}' | XDG_CONFIG_HOME="$WORK/xdg" PROWL_API_URL="http://127.0.0.1:$PORT" \
+  PROWL_AGENT_KEY="$AK" PROWL_PROVIDER_MODE=1 python3 -I -S "$WORK/provider_hook.py"
+for _ in $(seq 1 100); do grep -q '"open"' "$WORK/xdg/prowl/provider_state.json" 2>/dev/null && break; sleep 0.1; done
+python3 - "$WORK/xdg/prowl/provider_state.json" "$AK" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+st = json.loads(text)
+assert (st["mode"], st["open"], st.get("last_error")) == ("scout", 0, None), st
+assert sys.argv[2] not in text, "the agent key never reaches the state"
+print("the downloaded prowl_provider_hook.py, on the standard library alone: registered, one scout pass of", st["api_url"])
+PY
 # The daemon's console script: without an agent key it says so and exits 2.
 rc=0; env -u PROWL_AGENT_KEY "$WORK/venv/bin/prowl-provider" daemon 2>"$WORK/daemon.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "PROWL_AGENT_KEY is not set" "$WORK/daemon.err" || { echo "prowl-provider daemon: exit $rc" >&2; cat "$WORK/daemon.err" >&2; exit 1; }

@@ -8,10 +8,16 @@ use axum::response::IntoResponse;
 use crate::error::{AppError, AppResult};
 
 /// Every hook served, by file name.
-pub const HOOKS: &[(&str, &str)] = &[(
-    "prowl_telemetry_hook.py",
-    include_str!("../../../bindings-python/python/prowl/prowl_telemetry_hook.py"),
-)];
+pub const HOOKS: &[(&str, &str)] = &[
+    (
+        "prowl_telemetry_hook.py",
+        include_str!("../../../bindings-python/python/prowl/prowl_telemetry_hook.py"),
+    ),
+    (
+        "prowl_provider_hook.py",
+        include_str!("../../../bindings-python/python/prowl/prowl_provider_hook.py"),
+    ),
+];
 
 /// One hook file, as a download.
 pub async fn get(Path(file): Path<String>) -> AppResult<impl IntoResponse> {
