@@ -18,7 +18,7 @@ use super::batch::{Cell, Col, Rows};
 use super::cap::{cappable, over_cap, Group};
 use super::quota::{Draws, Quota};
 use super::rollup::{rated_organic, Added, Fact, Rollup};
-use super::upsert::{is_sqlite, where_in};
+use super::upsert::where_in;
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::db::{DbError, DbResult};
@@ -374,7 +374,13 @@ async fn write_batch(
 ) -> DbResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
-    let inserted = insert_records(conn, &all, senders, &labels, &day, now).await?;
+    // PostgreSQL claims the ids first and writes the raw rows last, with their final class
+    // (its partitioned raw table cannot hold a unique key on `record_id`, see
+    // `migrations/0015_retention.postgres.sql`); SQLite writes them at once.
+    let inserted = match roll_up {
+        true => claim_ids(conn, &all).await?,
+        false => insert_records(conn, &all, senders, &labels, &day, now).await?,
+    };
     let mut fates: Vec<Fate> = all
         .iter()
         .map(|(_, s)| match inserted.contains(&s.id) {
@@ -382,7 +388,11 @@ async fn write_batch(
             false => Fate::Duplicate,
         })
         .collect();
-    limit(conn, &all, senders, &mut fates, now).await?;
+    let claimed = match roll_up {
+        true => "record_ids",
+        false => "interactions",
+    };
+    limit(conn, &all, senders, &mut fates, now, claimed).await?;
     if !roll_up {
         // Only targets not known yet: one hash lookup per record, no statement for most batches.
         let fresh: BTreeSet<&str> = all
@@ -403,6 +413,10 @@ async fn write_batch(
     cap(conn, &mut all, &labels, senders, &fates, &day).await?;
     // Again: capped records now count in their own class.
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
+    let new: Vec<bool> = fates.iter().map(|f| *f == Fate::Stored).collect();
+    raw_rows(&all, &new, senders, &labels, &day, now)
+        .execute(conn, "interactions", "")
+        .await?;
     let mut rollup = Rollup::default();
     for (((job, s), l), _) in all
         .iter()
@@ -447,6 +461,7 @@ async fn limit(
     senders: &[Sender],
     fates: &mut [Fate],
     now: i64,
+    claimed: &str,
 ) -> DbResult<()> {
     if senders.iter().all(|s| s.draws.quotas.is_empty()) {
         return Ok(());
@@ -497,17 +512,14 @@ async fn limit(
             refused.push(s.id.as_str());
         }
     }
-    delete_records(conn, &refused).await
-}
-
-/// Deletes raw rows by record id (the refused ones this transaction inserted).
-async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
-    where_in(conn, "DELETE FROM interactions WHERE record_id IN {}", ids).await?;
+    // Refused ids are given up again, so the records may be sent later.
+    let delete = format!("DELETE FROM {claimed} WHERE record_id IN {{}}");
+    where_in(conn, &delete, &refused).await?;
     Ok(())
 }
 
 /// PostgreSQL: the new rated organic records' per-network counts, with the cap
-/// ([`super::cap`]) applied to them, in the raw rows too.
+/// ([`super::cap`]) applied to them (their raw rows are written afterwards).
 async fn cap(
     conn: &mut AnyConnection,
     all: &mut [(usize, Stored)],
@@ -532,34 +544,29 @@ async fn cap(
             g.cappable.push(i);
         }
     }
-    let capped = over_cap(conn, &groups, day).await?;
-    if capped.is_empty() {
-        return Ok(());
-    }
-    let ids: Vec<&str> = capped.iter().map(|i| all[*i].1.id.as_str()).collect();
-    let capping = format!(
-        "UPDATE interactions SET outcome_class = '{}' WHERE record_id IN {{}}",
-        enum_label(&OutcomeClass::Capped)
-    );
-    where_in(conn, &capping, &ids).await?;
-    for i in capped {
+    // The raw rows are written after this, with the class.
+    for i in over_cap(conn, &groups, day).await? {
         all[i].1.class = OutcomeClass::Capped;
     }
     Ok(())
 }
 
-/// Inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records; returns
-/// the ids that were new.
-async fn insert_records(
-    conn: &mut AnyConnection,
-    stored: &[(usize, Stored)],
-    senders: &[Sender],
-    labels: &[Labels],
-    day: &str,
+/// The raw rows of the records `keep` selects, bound straight from the records.
+fn raw_rows<'a>(
+    stored: &'a [(usize, Stored)],
+    keep: &[bool],
+    senders: &'a [Sender],
+    labels: &'a [Labels],
+    day: &'a str,
     now: i64,
-) -> DbResult<HashSet<String>> {
+) -> Rows<'static, 'a> {
     let mut rows = Rows::new(COLS, stored.len());
-    for ((job, s), l) in stored.iter().zip(labels) {
+    for (((job, s), l), _) in stored
+        .iter()
+        .zip(labels)
+        .zip(keep)
+        .filter(|(_, keep)| **keep)
+    {
         let r = &s.rec;
         let sender = &senders[*job];
         for cell in [
@@ -591,26 +598,85 @@ async fn insert_records(
             rows.push(cell);
         }
     }
-    let conflict = "ON CONFLICT (record_id) DO NOTHING";
-    let returned = if is_sqlite(conn) {
-        // Rows come back from SQLite one message at a time, so ask only when some record
-        // was already stored: the new rows are those after the last rowid before.
-        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
-            .fetch_one(&mut *conn)
-            .await?
-            .try_get("last")?;
-        let written = rows.execute(conn, "interactions", conflict).await?;
-        if written == stored.len() as u64 {
-            return Ok(stored.iter().map(|(_, s)| s.id.clone()).collect());
-        }
-        sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
-            .bind(before)
-            .fetch_all(&mut *conn)
-            .await?
-    } else {
-        let tail = format!("{conflict} RETURNING record_id");
-        rows.insert(conn, "interactions", &tail).await?
-    };
+    rows
+}
+
+/// SQLite: inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records,
+/// except those whose id the retention job removed (kept in `record_ids`); returns the
+/// ids that were new.
+async fn insert_records(
+    conn: &mut AnyConnection,
+    stored: &[(usize, Stored)],
+    senders: &[Sender],
+    labels: &[Labels],
+    day: &str,
+    now: i64,
+) -> DbResult<HashSet<String>> {
+    let ids: Vec<&str> = stored.iter().map(|(_, s)| s.id.as_str()).collect();
+    let removed: HashSet<String> = where_in(
+        conn,
+        "SELECT record_id FROM record_ids WHERE record_id IN {}",
+        &ids,
+    )
+    .await?
+    .iter()
+    .map(|r| r.try_get::<String, _>("record_id"))
+    .collect::<Result<_, _>>()?;
+    let keep: Vec<bool> = stored
+        .iter()
+        .map(|(_, s)| !removed.contains(&s.id))
+        .collect();
+    let rows = raw_rows(stored, &keep, senders, labels, day, now);
+    let wanted = keep.iter().filter(|k| **k).count();
+    if wanted == 0 {
+        return Ok(HashSet::new());
+    }
+    // Rows come back from SQLite one message at a time, so ask only when some record
+    // was already stored: the new rows are those after the last rowid before.
+    let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
+        .fetch_one(&mut *conn)
+        .await?
+        .try_get("last")?;
+    let written = rows
+        .execute(conn, "interactions", "ON CONFLICT (record_id) DO NOTHING")
+        .await?;
+    if written == wanted as u64 {
+        return Ok(stored
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|((_, s), _)| s.id.clone())
+            .collect());
+    }
+    let returned = sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
+        .bind(before)
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut inserted = HashSet::with_capacity(returned.len());
+    for row in returned {
+        inserted.insert(row.try_get::<String, _>("record_id")?);
+    }
+    Ok(inserted)
+}
+
+/// PostgreSQL: claims the records' ids in `record_ids` (every id ever stored, removed raw
+/// rows included); returns the ids that were new. A concurrent transaction claiming the
+/// same id waits for this one, then sees it taken.
+async fn claim_ids(
+    conn: &mut AnyConnection,
+    stored: &[(usize, Stored)],
+) -> DbResult<HashSet<String>> {
+    let mut rows = Rows::new(&[("record_id", "text")], stored.len());
+    for (_, s) in stored {
+        rows.push(Cell::Text(&s.id));
+    }
+    let returned = rows
+        .insert(
+            conn,
+            "record_ids",
+            "ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
+        )
+        .await?;
     let mut inserted = HashSet::with_capacity(returned.len());
     for row in returned {
         inserted.insert(row.try_get::<String, _>("record_id")?);

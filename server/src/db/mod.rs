@@ -35,6 +35,7 @@ pub mod packages;
 pub mod provider;
 pub mod quota;
 pub mod reputation;
+pub mod retention;
 mod roller;
 mod rollup;
 mod rollups_file;
@@ -149,6 +150,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         "rollups_file",
         include_str!("../../migrations/0013_rollups_file.sqlite.sql"),
         include_str!("../../migrations/0013_rollups_file.postgres.sql"),
+    ),
+    (
+        15,
+        "retention",
+        include_str!("../../migrations/0015_retention.sqlite.sql"),
+        include_str!("../../migrations/0015_retention.postgres.sql"),
     ),
 ];
 

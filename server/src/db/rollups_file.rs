@@ -9,7 +9,8 @@
 //! [`ROLLUPS_VERSION`] and the main file's `database_id`, and made again empty (watermark 0,
 //! the roll then adds every raw row) when it is missing, of another version, of another
 //! database, or ahead of the raw rows (a main file restored from a backup). It need not be
-//! backed up.
+//! backed up until the retention job has removed raw rows (`super::retention`): from then
+//! on it alone counts them, and a file that would be made again is refused instead.
 
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, Executor, Row};
 
@@ -110,6 +111,16 @@ pub(super) async fn ensure(pool: &sqlx::AnyPool) -> DbResult<bool> {
     if version == ROLLUPS_VERSION && of == id && !ahead_of_raw_rows(&mut tx, &mut conn).await? {
         tx.commit().await?;
         return Ok(false);
+    }
+    if super::retention::sqlite_removed_any(&mut conn).await? {
+        // Made again from the raw rows, it would count only those still kept: every
+        // answer would lose what the retention job removed.
+        return Err(super::DbError::internal(format!(
+            "{path} is missing or does not match the database, and cannot be made again: \
+             raw rows older than --retain-raw-days were removed, and only this file still \
+             counts them; restore it from the backup taken with the database (see \
+             server/README.md, Retention)"
+        )));
     }
     let objects = sqlx::query(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') \
