@@ -101,15 +101,22 @@ async fn sqlite_chunk(conn: &mut AnyConnection, cutoff: i64) -> DbResult<u64> {
     Ok(removed)
 }
 
-/// SQLite: whether raw rows were ever removed from this main file (then its roll-ups file
-/// holds counts no raw row backs, and cannot be made again from them).
-pub(super) async fn sqlite_removed_any(conn: &mut AnyConnection) -> DbResult<bool> {
-    Ok(
-        sqlx::query("SELECT 1 AS one FROM server_meta WHERE key = 'raw_removed_through'")
+/// SQLite: the last rowid the retention job removed from this main file, if it ever
+/// removed any (then its roll-ups file holds counts no raw row backs, and cannot be made
+/// again from them).
+pub(super) async fn sqlite_removed_through(conn: &mut AnyConnection) -> DbResult<Option<i64>> {
+    let value: Option<String> =
+        sqlx::query("SELECT value FROM server_meta WHERE key = 'raw_removed_through'")
             .fetch_optional(&mut *conn)
             .await?
-            .is_some(),
-    )
+            .map(|r| r.try_get("value"))
+            .transpose()?;
+    value
+        .map(|v| {
+            v.parse()
+                .map_err(|_| DbError::internal("server_meta.raw_removed_through is not a rowid"))
+        })
+        .transpose()
 }
 
 /// One partition of `interactions`: its name and its range `[from, to)` (`None`: the

@@ -108,11 +108,23 @@ pub(super) async fn ensure(pool: &sqlx::AnyPool) -> DbResult<bool> {
     .fetch_one(&mut *tx)
     .await?;
     let (version, of): (i64, String) = (stamp.try_get("version")?, stamp.try_get("database_id")?);
+    let removed = super::retention::sqlite_removed_through(&mut conn).await?;
     if version == ROLLUPS_VERSION && of == id && !ahead_of_raw_rows(&mut tx, &mut conn).await? {
+        let rolled = watermark(&mut tx).await?.unwrap_or(0);
+        if removed.is_some_and(|r| r > rolled) {
+            // A roll-ups file older than the main file's last removal (restored from an
+            // older backup): the rows in between are gone, and it never counted them.
+            return Err(super::DbError::internal(format!(
+                "{path} counts raw rows up to {rolled}, but rows up to {} were removed \
+                 (--retain-raw-days): it cannot count them any more; restore the roll-ups \
+                 file backed up just before this database (see server/README.md, Retention)",
+                removed.unwrap_or_default()
+            )));
+        }
         tx.commit().await?;
         return Ok(false);
     }
-    if super::retention::sqlite_removed_any(&mut conn).await? {
+    if removed.is_some() {
         // Made again from the raw rows, it would count only those still kept: every
         // answer would lose what the retention job removed.
         return Err(super::DbError::internal(format!(
@@ -180,16 +192,23 @@ async fn database_id(conn: &mut AnyConnection) -> DbResult<String> {
 /// Whether the watermark (read on `file`, whose write lock is held, so no roll moves it)
 /// lies past the last raw row of the main file (read after it on `main`).
 async fn ahead_of_raw_rows(file: &mut AnyConnection, main: &mut AnyConnection) -> DbResult<bool> {
-    let rolled: Option<i64> = sqlx::query("SELECT rolled FROM rollup_watermark WHERE id = 1")
-        .fetch_optional(&mut *file)
-        .await?
-        .map(|r| r.try_get("rolled"))
-        .transpose()?;
+    let rolled = watermark(file).await?;
     let last: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM main.interactions")
         .fetch_one(&mut *main)
         .await?
         .try_get("last")?;
     Ok(rolled.is_none_or(|r| r > last))
+}
+
+/// The file's watermark (`None` in a file without one).
+async fn watermark(file: &mut AnyConnection) -> DbResult<Option<i64>> {
+    Ok(
+        sqlx::query("SELECT rolled FROM rollup_watermark WHERE id = 1")
+            .fetch_optional(&mut *file)
+            .await?
+            .map(|r| r.try_get("rolled"))
+            .transpose()?,
+    )
 }
 
 /// Registers the targets of raw rows that have none in `targets` (the main file): ingest

@@ -361,6 +361,47 @@ async fn sqlite_refuses_to_remake_the_rollups_after_removal() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// SQLite: a roll-ups file restored from before the last removal lacks the removed rows
+/// that came after its watermark; the pair is refused at open, naming both positions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_refuses_a_rollups_file_older_than_the_last_removal() {
+    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+    send_history(&t.app()).await;
+    t.db.roll_up().await.unwrap();
+    let file = t.sqlite_file().unwrap();
+    let rollups = lowdown_server::db::rollups_path(file.to_str().unwrap());
+    let backup = format!("{rollups}.backup");
+    // Closed, so the file is whole without its WAL.
+    let t = t
+        .reopen(|| {
+            std::fs::copy(&rollups, &backup).unwrap();
+        })
+        .await;
+    let (state, app) = served(&t);
+    let later: Vec<Value> = (0..10)
+        .map(|i| {
+            json!({"record_id": format!("later-{i}"), "target": TARGETS[2],
+                        "target_type": "tool", "task_type": "t", "outcome": "success"})
+        })
+        .collect();
+    assert_eq!(from_peer(&app, PEERS[3], &Value::from(later)).await.0, 201);
+    state.clock.shift(91 * DAY_MS);
+    assert_eq!(run(&state).await.rows, 179);
+    let (url, dir) = (t.url.clone(), file.parent().unwrap().to_owned());
+    t.db.close().await;
+    t.check.close().await;
+    std::fs::rename(&backup, &rollups).unwrap();
+    let err = match lowdown_server::db::Db::open(&url, 2).await {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a roll-ups file missing removed rows was accepted"),
+    };
+    assert!(
+        err.contains(&rollups) && err.contains("up to 170") && err.contains("up to 179"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// The job runs once across servers sharing the database: a held lease makes the others
 /// step aside.
 async fn the_job_runs_under_its_lease(t: &TestDb) {
