@@ -75,6 +75,37 @@ async fn everything(app: &axum::Router) -> Vec<(String, Value)> {
     out
 }
 
+/// The open dataset (`lowdown-server export`) as written now: each file's name and bytes.
+async fn export(t: &TestDb) -> Vec<(String, Vec<u8>)> {
+    let dir = std::env::temp_dir().join(format!("lowdown-retention-export-{}", rand_suffix()));
+    lowdown_server::export::export(&t.db, &dir, "lowdown-test")
+        .await
+        .unwrap();
+    let mut files = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let name = p.strip_prefix(&dir).unwrap().display().to_string();
+                files.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    let _ = std::fs::remove_dir_all(dir);
+    assert!(files.iter().any(|(n, _)| n == "REPORT.md"), "{files:?}");
+    files
+}
+
+fn rand_suffix() -> String {
+    let mut b = [0u8; 6];
+    getrandom::fill(&mut b).unwrap();
+    hex::encode(b)
+}
+
 /// Every leaf where `a` and `b` differ, as `path: a != b`.
 fn differences(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
     match (a, b) {
@@ -186,6 +217,7 @@ async fn removal_leaves_every_answer_unchanged(t: &TestDb) {
     assert_eq!(raw_rows(t).await, stored);
     state.clock.shift(2 * DAY_MS);
     let before = everything(&app).await;
+    let exported_before = export(t).await;
     // The answers are not empty: what they show must survive.
     let a = &before[0].1;
     assert_eq!(a["interactions"], 90, "{a}");
@@ -203,6 +235,7 @@ async fn removal_leaves_every_answer_unchanged(t: &TestDb) {
     }
     let after = everything(&app).await;
     assert_same(&before, &after);
+    assert_eq!(export(t).await, exported_before, "the open dataset changed");
     // New records after the removal are counted on top of the kept totals.
     let (status, body) = from_peer(
         &app,
