@@ -650,3 +650,46 @@ async fn upgrade_keeps_every_raw_row(kind: Kind) {
     t.cleanup().await;
 }
 on_both!(kind upgrade_keeps_every_raw_row);
+
+/// The flag reaches the job: `serve --retain-raw-days 1` over a database holding rows from
+/// a year ago removes them once it has started (all but SQLite's newest), and a period of
+/// 0 days is refused before anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_runs_the_job_with_the_flag() {
+    let home = std::env::temp_dir().join(format!("lowdown-retention-serve-{}", rand_suffix()));
+    std::fs::create_dir_all(&home).unwrap();
+    let refused = common::lowdown_server_at(&home, &["serve", "--retain-raw-days", "0"]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--retain-raw-days"), "{err}");
+    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+    crate::roll_up::raw_rows_in(&t.check.pool, "oldtool", 50).await;
+    let port = common::free_port().to_string();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lowdown-server"))
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--db",
+            &t.url,
+        ])
+        .args(["--retain-raw-days", "1"])
+        .env("LOWDOWN_HOME", &home)
+        .env("RUST_LOG", "off")
+        .spawn()
+        .unwrap();
+    let mut left = raw_rows(&t).await;
+    for _ in 0..200 {
+        if left == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        left = raw_rows(&t).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(left, 1, "the job did not remove the year-old rows");
+    assert_eq!(t.count("record_ids").await, 49);
+    t.cleanup().await;
+    let _ = std::fs::remove_dir_all(home);
+}
