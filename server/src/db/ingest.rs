@@ -1,6 +1,11 @@
 //! Ingest of interaction records: the raw rows, the quotas they draw on, their targets, and
 //! on PostgreSQL the per-network cap and every rollup, in one transaction (SQLite caps and
 //! rolls up behind a watermark on a roller of its own, see [`super::roller`]).
+//!
+//! A `record_id` is stored once, ever: on PostgreSQL ingest claims it in `record_ids`
+//! (which keeps every id; the raw table is partitioned by day and cannot hold a unique key
+//! on it); on SQLite the raw table's key refuses a repeat, and `record_ids` holds the ids
+//! of rows the retention job removed ([`super::retention`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
