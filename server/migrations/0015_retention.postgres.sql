@@ -5,7 +5,9 @@
 -- A unique key of a partitioned table must include the partition key, so `record_id`
 -- can no longer be the raw table's primary key: deduplication moves to `record_ids`, one
 -- row per id ever stored, which ingest claims before it writes a raw row and which removal
--- never touches. Every existing id is copied into it.
+-- never touches. It keeps each id as 8 bytes, the first of its SHA-256 as a signed
+-- big-endian integer (`db::ingest::id_key` computes the same), not its text: it is kept
+-- for ever. Every existing id is added.
 --
 -- The existing rows keep their table: it becomes the partition of everything before the
 -- end of the UTC day of its newest row (dropped whole once that day is past the retention
@@ -13,9 +15,11 @@
 -- retention job, ahead of time; a row of a day without one lands in the default partition,
 -- from which removal deletes row by row.
 CREATE TABLE record_ids (
-    record_id TEXT NOT NULL PRIMARY KEY
+    id_key BIGINT NOT NULL PRIMARY KEY
 );
-INSERT INTO record_ids (record_id) SELECT record_id FROM interactions;
+INSERT INTO record_ids (id_key)
+SELECT DISTINCT CAST(CAST('x' || encode(substring(sha256(convert_to(record_id, 'UTF8')) FROM 1 FOR 8), 'hex') AS bit(64)) AS BIGINT)
+FROM interactions;
 
 ALTER TABLE interactions RENAME TO interactions_before_0015;
 CREATE TABLE interactions (LIKE interactions_before_0015 INCLUDING DEFAULTS)

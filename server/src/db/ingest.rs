@@ -3,7 +3,7 @@
 //! rolls up behind a watermark on a roller of its own, see [`super::roller`]).
 //!
 //! A `record_id` is stored once, ever: on PostgreSQL ingest claims it in `record_ids`
-//! (which keeps every id; the raw table is partitioned by day and cannot hold a unique key
+//! (which keeps every id as an 8-byte key, [`id_key`]; the raw table is partitioned by day and cannot hold a unique key
 //! on it); on SQLite the raw table's key refuses a repeat, and `record_ids` holds the ids
 //! of rows the retention job removed ([`super::retention`]).
 
@@ -17,6 +17,7 @@ use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::quota::Refused;
 use lowdown_core::record::InteractionRecord;
 use lowdown_core::telemetry::latency_bucket;
+use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
@@ -393,11 +394,19 @@ async fn write_batch(
             false => Fate::Duplicate,
         })
         .collect();
-    let claimed = match roll_up {
-        true => "record_ids",
-        false => "interactions",
-    };
-    limit(conn, &all, senders, &mut fates, now, claimed).await?;
+    let refused = limit(conn, &all, senders, &mut fates, now).await?;
+    // Refused records are given up again (their ids too), so they may be sent later.
+    match roll_up {
+        true => release_ids(conn, &refused).await?,
+        false => {
+            where_in(
+                conn,
+                "DELETE FROM interactions WHERE record_id IN {}",
+                &refused,
+            )
+            .await?;
+        }
+    }
     if !roll_up {
         // Only targets not known yet: one hash lookup per record, no statement for most batches.
         let fresh: BTreeSet<&str> = all
@@ -458,18 +467,18 @@ async fn write_batch(
     Ok((decided, added))
 }
 
-/// Takes the quotas of the new records, job by job in request order; the refused ones are
-/// deleted again (in this transaction, so no one ever sees them) and marked.
-async fn limit(
+/// Takes the quotas of the new records, job by job in request order; marks the refused
+/// ones and returns their ids, for the caller to delete again (in this transaction, so no
+/// one ever sees them).
+async fn limit<'a>(
     conn: &mut AnyConnection,
-    all: &[(usize, Stored)],
+    all: &'a [(usize, Stored)],
     senders: &[Sender],
     fates: &mut [Fate],
     now: i64,
-    claimed: &str,
-) -> DbResult<()> {
+) -> DbResult<Vec<&'a str>> {
     if senders.iter().all(|s| s.draws.quotas.is_empty()) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     // The new records of each job, in request order.
     let mut order: Vec<usize> = (0..all.len())
@@ -517,10 +526,7 @@ async fn limit(
             refused.push(s.id.as_str());
         }
     }
-    // Refused ids are given up again, so the records may be sent later.
-    let delete = format!("DELETE FROM {claimed} WHERE record_id IN {{}}");
-    where_in(conn, &delete, &refused).await?;
-    Ok(())
+    Ok(refused)
 }
 
 /// PostgreSQL: the new rated organic records' per-network counts, with the cap
@@ -664,27 +670,79 @@ async fn insert_records(
     Ok(inserted)
 }
 
+/// PostgreSQL's key of a record id in `record_ids`: the first 8 bytes of its SHA-256,
+/// big-endian, as a signed 64-bit integer. Migration 0015 computes the same in SQL for the
+/// ids stored before it (`CAST(CAST('x' || … AS bit(64)) AS BIGINT)`).
+///
+/// 8 bytes instead of the id's text (up to 64 characters) because PostgreSQL keeps every
+/// id for ever, twice (heap row and index). Two different ids share a key with probability
+/// about n / 2^64 for a new id among n kept: the first false duplicate (a new record taken
+/// for a repeat) is expected after about 6 billion ids, 16 years at a million records a
+/// day. Claiming a key is no new power: whoever knows a future `record_id` could already
+/// send it first.
+pub(crate) fn id_key(id: &str) -> i64 {
+    let digest = Sha256::digest(id.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(first)
+}
+
 /// PostgreSQL: claims the records' ids in `record_ids` (every id ever stored, removed raw
-/// rows included); returns the ids that were new. A concurrent transaction claiming the
-/// same id waits for this one, then sees it taken.
+/// rows included, by [`id_key`]); returns the ids that were new. A concurrent transaction
+/// claiming the same id waits for this one, then sees it taken. Keys are claimed in sorted
+/// order, so two servers claiming overlapping batches wait on each other, never deadlock.
 async fn claim_ids(
     conn: &mut AnyConnection,
     stored: &[(usize, Stored)],
 ) -> DbResult<HashSet<String>> {
-    let mut rows = Rows::new(&[("record_id", "text")], stored.len());
-    for (_, s) in stored {
-        rows.push(Cell::Text(&s.id));
+    let mut keys: Vec<i64> = stored.iter().map(|(_, s)| id_key(&s.id)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut rows = Rows::new(&[("id_key", "bigint")], keys.len());
+    for k in &keys {
+        rows.push(Cell::Int(*k));
     }
     let returned = rows
         .insert(
             conn,
             "record_ids",
-            "ON CONFLICT (record_id) DO NOTHING RETURNING record_id",
+            "ON CONFLICT (id_key) DO NOTHING RETURNING id_key",
         )
         .await?;
-    let mut inserted = HashSet::with_capacity(returned.len());
+    let mut claimed = HashSet::with_capacity(returned.len());
     for row in returned {
-        inserted.insert(row.try_get::<String, _>("record_id")?);
+        claimed.insert(row.try_get::<i64, _>("id_key")?);
     }
-    Ok(inserted)
+    Ok(stored
+        .iter()
+        .map(|(_, s)| &s.id)
+        .filter(|id| claimed.contains(&id_key(id)))
+        .cloned()
+        .collect())
+}
+
+/// PostgreSQL: gives up the claims of `ids` (records refused over a quota).
+async fn release_ids(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<String> = ids.iter().map(|id| id_key(id).to_string()).collect();
+    sqlx::query("DELETE FROM record_ids WHERE id_key = ANY(CAST($1 AS BIGINT[]))")
+        .bind(format!("{{{}}}", keys.join(",")))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::id_key;
+
+    #[test]
+    fn an_id_key_is_the_first_8_bytes_of_its_sha256_as_postgresql_reads_them() {
+        // sha256("abc") = ba7816bf8f01cfea…; PostgreSQL's
+        // CAST(CAST('x' || 'ba7816bf8f01cfea' AS bit(64)) AS BIGINT) gives the same.
+        assert_eq!(id_key("abc"), -5_010_229_573_455_851_542);
+        assert_ne!(id_key("rec-1"), id_key("rec-2"));
+    }
 }

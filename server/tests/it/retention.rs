@@ -693,3 +693,30 @@ async fn serve_runs_the_job_with_the_flag() {
     t.cleanup().await;
     let _ = std::fs::remove_dir_all(home);
 }
+
+/// Records refused over a quota give their ids up again (PostgreSQL claims them in
+/// `record_ids` before the quota is taken): sent again an hour later they are stored, not
+/// taken for duplicates.
+async fn refused_records_are_not_taken_for_duplicates(t: &TestDb) {
+    let limits = lowdown_server::config::limits(&["records-per-network=3".to_owned()]).unwrap();
+    let state = t.state().with_limits(limits);
+    let app = lowdown_server::app(state.clone());
+    let batch: Vec<Value> = (0..5)
+        .map(|i| {
+            json!({"record_id": format!("q-{i}"), "target": TARGETS[0], "target_type": "tool",
+                        "task_type": "search", "outcome": "success"})
+        })
+        .collect();
+    let (status, body) = from_peer(&app, PEERS[0], &Value::from(batch.clone())).await;
+    assert_eq!((status, &body["accepted"]), (201, &json!(3)), "{body}");
+    assert_eq!(body["rate_limited"], json!([3, 4]), "{body}");
+    state.clock.shift(3_600_000);
+    let (status, body) = from_peer(&app, PEERS[0], &Value::from(batch[3..].to_vec())).await;
+    assert_eq!(
+        (status, &body["accepted"], &body["duplicates"]),
+        (201, &json!(2), &json!(0)),
+        "{body}"
+    );
+    assert_eq!(raw_rows(t).await, 5);
+}
+on_both!(refused_records_are_not_taken_for_duplicates);
