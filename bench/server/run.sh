@@ -2,7 +2,7 @@
 # Server benchmarks (make bench-server): ingest records/s over HTTP with batches of 100 on
 # SQLite and PostgreSQL, beside the build before the write quotas and the independence
 # bookkeeping (BENCH_BEFORE_REV, 675dca5) in the same loop, and reputation p50/p99 at 10k
-# and 1M stored records.
+# and 1M stored records, and bytes on disk per record before and after retention.
 # Needs the release bench binary (cargo build --release -p lowdown-server --features bench --bin lowdown-server-bench).
 # PostgreSQL runs when LOWDOWN_BENCH_PG_URL is set (make bench-server sets it).
 # Results are printed and appended to target/bench-server.txt.
@@ -76,4 +76,12 @@ run "$BIN" query --db "$SQLITE" --records "$BIG" --requests 2000
 if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then
   run "$BIN" query --db "$LOWDOWN_BENCH_PG_URL" --records 10000 --requests 2000
   run "$BIN" query --db "$LOWDOWN_BENCH_PG_URL" --records "$BIG" --requests 2000
+fi
+# Bytes on disk per raw row, per kept record id and of the roll-ups, before and after the
+# retention job removes half of the days (BENCH_STORAGE_RECORDS over 10 days; the README's
+# numbers are 10,000,000, 1,000,000 a day).
+STORED="${BENCH_STORAGE_RECORDS:-1000000}"
+run "$BIN" storage --db "$SQLITE" --records "$STORED"
+if [ -n "${LOWDOWN_BENCH_PG_URL:-}" ]; then
+  run "$BIN" storage --db "$LOWDOWN_BENCH_PG_URL" --records "$STORED"
 fi

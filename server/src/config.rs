@@ -64,6 +64,17 @@ pub struct Cli {
     /// from the request's Host, which any client sets.
     #[arg(long, value_name = "URL", global = true)]
     pub public_url: Option<String>,
+    /// Days raw interaction records are kept (at least 1): older ones are removed once the
+    /// roll-ups count them, and every answer, page, feed and export is unchanged by it
+    /// (see server/README.md, Retention).
+    #[arg(
+        long = "retain-raw-days",
+        value_name = "DAYS",
+        default_value_t = crate::retention::DEFAULT_DAYS,
+        value_parser = clap::value_parser!(u32).range(1..=36_500),
+        global = true
+    )]
+    pub retain_raw_days: u32,
     /// `serve` options for the bare command, which is `serve`.
     #[command(flatten)]
     pub serve: crate::scanner::cli::ServeArgs,

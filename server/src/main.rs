@@ -154,6 +154,7 @@ async fn main() -> anyhow::Result<()> {
         limits,
         allow_private: cli.unsafe_allow_private_hosts,
         public_url: cli.public_url,
+        retain_raw_days: cli.retain_raw_days,
         claim,
     };
     serve(db, served, services, serve_args).await
@@ -168,6 +169,8 @@ struct Served {
     limits: lowdown_server::db::quota::Limits,
     allow_private: bool,
     public_url: Option<String>,
+    /// `--retain-raw-days`.
+    retain_raw_days: u32,
     /// The local node's hold on LOWDOWN_HOME (`--local-node`), announced once listening.
     claim: Option<local_node::Claim>,
 }
@@ -186,6 +189,7 @@ async fn serve(
         limits,
         allow_private,
         public_url,
+        retain_raw_days,
         claim,
     } = served;
     let config = gateway::GatewayConfig {
@@ -257,6 +261,10 @@ async fn serve(
         activity
     });
     tokio::spawn(gateway::audit::job(state.clone()));
+    tokio::spawn(lowdown_server::retention::job(
+        state.clone(),
+        retain_raw_days,
+    ));
     let gateway_task = match args.gateway.gateway_listen {
         Some(addr) => {
             let l = tokio::net::TcpListener::bind(addr)

@@ -1,6 +1,11 @@
 //! Ingest of interaction records: the raw rows, the quotas they draw on, their targets, and
 //! on PostgreSQL the per-network cap and every rollup, in one transaction (SQLite caps and
 //! rolls up behind a watermark on a roller of its own, see [`super::roller`]).
+//!
+//! A `record_id` is stored once, ever: on PostgreSQL ingest claims it in `record_ids`
+//! (which keeps every id as an 8-byte key, [`id_key`]; the raw table is partitioned by day and cannot hold a unique key
+//! on it); on SQLite the raw table's key refuses a repeat, and `record_ids` holds the ids
+//! of rows the retention job removed ([`super::retention`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
@@ -12,13 +17,14 @@ use lowdown_core::aggregate::{outcome_class, OutcomeClass};
 use lowdown_core::quota::Refused;
 use lowdown_core::record::InteractionRecord;
 use lowdown_core::telemetry::latency_bucket;
+use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
 use super::cap::{cappable, over_cap, Group};
 use super::quota::{Draws, Quota};
 use super::rollup::{rated_organic, Added, Fact, Rollup};
-use super::upsert::{is_sqlite, where_in};
+use super::upsert::where_in;
 use super::{random_id, Backend, Db};
 use crate::clock;
 use crate::db::{DbError, DbResult};
@@ -374,7 +380,13 @@ async fn write_batch(
 ) -> DbResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
-    let inserted = insert_records(conn, &all, senders, &labels, &day, now).await?;
+    // PostgreSQL claims the ids first and writes the raw rows last, with their final class
+    // (its partitioned raw table cannot hold a unique key on `record_id`, see
+    // `migrations/0015_retention.postgres.sql`); SQLite writes them at once.
+    let inserted = match roll_up {
+        true => claim_ids(conn, &all).await?,
+        false => insert_records(conn, &all, senders, &labels, &day, now).await?,
+    };
     let mut fates: Vec<Fate> = all
         .iter()
         .map(|(_, s)| match inserted.contains(&s.id) {
@@ -382,7 +394,19 @@ async fn write_batch(
             false => Fate::Duplicate,
         })
         .collect();
-    limit(conn, &all, senders, &mut fates, now).await?;
+    let refused = limit(conn, &all, senders, &mut fates, now).await?;
+    // Refused records are given up again (their ids too), so they may be sent later.
+    match roll_up {
+        true => release_ids(conn, &refused).await?,
+        false => {
+            where_in(
+                conn,
+                "DELETE FROM interactions WHERE record_id IN {}",
+                &refused,
+            )
+            .await?;
+        }
+    }
     if !roll_up {
         // Only targets not known yet: one hash lookup per record, no statement for most batches.
         let fresh: BTreeSet<&str> = all
@@ -403,6 +427,10 @@ async fn write_batch(
     cap(conn, &mut all, &labels, senders, &fates, &day).await?;
     // Again: capped records now count in their own class.
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
+    let new: Vec<bool> = fates.iter().map(|f| *f == Fate::Stored).collect();
+    raw_rows(&all, &new, senders, &labels, &day, now)
+        .execute(conn, "interactions", "")
+        .await?;
     let mut rollup = Rollup::default();
     for (((job, s), l), _) in all
         .iter()
@@ -439,17 +467,18 @@ async fn write_batch(
     Ok((decided, added))
 }
 
-/// Takes the quotas of the new records, job by job in request order; the refused ones are
-/// deleted again (in this transaction, so no one ever sees them) and marked.
-async fn limit(
+/// Takes the quotas of the new records, job by job in request order; marks the refused
+/// ones and returns their ids, for the caller to delete again (in this transaction, so no
+/// one ever sees them).
+async fn limit<'a>(
     conn: &mut AnyConnection,
-    all: &[(usize, Stored)],
+    all: &'a [(usize, Stored)],
     senders: &[Sender],
     fates: &mut [Fate],
     now: i64,
-) -> DbResult<()> {
+) -> DbResult<Vec<&'a str>> {
     if senders.iter().all(|s| s.draws.quotas.is_empty()) {
-        return Ok(());
+        return Ok(Vec::new());
     }
     // The new records of each job, in request order.
     let mut order: Vec<usize> = (0..all.len())
@@ -497,17 +526,11 @@ async fn limit(
             refused.push(s.id.as_str());
         }
     }
-    delete_records(conn, &refused).await
-}
-
-/// Deletes raw rows by record id (the refused ones this transaction inserted).
-async fn delete_records(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
-    where_in(conn, "DELETE FROM interactions WHERE record_id IN {}", ids).await?;
-    Ok(())
+    Ok(refused)
 }
 
 /// PostgreSQL: the new rated organic records' per-network counts, with the cap
-/// ([`super::cap`]) applied to them, in the raw rows too.
+/// ([`super::cap`]) applied to them (their raw rows are written afterwards).
 async fn cap(
     conn: &mut AnyConnection,
     all: &mut [(usize, Stored)],
@@ -532,34 +555,29 @@ async fn cap(
             g.cappable.push(i);
         }
     }
-    let capped = over_cap(conn, &groups, day).await?;
-    if capped.is_empty() {
-        return Ok(());
-    }
-    let ids: Vec<&str> = capped.iter().map(|i| all[*i].1.id.as_str()).collect();
-    let capping = format!(
-        "UPDATE interactions SET outcome_class = '{}' WHERE record_id IN {{}}",
-        enum_label(&OutcomeClass::Capped)
-    );
-    where_in(conn, &capping, &ids).await?;
-    for i in capped {
+    // The raw rows are written after this, with the class.
+    for i in over_cap(conn, &groups, day).await? {
         all[i].1.class = OutcomeClass::Capped;
     }
     Ok(())
 }
 
-/// Inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records; returns
-/// the ids that were new.
-async fn insert_records(
-    conn: &mut AnyConnection,
-    stored: &[(usize, Stored)],
-    senders: &[Sender],
-    labels: &[Labels],
-    day: &str,
+/// The raw rows of the records `keep` selects, bound straight from the records.
+fn raw_rows<'a>(
+    stored: &'a [(usize, Stored)],
+    keep: &[bool],
+    senders: &'a [Sender],
+    labels: &'a [Labels],
+    day: &'a str,
     now: i64,
-) -> DbResult<HashSet<String>> {
+) -> Rows<'static, 'a> {
     let mut rows = Rows::new(COLS, stored.len());
-    for ((job, s), l) in stored.iter().zip(labels) {
+    for (((job, s), l), _) in stored
+        .iter()
+        .zip(labels)
+        .zip(keep)
+        .filter(|(_, keep)| **keep)
+    {
         let r = &s.rec;
         let sender = &senders[*job];
         for cell in [
@@ -591,29 +609,140 @@ async fn insert_records(
             rows.push(cell);
         }
     }
-    let conflict = "ON CONFLICT (record_id) DO NOTHING";
-    let returned = if is_sqlite(conn) {
-        // Rows come back from SQLite one message at a time, so ask only when some record
-        // was already stored: the new rows are those after the last rowid before.
-        let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
-            .fetch_one(&mut *conn)
-            .await?
-            .try_get("last")?;
-        let written = rows.execute(conn, "interactions", conflict).await?;
-        if written == stored.len() as u64 {
-            return Ok(stored.iter().map(|(_, s)| s.id.clone()).collect());
-        }
-        sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
-            .bind(before)
-            .fetch_all(&mut *conn)
-            .await?
-    } else {
-        let tail = format!("{conflict} RETURNING record_id");
-        rows.insert(conn, "interactions", &tail).await?
-    };
+    rows
+}
+
+/// SQLite: inserts the raw rows (`ON CONFLICT DO NOTHING`), straight from the records,
+/// except those whose id the retention job removed (kept in `record_ids`); returns the
+/// ids that were new.
+async fn insert_records(
+    conn: &mut AnyConnection,
+    stored: &[(usize, Stored)],
+    senders: &[Sender],
+    labels: &[Labels],
+    day: &str,
+    now: i64,
+) -> DbResult<HashSet<String>> {
+    let ids: Vec<&str> = stored.iter().map(|(_, s)| s.id.as_str()).collect();
+    let removed: HashSet<String> = where_in(
+        conn,
+        "SELECT record_id FROM record_ids WHERE record_id IN {}",
+        &ids,
+    )
+    .await?
+    .iter()
+    .map(|r| r.try_get::<String, _>("record_id"))
+    .collect::<Result<_, _>>()?;
+    let keep: Vec<bool> = stored
+        .iter()
+        .map(|(_, s)| !removed.contains(&s.id))
+        .collect();
+    let rows = raw_rows(stored, &keep, senders, labels, day, now);
+    let wanted = keep.iter().filter(|k| **k).count();
+    if wanted == 0 {
+        return Ok(HashSet::new());
+    }
+    // Rows come back from SQLite one message at a time, so ask only when some record
+    // was already stored: the new rows are those after the last rowid before.
+    let before: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM interactions")
+        .fetch_one(&mut *conn)
+        .await?
+        .try_get("last")?;
+    let written = rows
+        .execute(conn, "interactions", "ON CONFLICT (record_id) DO NOTHING")
+        .await?;
+    if written == wanted as u64 {
+        return Ok(stored
+            .iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|((_, s), _)| s.id.clone())
+            .collect());
+    }
+    let returned = sqlx::query("SELECT record_id FROM interactions WHERE rowid > $1")
+        .bind(before)
+        .fetch_all(&mut *conn)
+        .await?;
     let mut inserted = HashSet::with_capacity(returned.len());
     for row in returned {
         inserted.insert(row.try_get::<String, _>("record_id")?);
     }
     Ok(inserted)
+}
+
+/// PostgreSQL's key of a record id in `record_ids`: the first 8 bytes of its SHA-256,
+/// big-endian, as a signed 64-bit integer. Migration 0015 computes the same in SQL for the
+/// ids stored before it (`CAST(CAST('x' || … AS bit(64)) AS BIGINT)`).
+///
+/// 8 bytes instead of the id's text (up to 64 characters) because PostgreSQL keeps every
+/// id for ever, twice (heap row and index). Two different ids share a key with probability
+/// about n / 2^64 for a new id among n kept: the first false duplicate (a new record taken
+/// for a repeat) is expected after about 6 billion ids, 16 years at a million records a
+/// day. Claiming a key is no new power: whoever knows a future `record_id` could already
+/// send it first.
+pub(crate) fn id_key(id: &str) -> i64 {
+    let digest = Sha256::digest(id.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(first)
+}
+
+/// PostgreSQL: claims the records' ids in `record_ids` (every id ever stored, removed raw
+/// rows included, by [`id_key`]); returns the ids that were new. A concurrent transaction
+/// claiming the same id waits for this one, then sees it taken. Keys are claimed in sorted
+/// order, so two servers claiming overlapping batches wait on each other, never deadlock.
+async fn claim_ids(
+    conn: &mut AnyConnection,
+    stored: &[(usize, Stored)],
+) -> DbResult<HashSet<String>> {
+    let mut keys: Vec<i64> = stored.iter().map(|(_, s)| id_key(&s.id)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut rows = Rows::new(&[("id_key", "bigint")], keys.len());
+    for k in &keys {
+        rows.push(Cell::Int(*k));
+    }
+    let returned = rows
+        .insert(
+            conn,
+            "record_ids",
+            "ON CONFLICT (id_key) DO NOTHING RETURNING id_key",
+        )
+        .await?;
+    let mut claimed = HashSet::with_capacity(returned.len());
+    for row in returned {
+        claimed.insert(row.try_get::<i64, _>("id_key")?);
+    }
+    Ok(stored
+        .iter()
+        .map(|(_, s)| &s.id)
+        .filter(|id| claimed.contains(&id_key(id)))
+        .cloned()
+        .collect())
+}
+
+/// PostgreSQL: gives up the claims of `ids` (records refused over a quota).
+async fn release_ids(conn: &mut AnyConnection, ids: &[&str]) -> DbResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let keys: Vec<String> = ids.iter().map(|id| id_key(id).to_string()).collect();
+    sqlx::query("DELETE FROM record_ids WHERE id_key = ANY(CAST($1 AS BIGINT[]))")
+        .bind(format!("{{{}}}", keys.join(",")))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::id_key;
+
+    #[test]
+    fn an_id_key_is_the_first_8_bytes_of_its_sha256_as_postgresql_reads_them() {
+        // sha256("abc") = ba7816bf8f01cfea…; PostgreSQL's
+        // CAST(CAST('x' || 'ba7816bf8f01cfea' AS bit(64)) AS BIGINT) gives the same.
+        assert_eq!(id_key("abc"), -5_010_229_573_455_851_542);
+        assert_ne!(id_key("rec-1"), id_key("rec-2"));
+    }
 }

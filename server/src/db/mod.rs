@@ -35,6 +35,7 @@ pub mod packages;
 pub mod provider;
 pub mod quota;
 pub mod reputation;
+pub mod retention;
 mod roller;
 mod rollup;
 mod rollups_file;
@@ -170,6 +171,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         "job_leases",
         include_str!("../../migrations/0014_job_leases.sqlite.sql"),
         include_str!("../../migrations/0014_job_leases.postgres.sql"),
+    ),
+    (
+        15,
+        "retention",
+        include_str!("../../migrations/0015_retention.sqlite.sql"),
+        include_str!("../../migrations/0015_retention.postgres.sql"),
     ),
 ];
 

@@ -9,7 +9,8 @@
 //! [`ROLLUPS_VERSION`] and the main file's `database_id`, and made again empty (watermark 0,
 //! the roll then adds every raw row) when it is missing, of another version, of another
 //! database, or ahead of the raw rows (a main file restored from a backup). It need not be
-//! backed up.
+//! backed up until the retention job has removed raw rows (`super::retention`): from then
+//! on it alone counts them, and a file that would be made again is refused instead.
 
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, Executor, Row};
 
@@ -107,9 +108,31 @@ pub(super) async fn ensure(pool: &sqlx::AnyPool) -> DbResult<bool> {
     .fetch_one(&mut *tx)
     .await?;
     let (version, of): (i64, String) = (stamp.try_get("version")?, stamp.try_get("database_id")?);
+    let removed = super::retention::sqlite_removed_through(&mut conn).await?;
     if version == ROLLUPS_VERSION && of == id && !ahead_of_raw_rows(&mut tx, &mut conn).await? {
+        let rolled = watermark(&mut tx).await?.unwrap_or(0);
+        if removed.is_some_and(|r| r > rolled) {
+            // A roll-ups file older than the main file's last removal (restored from an
+            // older backup): the rows in between are gone, and it never counted them.
+            return Err(super::DbError::internal(format!(
+                "{path} counts raw rows up to {rolled}, but rows up to {} were removed \
+                 (--retain-raw-days): it cannot count them any more; restore the roll-ups \
+                 file backed up just before this database (see server/README.md, Retention)",
+                removed.unwrap_or_default()
+            )));
+        }
         tx.commit().await?;
         return Ok(false);
+    }
+    if removed.is_some() {
+        // Made again from the raw rows, it would count only those still kept: every
+        // answer would lose what the retention job removed.
+        return Err(super::DbError::internal(format!(
+            "{path} is missing or does not match the database, and cannot be made again: \
+             raw rows older than --retain-raw-days were removed, and only this file still \
+             counts them; restore it from the backup taken with the database (see \
+             server/README.md, Retention)"
+        )));
     }
     let objects = sqlx::query(
         "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') \
@@ -169,16 +192,23 @@ async fn database_id(conn: &mut AnyConnection) -> DbResult<String> {
 /// Whether the watermark (read on `file`, whose write lock is held, so no roll moves it)
 /// lies past the last raw row of the main file (read after it on `main`).
 async fn ahead_of_raw_rows(file: &mut AnyConnection, main: &mut AnyConnection) -> DbResult<bool> {
-    let rolled: Option<i64> = sqlx::query("SELECT rolled FROM rollup_watermark WHERE id = 1")
-        .fetch_optional(&mut *file)
-        .await?
-        .map(|r| r.try_get("rolled"))
-        .transpose()?;
+    let rolled = watermark(file).await?;
     let last: i64 = sqlx::query("SELECT COALESCE(MAX(rowid), 0) AS last FROM main.interactions")
         .fetch_one(&mut *main)
         .await?
         .try_get("last")?;
     Ok(rolled.is_none_or(|r| r > last))
+}
+
+/// The file's watermark (`None` in a file without one).
+async fn watermark(file: &mut AnyConnection) -> DbResult<Option<i64>> {
+    Ok(
+        sqlx::query("SELECT rolled FROM rollup_watermark WHERE id = 1")
+            .fetch_optional(&mut *file)
+            .await?
+            .map(|r| r.try_get("rolled"))
+            .transpose()?,
+    )
 }
 
 /// Registers the targets of raw rows that have none in `targets` (the main file): ingest

@@ -32,6 +32,7 @@ mod provider_local_code;
 mod provider_race;
 mod quotas;
 mod reputation;
+mod retention;
 mod roll_up;
 mod rollups_file;
 mod scanner_cli;

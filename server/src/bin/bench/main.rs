@@ -10,6 +10,8 @@
 //! - `query --db URL --records N [--requests 2000]`: seeds N records straight through the
 //!   storage layer (no HTTP), then times `GET /api/reputation/{target}` over HTTP, plain
 //!   and with a contributor node id, and prints p50/p99.
+//! - `storage --db URL [--records N] [--days 10] [--retain 5]`: bytes on disk per record,
+//!   before and after the retention job (see `storage.rs`).
 //! - `serve --db URL --mode store|validate`: the server process `ingest` starts (prints its
 //!   address, stops when its stdin closes).
 //!
@@ -25,6 +27,7 @@ mod ingest;
 mod query;
 mod records;
 mod scratch;
+mod storage;
 
 use anyhow::bail;
 
@@ -47,7 +50,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let url = arg(&args, "--db", "");
     if url.is_empty() {
-        bail!("usage: lowdown-server-bench ingest|query|serve --db URL [--records N] [--batch N] [--clients N] [--readers N] [--requests N] [--mode store|validate]");
+        bail!("usage: lowdown-server-bench ingest|query|storage|serve --db URL [--records N] [--batch N] [--clients N] [--readers N] [--requests N] [--mode store|validate]");
     }
     let records: u64 = arg(&args, "--records", "200000").parse()?;
     match args.get(1).map(String::as_str) {
@@ -61,7 +64,16 @@ async fn main() -> anyhow::Result<()> {
             ingest::run(&url, &load).await
         }
         Some("query") => query::run(&url, records, arg(&args, "--requests", "2000").parse()?).await,
+        Some("storage") => {
+            storage::run(
+                &url,
+                records,
+                arg(&args, "--days", "10").parse()?,
+                arg(&args, "--retain", "5").parse()?,
+            )
+            .await
+        }
         Some("serve") => ingest::serve_child(&url, &arg(&args, "--mode", "store")).await,
-        _ => bail!("first argument must be ingest, query or serve"),
+        _ => bail!("first argument must be ingest, query, storage or serve"),
     }
 }
