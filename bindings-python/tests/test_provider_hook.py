@@ -175,6 +175,20 @@ def test_the_hourly_gap_is_per_session_under_the_machines_ceiling(machine: Env, 
     assert "CANARY" not in (machine.config / "prowl" / "provider_state.json").read_text(), "sessions are kept as hashes"
 
 
+def test_a_remote_that_trickles_its_headers_is_cut_off_and_released(machine: Env, server: Server) -> None:
+    from test_provider_hook_file_e2e import HostileRemote
+
+    remote = HostileRemote("trickle")
+    try:
+        d = server.directive({"remote_url": remote.url})
+        st = machine.run_and_wait(PROWL_PROVIDER_LIVE="1")
+    finally:
+        remote.close()
+    # Each byte comes well within the read timeout; the request's own deadline ends it.
+    assert st["last_error"] == f"{d}: timeout; released", st
+    assert server.status_of(d)["status"] == "open"
+
+
 def test_a_result_the_servers_probe_contradicts_is_refused_and_released(machine: Env, server: Server) -> None:
     growing = Growing()
     try:

@@ -13,12 +13,15 @@ loopback addresses, for tests only.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
+import signal
 import socket
 import ssl
+import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
 from .. import _native
@@ -118,6 +121,27 @@ def read_answer(conn: http.client.HTTPConnection, resp: http.client.HTTPResponse
             return
 
 
+@contextlib.contextmanager
+def _within(seconds: float) -> Iterator[None]:
+    """A wall-clock backstop (POSIX, main thread): :class:`TimeoutError` once ``seconds``
+    have passed. Socket timeouts bound each read, not a remote that trickles its headers a
+    byte at a time; this bounds the whole exchange (the drop-in hook does the same)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError("deadline")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def _exchange(probe: _native.Probe, req: Dict[str, Any], where: Tuple[bool, str, int, str], ip: Address, user_agent: str) -> Dict[str, Any]:
     tls, host, port, path = where
     start = time.monotonic()
@@ -160,7 +184,8 @@ def run(remote_url: str, allow_loopback: bool, user_agent: str, client_version: 
     probe = _native.Probe(client_version)
     step = probe.start()
     while "done" not in step:
-        step = _exchange(probe, step, where, ip, user_agent)
+        with _within(REQUEST_TIMEOUT_S + 1.0):
+            step = _exchange(probe, step, where, ip, user_agent)
     result: Dict[str, Any] = step["done"]
     first = result["test_results"][0]
     if not first["passed"] and first["actual_status"] is None and first["error"] in TRANSPORT:
