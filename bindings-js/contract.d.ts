@@ -30,7 +30,7 @@ export interface InteractionRecord {
   server_version?: string | null
   /** SPEC §3.3 hash of the tools/list the server gave. (string, at most 64 characters, matching ^[0-9a-f]{64}$) */
   schema_hash?: string | null
-  /** The recorder's own version. (string, at most 32 characters, matching ^[0-9A-Za-z.+_-]{1,32}$) */
+  /** Who made the record: <recorder>/<version> (lowdown-proxy/0.2.0); a bare version, or one before 0.1.17, is an older recorder's, which counted isError results as successes. (string, at most 32 characters, matching ^[0-9A-Za-z.+_/-]{1,32}$) */
   recorder_version?: string | null
   /** The negotiated MCP protocol version. (string, at most 32 characters, matching ^[0-9A-Za-z.+_-]{1,32}$) */
   protocol_version?: string | null

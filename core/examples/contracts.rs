@@ -1,6 +1,8 @@
 //! Writes the contracts each host reads (see `lowdown_core::contract`), and the proxy's copy
 //! of lowdown-observe's bounded answer reader (one source, two packages); with `--check`,
-//! fails when a committed copy differs from what would be written.
+//! fails when a committed copy differs from what would be written, or when a package's
+//! manifest says another version than the release every recorder writes
+//! (`lowdown_core::record::provenance::RELEASE`, the workspace's version).
 //!
 //!     cargo run -q -p lowdown-core --example contracts [-- --check]
 
@@ -8,6 +10,60 @@
 #![allow(clippy::disallowed_methods, reason = "an example writes files")]
 
 use lowdown_core::contract;
+use lowdown_core::record::provenance::RELEASE;
+
+/// Every manifest that carries a package version of its own; the crates inherit the workspace's.
+const MANIFESTS: &[&str] = &[
+    "bindings-python/pyproject.toml",
+    "server/pyproject.toml",
+    "bindings-js/package.json",
+    "bindings-js/wasm/package.json",
+    "bindings-js/npm/linux-arm64-gnu/package.json",
+    "bindings-js/npm/linux-x64-gnu/package.json",
+    "bindings-js/npm/linux-x64-musl/package.json",
+    "npm/lowdown-proxy/package.json",
+    "npm/lowdown-observe/package.json",
+    "npm/lowdown-server/package.json",
+    "npm/lowdown-server/npm/linux-arm64-gnu/package.json",
+    "npm/lowdown-server/npm/linux-x64-gnu/package.json",
+    "npm/lowdown-server/npm/linux-x64-musl/package.json",
+    "npm/vscode-extension/package.json",
+];
+
+/// The packages of this repository, as another manifest names them in a pin.
+fn ours(name: &str) -> bool {
+    name.starts_with("lowdown-") || name == "prowl"
+}
+
+/// What in `rel` says another version than [`RELEASE`]: its own version, and its pins of
+/// this repository's packages.
+fn version_drift(root: &str, rel: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(format!("{root}/{rel}")).unwrap_or_default();
+    let mut found = Vec::new();
+    if rel.ends_with(".toml") {
+        // `[project]`'s `version = "..."`, the only version line these files have.
+        let own = text.lines().find_map(|l| {
+            let v = l.trim().strip_prefix("version")?.trim_start();
+            Some(v.strip_prefix('=')?.trim().trim_matches('"').to_owned())
+        });
+        found.push(("version".to_owned(), own));
+    } else {
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        found.push(("version".to_owned(), json["version"].as_str().map(str::to_owned)));
+        for deps in ["dependencies", "optionalDependencies", "devDependencies"] {
+            for (name, v) in json[deps].as_object().into_iter().flatten() {
+                if ours(name) {
+                    found.push((format!("{deps}.{name}"), v.as_str().map(str::to_owned)));
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter(|(_, v)| v.as_deref() != Some(RELEASE))
+        .map(|(k, v)| format!("{rel}: {k} is {v:?}, not {RELEASE:?}"))
+        .collect()
+}
 
 /// The one source of the bounded answer reader both npm packages ship.
 const READER: &str = "npm/lowdown-observe/src/read.js";
@@ -43,6 +99,19 @@ fn main() {
             }
         } else if let Err(e) = std::fs::write(&path, text) {
             eprintln!("{rel}: {e}");
+            std::process::exit(1);
+        }
+    }
+    if check {
+        let drift: Vec<String> = MANIFESTS
+            .iter()
+            .flat_map(|rel| version_drift(root, rel))
+            .collect();
+        if !drift.is_empty() {
+            eprintln!(
+                "every package carries the workspace version (Cargo.toml), which recorders write as recorder_version:\n  {}",
+                drift.join("\n  ")
+            );
             std::process::exit(1);
         }
     }

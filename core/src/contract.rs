@@ -12,6 +12,7 @@
 //! limits: the constants below are theirs. A unit test holds each enumeration's strings to
 //! the serde names of its Rust type, and each field list to what the type serialises.
 
+use crate::record::provenance::RECORDER_VERSION_PATTERN;
 use crate::record::validate::{MAX_LATENCY_MS, MAX_NAME, MAX_RECORD_ID, MAX_TARGET, MAX_VERSION};
 use crate::telemetry::{MAX_METHOD, MAX_REPORTER, MAX_RESPONSE_BYTES};
 use serde_json::{json, Map, Value};
@@ -157,7 +158,7 @@ pub const RECORD: Contract = Contract {
         field("node_id", pattern(67, NODE_ID_PATTERN), "The recording node."),
         field("server_version", pattern(MAX_VERSION, VERSION_PATTERN), "The server's serverInfo.version."),
         field("schema_hash", pattern(64, HASH_PATTERN), "SPEC §3.3 hash of the tools/list the server gave."),
-        field("recorder_version", pattern(MAX_VERSION, VERSION_PATTERN), "The recorder's own version."),
+        field("recorder_version", pattern(MAX_VERSION, RECORDER_VERSION_PATTERN), "Who made the record: <recorder>/<version> (lowdown-proxy/0.2.0); a bare version, or one before 0.1.17, is an older recorder's, which counted isError results as successes."),
         field("protocol_version", pattern(MAX_VERSION, VERSION_PATTERN), "The negotiated MCP protocol version."),
         field("tools_has_more", Kind::Bool, "That tools/list had more pages than the one hashed."),
     ],

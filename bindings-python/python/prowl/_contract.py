@@ -34,6 +34,13 @@ REFUSAL_STATUSES = (400, 403, 404, 429, 503,)
 REFUSAL_REASONS = ("unknown_service", "missing_agent_key", "unknown_agent_key", "missing_salt_id", "missing_decision", "malformed_decision", "unknown_salt", "expired_salt", "wrong_decision", "not_sampled", "below_min_reputation", "no_credential", "not_allowed", "bad_path", "gateway_rate_limited",)
 FETCH_TIMEOUT_MS = 5000
 
+# RECORDERS: Who made a record (SPEC §3.2): the release every package carries, and the recorder_version each recorder writes (<recorder>/<version>; a bare version, or one before IS_ERROR_COUNTED_SINCE, is an older recorder's).
+RELEASE = "0.2.0"
+PROXY_RECORDER = "lowdown-proxy/0.2.0"
+MCP_RECORDER = "lowdown-mcp/0.2.0"
+PROWL_RECORDER = "prowl/0.2.0"
+IS_ERROR_COUNTED_SINCE = "0.1.17"
+
 RECORD_RECORD_ID_MAX = 64
 RECORD_ACTOR_MAX = 128
 RECORD_TARGET_MAX = 256
@@ -81,7 +88,7 @@ class InteractionRecord(TypedDict, total=False):
     schema_hash: Optional[str]
     """SPEC §3.3 hash of the tools/list the server gave. (string, at most 64 characters, matching ^[0-9a-f]{64}$)"""
     recorder_version: Optional[str]
-    """The recorder's own version. (string, at most 32 characters, matching ^[0-9A-Za-z.+_-]{1,32}$)"""
+    """Who made the record: <recorder>/<version> (lowdown-proxy/0.2.0); a bare version, or one before 0.1.17, is an older recorder's, which counted isError results as successes. (string, at most 32 characters, matching ^[0-9A-Za-z.+_/-]{1,32}$)"""
     protocol_version: Optional[str]
     """The negotiated MCP protocol version. (string, at most 32 characters, matching ^[0-9A-Za-z.+_-]{1,32}$)"""
     tools_has_more: Optional[bool]

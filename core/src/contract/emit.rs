@@ -179,10 +179,11 @@ type Group = (&'static str, &'static str, Vec<(&'static str, Shared)>);
 
 /// The constants hosts take from the core rather than retype: the shared defaults (SPEC §2),
 /// how deliveries go (`record::delivery`), the files under `LOWDOWN_HOME` (SPEC §3.5), and
-/// how a client tells the gateway's own refusal (`gateway::router`).
-fn shared() -> [Group; 4] {
+/// how a client tells the gateway's own refusal (`gateway::router`), and what each recorder
+/// writes as `recorder_version` (`record::provenance`).
+fn shared() -> [Group; 5] {
     use crate::gateway::router as gw;
-    use crate::record::{delivery as dv, spool};
+    use crate::record::{delivery as dv, provenance as pv, spool};
     use crate::{defaults as d, identity, local_node, stored};
     use Shared::{Int, Ints, Text, Texts};
     [
@@ -235,6 +236,17 @@ fn shared() -> [Group; 4] {
                 ("REFUSAL_STATUSES", Ints(gw::REFUSAL_STATUSES)),
                 ("REFUSAL_REASONS", Texts(gw::REFUSAL_REASONS)),
                 ("FETCH_TIMEOUT_MS", Int(gw::FETCH_TIMEOUT_MS)),
+            ],
+        ),
+        (
+            "RECORDERS",
+            "Who made a record (SPEC §3.2): the release every package carries, and the recorder_version each recorder writes (<recorder>/<version>; a bare version, or one before IS_ERROR_COUNTED_SINCE, is an older recorder's).",
+            vec![
+                ("RELEASE", Text(pv::RELEASE)),
+                ("PROXY_RECORDER", Text(pv::PROXY)),
+                ("MCP_RECORDER", Text(pv::MCP)),
+                ("PROWL_RECORDER", Text(pv::PROWL)),
+                ("IS_ERROR_COUNTED_SINCE", Text(pv::IS_ERROR_COUNTED_SINCE)),
             ],
         ),
     ]

@@ -13,8 +13,10 @@
 //!   Every optional field accepts an explicit JSON `null` as "absent".
 //! - **Strings** must be non-empty, contain no control characters (C0, DEL, C1) and stay
 //!   within a limit counted in Unicode scalar values: `target` ≤ 256, `actor`/`task_type` ≤ 128,
-//!   `record_id` ≤ 64 of `[A-Za-z0-9_-]`, `server_version`/`protocol_version`/`recorder_version`
+//!   `record_id` ≤ 64 of `[A-Za-z0-9_-]`, `server_version`/`protocol_version`
 //!   ≤ 32 of `[0-9A-Za-z.+_-]` (the SPEC §3.2 publishing rule, applied to every client),
+//!   `recorder_version` ≤ 32 of the same and `/` (`<recorder>/<version>`, see `provenance`;
+//!   kept exactly as sent: it is the client's word, not proof),
 //!   `schema_hash` exactly 64 lowercase hex digits.
 //! - **`latency_ms`** is a finite number in `0..=86_400_000` (one day).
 //! - **`tools_has_more`** is an optional boolean.
@@ -224,7 +226,16 @@ pub fn validate_record(v: &Value) -> Result<InteractionRecord, ValidationError> 
             ));
         }
     }
-    let recorder_version = opt_version(m, "recorder_version")?;
+    let recorder_version = opt_text(m, "recorder_version", MAX_VERSION)?;
+    if let Some(s) = &recorder_version {
+        if !s.chars().all(super::provenance::is_recorder_version_char) {
+            return Err(ValidationError::new(
+                ValidationErrorKind::InvalidFormat,
+                "recorder_version",
+                "must match ^[0-9A-Za-z.+_/-]{1,32}$ (<recorder>/<version>)",
+            ));
+        }
+    }
     let protocol_version = opt_version(m, "protocol_version")?;
     let tools_has_more = opt_bool(m, "tools_has_more")?;
     Ok(InteractionRecord {

@@ -43,6 +43,15 @@ export const GATEWAY = Object.freeze({
   FETCH_TIMEOUT_MS: 5000,
 });
 
+/** Who made a record (SPEC §3.2): the release every package carries, and the recorder_version each recorder writes (<recorder>/<version>; a bare version, or one before IS_ERROR_COUNTED_SINCE, is an older recorder's). */
+export const RECORDERS = Object.freeze({
+  RELEASE: "0.2.0",
+  PROXY_RECORDER: "lowdown-proxy/0.2.0",
+  MCP_RECORDER: "lowdown-mcp/0.2.0",
+  PROWL_RECORDER: "prowl/0.2.0",
+  IS_ERROR_COUNTED_SINCE: "0.1.17",
+});
+
 /** One interaction: what was used, what it came to, how long it took. Never arguments, results, error text or log lines. */
 export const InteractionRecord = Object.freeze({
   record_id: { kind: 'text', max: 64, pattern: "^[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "Client idempotency key: a repeated id is acknowledged, stored once." },
@@ -59,7 +68,7 @@ export const InteractionRecord = Object.freeze({
   node_id: { kind: 'text', max: 67, pattern: "^ld_[A-Za-z0-9_-]{1,64}$", required: false, nullable: true, default: undefined, doc: "The recording node." },
   server_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The server's serverInfo.version." },
   schema_hash: { kind: 'text', max: 64, pattern: "^[0-9a-f]{64}$", required: false, nullable: true, default: undefined, doc: "SPEC §3.3 hash of the tools/list the server gave." },
-  recorder_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The recorder's own version." },
+  recorder_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_/-]{1,32}$", required: false, nullable: true, default: undefined, doc: "Who made the record: <recorder>/<version> (lowdown-proxy/0.2.0); a bare version, or one before 0.1.17, is an older recorder's, which counted isError results as successes." },
   protocol_version: { kind: 'text', max: 32, pattern: "^[0-9A-Za-z.+_-]{1,32}$", required: false, nullable: true, default: undefined, doc: "The negotiated MCP protocol version." },
   tools_has_more: { kind: 'bool', required: false, nullable: true, default: undefined, doc: "That tools/list had more pages than the one hashed." },
 });
