@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, List
 
 import pytest
@@ -61,6 +63,11 @@ def _records(collector: Collector) -> List[dict]:
     return collector.interactions()
 
 
+def _pyproject_version() -> str:
+    text = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    return re.search(r'^version = "([^"]+)"', text, re.M).group(1)  # type: ignore[union-attr]
+
+
 def _call(name: str, args: dict, call_id: str = "call_1") -> dict:
     return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
 
@@ -75,7 +82,7 @@ def test_tool_success_is_one_record_with_target_task_outcome_latency(telemetry: 
     assert rec["latency_ms"] >= 20
     assert rec["actor"] == "anonymous" and rec["source"] == "organic"
     assert rec["record_id"].startswith("lc_")
-    assert rec["recorder_version"] == prowl.__version__
+    assert rec["recorder_version"] == f"prowl/{_pyproject_version()}", "who made it: <recorder>/<version>"
 
 
 def test_tool_errors_are_failures_and_the_exception_is_unchanged(telemetry: Collector) -> None:

@@ -45,8 +45,8 @@ def _version() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """``__version__`` (the installed package version, sent as ``recorder_version`` on
-    interaction records) and ``LowdownError``, loaded on first use (PEP 562)."""
+    """``__version__`` (the installed package version; records say ``prowl/<version>``, see
+    ``_contract.PROWL_RECORDER``) and ``LowdownError``, loaded on first use (PEP 562)."""
     if name == "__version__":
         value: Any = _version()
     elif name == "LowdownError":

@@ -26,8 +26,8 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import ToolMessage
 
-from . import __version__, config
-from ._contract import SOURCE_VALUES, InteractionRecord
+from . import config
+from ._contract import PROWL_RECORDER, SOURCE_VALUES, InteractionRecord
 from ._core import Source
 from .sender import SENDER
 
@@ -141,7 +141,8 @@ class ProwlCallbackHandler(BaseCallbackHandler):
                 "request_kind": "tool",
                 "latency_ms": round((t1 - t0) * 1000.0, 3),
                 "source": self.source or settings.source,
-                "recorder_version": __version__,
+                # Who made it: ``prowl/<version>``, decided by the core (SPEC §3.2).
+                "recorder_version": PROWL_RECORDER,
             }
             SENDER.submit_record(record)  # validated by the core on the sender thread
         except Exception:  # never raise into the chain

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { HELP, parseArgs, UsageError } from './args.js';
 import { runRelay } from './relay/relay.js';
 import { safeLabel } from './label-facts.js';
-import { DELIVERY } from './contract.js';
+import { DELIVERY, RECORDERS } from './contract.js';
 
 /**
  * Longest that pending deliveries may delay the proxy's exit (SPEC §3): what is not delivered
@@ -13,7 +13,7 @@ import { DELIVERY } from './contract.js';
  */
 export const EXIT_BUDGET_MS = DELIVERY.EXIT_BUDGET_MS;
 
-/** This package's version (the `recorder_version` of every record). */
+/** This package's version (`--version`); `make test-contracts` holds it to the core's release. */
 export const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /**
@@ -66,8 +66,9 @@ export async function main(argv, env = process.env) {
     }
   }
 
+  // Who made the records: `lowdown-proxy/<version>`, decided by the core (SPEC §3.2, see README).
   /** @type {{actor: string, target: string|null, source: string, node_id: string|null, recorder_version: string}} */
-  const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: VERSION };
+  const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: RECORDERS.PROXY_RECORDER };
   // `watch` is set only once the core loaded.
   if (watch && ctx.target === null) ctx.target = safeLabel(/** @type {typeof import('./core.js')} */ (core).targetLabel, argvOfChild, debug);
   if (watch && recording) {

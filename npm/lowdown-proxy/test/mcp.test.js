@@ -217,6 +217,8 @@ test('record_interaction records with this node id; the node then gets contribut
     assert.equal(rec.structuredContent.accepted, 1);
     const nodeId = JSON.parse(fs.readFileSync(path.join(freshHome, 'node.json'), 'utf8')).node_id;
     assert.equal(rec.structuredContent.record.node_id, nodeId);
+    const version = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+    assert.equal(rec.structuredContent.record.recorder_version, `lowdown-mcp/${version}`, 'who made it: <recorder>/<version>');
     assert.match(text(rec), /Recorded: test-agent → npm:epsilon \(lookup\): failure \(timeout\)/);
 
     const rep = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:epsilon' } });

@@ -67,7 +67,7 @@ test('server-everything via the SDK: same answers as direct, and classified reco
     assert.equal(typeof r.latency_ms, 'number');
     assert.ok(r.latency_ms >= 0);
     assert.match(r.record_id, /^[0-9a-f]{32}-[0-9a-f]+$/, 'a random session prefix and a sequence number');
-    assert.equal(r.recorder_version, JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url))).version);
+    assert.equal(r.recorder_version, `lowdown-proxy/${JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url))).version}`, 'who made it: <recorder>/<version>');
   }
   assert.equal(new Set(records.map((r) => r.record_id)).size, records.length, 'record ids are unique');
 

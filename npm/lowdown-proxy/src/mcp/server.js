@@ -5,8 +5,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { apiClient } from '../api.js';
 import { registerTools } from './tools.js';
+import { RECORDERS } from '../contract.js';
 
-/** The package version, sent as `recorder_version` on records. */
+/** The package version (`serverInfo.version`). */
 export const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /**
@@ -21,7 +22,7 @@ export function createServer(opts = {}) {
   );
   // Nothing configured and nothing answering: the local node is started for the first
   // question, so an agent learns about its own sessions from the first minute.
-  registerTools(server, apiClient({ autostart: true, ...opts }), { recorderVersion: VERSION });
+  registerTools(server, apiClient({ autostart: true, ...opts }), { recorderVersion: RECORDERS.MCP_RECORDER });
   return server;
 }
 

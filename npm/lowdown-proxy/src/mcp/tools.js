@@ -106,7 +106,7 @@ const enc = (s) => encodeURIComponent(s);
  * Registers get_lowdown, compare_tools, record_interaction and get_node_stats.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
  * @param {Pick<import('../api.js').ApiClient, 'request' | 'nodeId'>} api an apiClient
- * @param {{recorderVersion: string}} meta
+ * @param {{recorderVersion: string}} meta `recorderVersion`: what records say made them (`lowdown-mcp/<version>`)
  */
 export function registerTools(server, api, meta) {
   server.registerTool(
