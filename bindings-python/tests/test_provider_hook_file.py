@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -241,7 +242,10 @@ def test_claude_runs_with_the_packages_flags_and_environment() -> None:
 
 
 def test_its_version_is_the_packages() -> None:
-    import prowl
-
-    assert hook.VERSION == prowl.__version__
-    assert hook.RUNNER == f"prowl_provider_hook.py/{prowl.__version__}"
+    # The release in pyproject.toml (what the wheel carries; `make test-contracts` holds it
+    # and this file's VERSION to the core's), not the installed metadata, which a dev venv
+    # may have from an older build.
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text(encoding="utf-8")
+    release = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)  # type: ignore[union-attr]
+    assert hook.VERSION == release
+    assert hook.RUNNER == f"prowl_provider_hook.py/{release}"

@@ -28,6 +28,8 @@ const MANIFESTS: &[&str] = &[
     "npm/lowdown-server/npm/linux-x64-gnu/package.json",
     "npm/lowdown-server/npm/linux-x64-musl/package.json",
     "npm/vscode-extension/package.json",
+    // The provider hook runs alone (stdlib only, no prowl): it carries the release as text.
+    "bindings-python/python/prowl/prowl_provider_hook.py",
 ];
 
 /// The packages of this repository, as another manifest names them in a pin.
@@ -40,10 +42,12 @@ fn ours(name: &str) -> bool {
 fn version_drift(root: &str, rel: &str) -> Vec<String> {
     let text = std::fs::read_to_string(format!("{root}/{rel}")).unwrap_or_default();
     let mut found = Vec::new();
-    if rel.ends_with(".toml") {
-        // `[project]`'s `version = "..."`, the only version line these files have.
+    if !rel.ends_with(".json") {
+        // `[project]`'s `version = "..."` (the only such line of these files), or a Python
+        // module's `VERSION = "..."`.
+        let key = if rel.ends_with(".py") { "VERSION" } else { "version" };
         let own = text.lines().find_map(|l| {
-            let v = l.trim().strip_prefix("version")?.trim_start();
+            let v = l.strip_prefix(key)?.trim_start();
             Some(v.strip_prefix('=')?.trim().trim_matches('"').to_owned())
         });
         found.push(("version".to_owned(), own));

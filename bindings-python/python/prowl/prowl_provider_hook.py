@@ -66,8 +66,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
-#: The prowl release this file belongs to (the runner id and the probe's client version).
-VERSION = "0.1.0"
+#: The prowl release this file belongs to (the runner id and the probe's client version);
+#: `make test-contracts` holds it to the core's release.
+VERSION = "0.2.0"
 #: What a submission names as its runner.
 RUNNER = f"prowl_provider_hook.py/{VERSION}"
 DEFAULT_API_URL = "http://127.0.0.1:7077"
