@@ -127,11 +127,11 @@ function facts(a) {
 
 before(() => {
   const tarballs = fs.readdirSync(DIST).filter((f) => f.endsWith('.tgz'));
-  assert.ok(tarballs.includes('lowdown-proxy-0.1.0.tgz'), 'run `make package` first');
+  assert.ok(tarballs.includes('lowdown-proxy-0.2.0.tgz'), 'run `make package` first');
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'lowdown-npm-install-'));
   for (const f of tarballs) fs.copyFileSync(path.join(DIST, f), path.join(project, f));
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "install-test", "private": true }\n');
-  const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`, 'lowdown-server', `lowdown-server-${nativePlatform()}`].map((n) => `./${n}-0.1.0.tgz`);
+  const ours = ['lowdown-proxy', 'lowdown-core', 'lowdown-core-wasm', `lowdown-core-${nativePlatform()}`, 'lowdown-server', `lowdown-server-${nativePlatform()}`].map((n) => `./${n}-0.2.0.tgz`);
   // zod 3 at the project's root, as in a project that uses it: lowdown-mcp must still describe
   // its tools (it builds them with the zod the SDK resolves).
   execFileSync('npm', ['install', '--no-audit', '--no-fund', ...ours, '@modelcontextprotocol/server-everything@2026.8.31', '@modelcontextprotocol/sdk@1.32.2', 'zod@3.25.76'], {
@@ -155,7 +155,7 @@ test('the PATH the tests run on has no cargo', () => {
 
 test('npx lowdown-server runs the prebuilt binary, which Ctrl-C stops; its launcher passes SIGTERM on and ends as the server did', async (t) => {
   const version = execFileSync('npx', ['--no-install', 'lowdown-server', '--version'], { cwd: project, env: ENV, encoding: 'utf8' });
-  assert.equal(version.trim(), 'lowdown-server 0.1.0');
+  assert.equal(version.trim(), 'lowdown-server 0.2.0');
   const bin = execFileSync(process.execPath, ['--input-type=module', '-e', "import('lowdown-server').then((m) => console.log(m.binaryPath()))"], { cwd: project, env: ENV, encoding: 'utf8' }).trim();
   assert.equal(bin, fs.realpathSync(path.join(project, 'node_modules', `lowdown-server-${nativePlatform()}`, 'lowdown-server')));
   const { url, stop } = await spawnServer(t);
@@ -186,13 +186,13 @@ test('npx lowdown-server runs the prebuilt binary, which Ctrl-C stops; its launc
 
 test('nothing installed points into the repository', () => {
   const manifest = fs.readFileSync(path.join(project, 'node_modules', 'lowdown-proxy', 'package.json'), 'utf8');
-  assert.equal(JSON.parse(manifest).dependencies['lowdown-core'], '0.1.0');
+  assert.equal(JSON.parse(manifest).dependencies['lowdown-core'], '0.2.0');
   const lock = fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8');
   assert.ok(!lock.includes(ROOT), 'the lockfile names a path in the repository');
   const core = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-core', 'package.json'), 'utf8'));
   assert.deepEqual(Object.keys(core.optionalDependencies).sort(), ['lowdown-core-linux-arm64-gnu', 'lowdown-core-linux-x64-gnu', 'lowdown-core-linux-x64-musl']);
   const server = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', 'lowdown-server', 'package.json'), 'utf8'));
-  assert.equal(server.optionalDependencies[`lowdown-server-${nativePlatform()}`], '0.1.0');
+  assert.equal(server.optionalDependencies[`lowdown-server-${nativePlatform()}`], '0.2.0');
 });
 
 test('with nothing configured, a session starts the local node from the installed lowdown-server, and lowdown-mcp answers from it', async (t) => {

@@ -34,9 +34,9 @@ python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/python" -c 'import prowl, prowl._native, sys; assert prowl.__file__.startswith(sys.prefix), prowl.__file__'
 # The server is the wheel's binary, on the venv's PATH as pipx puts it; and `uvx` runs it
 # straight from the wheel (uv itself from the repo's tools; its cache here, nothing fetched).
-[ "$("$WORK/venv/bin/lowdown-server" --version)" = "lowdown-server 0.1.0" ]
+[ "$("$WORK/venv/bin/lowdown-server" --version)" = "lowdown-server 0.2.0" ]
 [ "$(UV_CACHE_DIR="$WORK/uv-cache" UV_TOOL_DIR="$WORK/uv-tools" "$ROOT/.venv/bin/uvx" --quiet --offline \
-  --from "$WORK/$(basename "$SERVER_WHEEL")" lowdown-server --version)" = "lowdown-server 0.1.0" ]
+  --from "$WORK/$(basename "$SERVER_WHEEL")" lowdown-server --version)" = "lowdown-server 0.2.0" ]
 
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 # The called server is on loopback, which lowdown-server refuses to store unless told (tests only).

@@ -31,13 +31,13 @@ v("emoji", "1.0🚀", null);
 
 // ---- record_build ----
 const rb = [];
-const ctx = (o = {}) => ({ actor: "anonymous", target: "npm:@modelcontextprotocol/server-everything", source: "organic", node_id: "ld_0123456789ab", recorder_version: "0.1.0", ...o });
+const ctx = (o = {}) => ({ actor: "anonymous", target: "npm:@modelcontextprotocol/server-everything", source: "organic", node_id: "ld_0123456789ab", recorder_version: "lowdown-proxy/0.2.0", ...o });
 const F = facts({ server_name: "mcp-servers/everything", server_version: "2.0.0", protocol_version: "2025-06-18", schema_hash: "a".repeat(64), desc_hash: "b".repeat(64), tool_count: 2 });
 const rec = (o) => ({
   actor: "anonymous", target: "npm:@modelcontextprotocol/server-everything", target_type: "tool",
   task_type: "echo", outcome: "success", failure_type: null, error_layer: null, request_kind: "tool",
   latency_ms: 4.5, source: "organic", node_id: "ld_0123456789ab", server_version: "2.0.0",
-  schema_hash: "a".repeat(64), recorder_version: "0.1.0", protocol_version: "2025-06-18", tools_has_more: false, ...o,
+  schema_hash: "a".repeat(64), recorder_version: "lowdown-proxy/0.2.0", protocol_version: "2025-06-18", tools_has_more: false, ...o,
 });
 // A record without `tools_has_more`: no tools/list was seen, so the field is left out.
 const noList = (o) => { const r = rec(o); delete r.tools_has_more; return r; };
