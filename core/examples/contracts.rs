@@ -45,7 +45,11 @@ fn version_drift(root: &str, rel: &str) -> Vec<String> {
     if !rel.ends_with(".json") {
         // `[project]`'s `version = "..."` (the only such line of these files), or a Python
         // module's `VERSION = "..."`.
-        let key = if rel.ends_with(".py") { "VERSION" } else { "version" };
+        let key = if rel.ends_with(".py") {
+            "VERSION"
+        } else {
+            "version"
+        };
         let own = text.lines().find_map(|l| {
             let v = l.strip_prefix(key)?.trim_start();
             Some(v.strip_prefix('=')?.trim().trim_matches('"').to_owned())
@@ -53,7 +57,10 @@ fn version_drift(root: &str, rel: &str) -> Vec<String> {
         found.push(("version".to_owned(), own));
     } else {
         let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        found.push(("version".to_owned(), json["version"].as_str().map(str::to_owned)));
+        found.push((
+            "version".to_owned(),
+            json["version"].as_str().map(str::to_owned),
+        ));
         for deps in ["dependencies", "optionalDependencies", "devDependencies"] {
             for (name, v) in json[deps].as_object().into_iter().flatten() {
                 if ours(name) {

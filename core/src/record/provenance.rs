@@ -70,10 +70,18 @@ mod tests {
 
     #[test]
     fn each_recorder_writes_its_name_and_the_release() {
-        for (name, value) in [("lowdown-proxy", PROXY), ("lowdown-mcp", MCP), ("prowl", PROWL)] {
+        for (name, value) in [
+            ("lowdown-proxy", PROXY),
+            ("lowdown-mcp", MCP),
+            ("prowl", PROWL),
+        ] {
             assert_eq!(value, format!("{name}/{RELEASE}"));
             assert!(value.len() <= 32 && value.chars().all(is_recorder_version_char));
-            assert_eq!(counts_is_error_as_success(Some(value)), Some(false), "{value}");
+            assert_eq!(
+                counts_is_error_as_success(Some(value)),
+                Some(false),
+                "{value}"
+            );
         }
     }
 
@@ -84,14 +92,31 @@ mod tests {
         assert_eq!(old("0.2.0"), Some(true), "bare is old whatever the number");
         assert_eq!(old("lowdown-proxy/0.1.16"), Some(true));
         assert_eq!(old("lowdown-proxy/0.1.17"), Some(false));
-        assert_eq!(old("lowdown-proxy/0.1.17-beta.1"), Some(false), "the tail is ignored");
-        assert_eq!(old("lowdown-proxy/0.10.0"), Some(false), "numbers, not text");
+        assert_eq!(
+            old("lowdown-proxy/0.1.17-beta.1"),
+            Some(false),
+            "the tail is ignored"
+        );
+        assert_eq!(
+            old("lowdown-proxy/0.10.0"),
+            Some(false),
+            "numbers, not text"
+        );
         assert_eq!(old("prowl/1.0.0+abc"), Some(false));
     }
 
     #[test]
     fn what_cannot_be_read_says_nothing() {
-        for v in ["", "x/", "/0.2.0", "x/latest", "x/1.2", "x/1.2.3.4", "x/01a.2.3", "x/1..3"] {
+        for v in [
+            "",
+            "x/",
+            "/0.2.0",
+            "x/latest",
+            "x/1.2",
+            "x/1.2.3.4",
+            "x/01a.2.3",
+            "x/1..3",
+        ] {
             assert_eq!(counts_is_error_as_success(Some(v)), None, "{v:?}");
         }
         assert_eq!(counts_is_error_as_success(None), None);
