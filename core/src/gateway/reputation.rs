@@ -126,6 +126,21 @@ pub struct Reputation {
     /// Other agents whose reports `error_report_balance` compares with.
     #[serde(default)]
     pub compared_agents: u64,
+    /// The receipts naming the agent in the window, by signatures: what
+    /// `receipt_cosign_rate` counts and, but for cancelled calls, `error_report_balance`
+    /// weighs (0.3 signed once, 1.0 co-signed).
+    #[serde(default)]
+    pub receipts: ReceiptsUsed,
+}
+
+/// Receipts by signatures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ReceiptsUsed {
+    /// Signed by one party (weight 0.3).
+    pub single: u64,
+    /// Signed by both (weight 1.0).
+    pub cosigned: u64,
 }
 
 fn dim(value: Option<f64>, n: u64) -> Dimension {
@@ -192,6 +207,10 @@ pub fn reputation(i: &ReputationInputs) -> Reputation {
         error_report_balance: dim(balance, i.reported.n),
         abuse_flags: dim(Some(i.abuse_flags as f64), i.attempts),
         compared_agents: i.others.iter().filter(|t| t.n > 0).count() as u64,
+        receipts: ReceiptsUsed {
+            single: i.receipts.saturating_sub(i.receipts_cosigned),
+            cosigned: i.receipts_cosigned.min(i.receipts),
+        },
     }
 }
 

@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use lowdown_core::defaults::AGENT_KEY_HEADER;
 use lowdown_core::gateway::receipt::{parse_statement, receipt_weight, verify_signature};
-use lowdown_core::gateway::reputation::{Dimension, REPUTATION_WINDOW_MS};
+use lowdown_core::gateway::reputation::{Dimension, ReceiptsUsed, REPUTATION_WINDOW_MS};
 use lowdown_core::sample::{
     decide, salt_epoch, salt_id, salt_id_epoch, salt_state, salt_window, SaltState,
 };
@@ -364,6 +364,8 @@ pub struct AgentReputation {
     pub error_report_balance: Dimension,
     /// Co-signed receipts over submitted receipts.
     pub receipt_cosign_rate: Dimension,
+    /// The receipts the dimensions used, by signatures: 0.3 signed once, 1.0 co-signed.
+    pub receipts: ReceiptsUsed,
     /// The window's start (ISO-8601).
     pub since: String,
     /// Whole days since registration.
@@ -395,6 +397,7 @@ pub async fn reputation(
         diversity: rep.diversity,
         error_report_balance: rep.error_report_balance,
         receipt_cosign_rate: rep.receipt_cosign_rate,
+        receipts: rep.receipts,
         since: iso(now - REPUTATION_WINDOW_MS),
         tenure_days: rep.tenure_days,
         volume: rep.volume,

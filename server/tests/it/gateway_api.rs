@@ -255,6 +255,11 @@ async fn receipts_weigh_by_signature_and_refuse_forgeries_and_replays(t: &TestDb
         json!({"value": 0.5, "n": 2}),
         "{rep}"
     );
+    assert_eq!(
+        rep["receipts"],
+        json!({"single": 1, "cosigned": 1}),
+        "{rep}"
+    );
     // Two bad signatures, the bad base64, the key-less agent's signature, and the replay.
     assert_eq!(rep["abuse_flags"]["value"], 5, "{rep}");
 }
@@ -301,6 +306,7 @@ async fn reputation_has_seven_dimensions_from_what_the_network_saw(t: &TestDb) {
             "error_report_balance": {"value": -1, "n": 4},
             "abuse_flags": {"value": 0, "n": 4},
             "compared_agents": 1,
+            "receipts": {"single": 0, "cosigned": 0},
         }),
         "{}",
         rep.text

@@ -315,6 +315,7 @@ function rep(i) {
     error_report_balance: { value: ra === null || rn === null ? null : r3(ra - rn), n: i.reported.n },
     abuse_flags: { value: i.abuse_flags, n: i.attempts },
     compared_agents: i.others.filter((o) => o.n > 0).length,
+    receipts: { single: Math.max(0, i.receipts - i.receipts_cosigned), cosigned: Math.min(i.receipts_cosigned, i.receipts) },
   };
 }
 const t = (counted, errors) => ({ counted, errors });
@@ -340,5 +341,5 @@ const repCases = [
   ["one day minus a millisecond", { now_ms: T + DAY - 1 }],
 ];
 writeVectors("reputation.json", "reputation",
-  "reputation(inputs) -> the seven dimensions {value, n} and compared_agents; consistency: share of buckets with counts on both sides whose success rates are within 0.2; error_report_balance: the agent's weighted error rate (reported {weight, errors, n}: observations 1.0 each, receipts 0.3 signed once, 1.0 co-signed) minus the other agents' (others[], one per agent), each agent's share of them capped at max(0.2, 1/agents); rates to 3 decimals.",
+  "reputation(inputs) -> the seven dimensions {value, n}, compared_agents and receipts {single, cosigned}; consistency: share of buckets with counts on both sides whose success rates are within 0.2; error_report_balance: the agent's weighted error rate (reported {weight, errors, n}: observations 1.0 each, receipts 0.3 signed once, 1.0 co-signed) minus the other agents' (others[], one per agent), each agent's share of them capped at max(0.2, 1/agents); rates to 3 decimals.",
   repCases.map(([name, over]) => { const input = { ...repBase, ...over }; return { name, input, expected: rep(input) }; }));
