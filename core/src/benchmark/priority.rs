@@ -137,6 +137,7 @@ mod tests {
             error_report_balance: d(None),
             abuse_flags: d(Some(abuse)),
             compared_agents: 0,
+            receipts: Default::default(),
         };
         Candidate {
             disagreements: 0,
