@@ -6,7 +6,7 @@
 TEST_TARGETS += test-contracts
 .PHONY: contracts test-contracts
 
-contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, src/contract.js of lowdown-proxy and lowdown-observe; the proxy's src/read.js from observe's
+contracts: ## write the contract copies: bindings-js/contract.d.ts, prowl/_contract.py, src/contract.js of lowdown-proxy and lowdown-observe; the proxy's src/read.js from observe's; the provider drop-in hook's host rules from the telemetry hook's
 	cargo run -q -p lowdown-core --example contracts
 
 test-contracts: ## every generated copy matches its source (core/src/contract.rs, observe's src/read.js)

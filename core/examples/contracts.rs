@@ -79,6 +79,40 @@ fn version_drift(root: &str, rel: &str) -> Vec<String> {
 /// The one source of the bounded answer reader both npm packages ship.
 const READER: &str = "npm/lowdown-observe/src/read.js";
 
+/// The drop-in hooks: the telemetry hook holds the one port of the core's host rules, between
+/// these lines, and the provider hook gets the same block.
+const TELEMETRY_HOOK: &str = "bindings-python/python/prowl/prowl_telemetry_hook.py";
+const PROVIDER_HOOK: &str = "bindings-python/python/prowl/prowl_provider_hook.py";
+const BLOCK_BEGIN: &str = "# --- BEGIN host rules";
+const BLOCK_END: &str = "# --- END host rules";
+
+/// `target`'s text with its host-rules block replaced by `source`'s.
+fn spliced(root: &str, source: &str, target: &str) -> String {
+    let read = |rel: &str| {
+        std::fs::read_to_string(format!("{root}/{rel}")).unwrap_or_else(|e| {
+            eprintln!("{rel}: {e}");
+            std::process::exit(1)
+        })
+    };
+    let block = |text: &str, rel: &str| {
+        let begin = text.find(BLOCK_BEGIN);
+        let end = text
+            .find(BLOCK_END)
+            .and_then(|e| text[e..].find('\n').map(|n| e + n + 1));
+        match (begin, end) {
+            (Some(b), Some(e)) if b < e => (b, e),
+            _ => {
+                eprintln!("{rel}: no host-rules block ({BLOCK_BEGIN} … {BLOCK_END})");
+                std::process::exit(1)
+            }
+        }
+    };
+    let (src, dst) = (read(source), read(target));
+    let (sb, se) = block(&src, source);
+    let (db, de) = block(&dst, target);
+    format!("{}{}{}", &dst[..db], &src[sb..se], &dst[de..])
+}
+
 /// `rel`'s text under a line naming it as the source.
 fn copied(root: &str, rel: &str) -> String {
     let text = std::fs::read_to_string(format!("{root}/{rel}")).unwrap_or_else(|e| {
@@ -99,6 +133,7 @@ fn main() {
         ("npm/lowdown-proxy/src/contract.js", contract::js_module()),
         ("npm/lowdown-observe/src/contract.js", contract::js_module()),
         ("npm/lowdown-proxy/src/read.js", copied(root, READER)),
+        (PROVIDER_HOOK, spliced(root, TELEMETRY_HOOK, PROVIDER_HOOK)),
     ];
     let check = std::env::args().any(|a| a == "--check");
     let mut stale = Vec::new();
@@ -128,7 +163,7 @@ fn main() {
     }
     if !stale.is_empty() {
         eprintln!(
-            "out of date with core/src/contract.rs (run `make contracts` and commit): {}",
+            "out of date with its source (core/src/contract.rs, or the file it is copied from: run `make contracts` and commit): {}",
             stale.join(", ")
         );
         std::process::exit(1);

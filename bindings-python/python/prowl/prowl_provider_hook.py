@@ -121,7 +121,8 @@ PROTOCOL_WEIGHTS = (
 FAST_MS = 500.0
 SLOW_MS = 5000.0
 
-# --- The core's host and address rules (lowdown-core telemetry::{host, ip, private, url}) -
+# --- BEGIN host rules: the core's (telemetry::{host, ip, private, url}), ported once, in
+# prowl_telemetry_hook.py; `make contracts` copies them into prowl_provider_hook.py -------
 
 METADATA_NAMES = (
     "metadata",
@@ -135,9 +136,9 @@ PRIVATE_NAME_SUFFIXES = (
     "intranet", "private", "svc", "consul", "fritz.box",
 )
 SPECIAL_USE_SUFFIXES = ("test", "invalid", "example", "onion", "alt")
-_SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp")
 METADATA_V4 = ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "192.0.0.192")
 METADATA_V6 = ("fd00:ec2::254", "fd00:ec2::23")
+_SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp")
 
 Host = Tuple[str, Any]  # ("domain", str) | ("v4", IPv4Address) | ("v6", IPv6Address)
 
@@ -383,6 +384,9 @@ def host_from_url(url: str) -> Optional[str]:
         return None
     parsed, _ = parse_host(host)
     return host_text(parsed) if parsed is not None else None
+
+
+# --- END host rules -------------------------------------------------------------------
 
 
 # --- Unicode classes the core's rules use (Rust's `char::is_whitespace`, `is_control`) ---

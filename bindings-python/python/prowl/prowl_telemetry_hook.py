@@ -49,7 +49,8 @@ PENDING_MAX_AGE_S = 3600
 #: Most notes kept: past this a Pre event writes none (its Post uses the tool's duration).
 PENDING_MAX = 1000
 
-# --- The core's privacy rules (lowdown-core telemetry::{host, ip, private, url}) ---------
+# --- BEGIN host rules: the core's (telemetry::{host, ip, private, url}), ported once, in
+# prowl_telemetry_hook.py; `make contracts` copies them into prowl_provider_hook.py -------
 
 METADATA_NAMES = (
     "metadata",
@@ -65,13 +66,7 @@ PRIVATE_NAME_SUFFIXES = (
 SPECIAL_USE_SUFFIXES = ("test", "invalid", "example", "onion", "alt")
 METADATA_V4 = ("169.254.169.254", "169.254.170.2", "169.254.170.23", "100.100.100.200", "192.0.0.192")
 METADATA_V6 = ("fd00:ec2::254", "fd00:ec2::23")
-#: Reasons a local host may be sent for under ``allow_private``.
-PRIVATE_REASONS = frozenset(
-    ("localhost", "local_name", "special_use", "single_label", "loopback", "private", "link_local",
-     "cgnat", "unique_local", "unspecified")
-)
 _SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp")
-_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 Host = Tuple[str, Any]  # ("domain", str) | ("v4", IPv4Address) | ("v6", IPv6Address)
 
@@ -265,56 +260,6 @@ def _host_reason(host: Host) -> Optional[str]:
     return _name_reason(value)
 
 
-def is_blocked_ip(ip: str) -> bool:
-    """Whether an IP address is one no observation names."""
-    a = ipaddress.ip_address(ip)
-    return (_classify_v4(a) if isinstance(a, ipaddress.IPv4Address) else _classify_v6(a)) is not None
-
-
-def is_private_name(host: str) -> bool:
-    """Whether a host is local, private, special-use or unreadable."""
-    parsed, _ = parse_host(host)
-    return parsed is None or _host_reason(parsed) is not None
-
-
-def host_policy(allowlist: Optional[str], allow_private: Optional[str]) -> Dict[str, Any]:
-    """The policy from ``PROWL_TELEMETRY_ALLOWLIST`` and ``PROWL_TELEMETRY_ALLOW_PRIVATE``."""
-    entries: List[str] = []
-    for raw in (allowlist or "").split(","):
-        e = raw.strip().lower()
-        if e.startswith("*."):
-            e = e[2:]
-        elif e.startswith("."):
-            e = e[1:]
-        parsed, _ = parse_host(e)
-        e = host_text(parsed) if parsed is not None else e
-        if e:
-            entries.append(e)
-    private = allow_private is not None and allow_private.strip().lower() in ("1", "true", "yes", "on")
-    return {"allowlist": entries, "allow_private": private}
-
-
-def _allows(policy: Mapping[str, Any], host: Host) -> bool:
-    name = host_text(host)
-    allowlist: List[str] = policy["allowlist"]
-    return not allowlist or any(
-        name == e or (host[0] == "domain" and name.endswith("." + e)) for e in allowlist
-    )
-
-
-def host_verdict(host: str, policy: Mapping[str, Any]) -> Dict[str, str]:
-    """``{"verdict": "report", "host"}`` or ``{"verdict": "blocked", "reason"}``."""
-    parsed, why = parse_host(host)
-    if parsed is None:
-        return {"verdict": "blocked", "reason": why or "invalid_host"}
-    reason = _host_reason(parsed)
-    if reason is not None and not (policy["allow_private"] and reason in PRIVATE_REASONS):
-        return {"verdict": "blocked", "reason": reason}
-    if not _allows(policy, parsed):
-        return {"verdict": "blocked", "reason": "not_allowlisted"}
-    return {"verdict": "report", "host": host_text(parsed)}
-
-
 def _percent_decode(s: str) -> Optional[str]:
     out = bytearray()
     i = 0
@@ -367,6 +312,68 @@ def host_from_url(url: str) -> Optional[str]:
         return None
     parsed, _ = parse_host(host)
     return host_text(parsed) if parsed is not None else None
+
+
+# --- END host rules -------------------------------------------------------------------
+
+# --- What the telemetry path adds: the policy, the verdict, the observation ------------
+
+#: Reasons a local host may be sent for under ``allow_private``.
+PRIVATE_REASONS = frozenset(
+    ("localhost", "local_name", "special_use", "single_label", "loopback", "private", "link_local",
+     "cgnat", "unique_local", "unspecified")
+)
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def is_blocked_ip(ip: str) -> bool:
+    """Whether an IP address is one no observation names."""
+    a = ipaddress.ip_address(ip)
+    return (_classify_v4(a) if isinstance(a, ipaddress.IPv4Address) else _classify_v6(a)) is not None
+
+
+def is_private_name(host: str) -> bool:
+    """Whether a host is local, private, special-use or unreadable."""
+    parsed, _ = parse_host(host)
+    return parsed is None or _host_reason(parsed) is not None
+
+
+def host_policy(allowlist: Optional[str], allow_private: Optional[str]) -> Dict[str, Any]:
+    """The policy from ``PROWL_TELEMETRY_ALLOWLIST`` and ``PROWL_TELEMETRY_ALLOW_PRIVATE``."""
+    entries: List[str] = []
+    for raw in (allowlist or "").split(","):
+        e = raw.strip().lower()
+        if e.startswith("*."):
+            e = e[2:]
+        elif e.startswith("."):
+            e = e[1:]
+        parsed, _ = parse_host(e)
+        e = host_text(parsed) if parsed is not None else e
+        if e:
+            entries.append(e)
+    private = allow_private is not None and allow_private.strip().lower() in ("1", "true", "yes", "on")
+    return {"allowlist": entries, "allow_private": private}
+
+
+def _allows(policy: Mapping[str, Any], host: Host) -> bool:
+    name = host_text(host)
+    allowlist: List[str] = policy["allowlist"]
+    return not allowlist or any(
+        name == e or (host[0] == "domain" and name.endswith("." + e)) for e in allowlist
+    )
+
+
+def host_verdict(host: str, policy: Mapping[str, Any]) -> Dict[str, str]:
+    """``{"verdict": "report", "host"}`` or ``{"verdict": "blocked", "reason"}``."""
+    parsed, why = parse_host(host)
+    if parsed is None:
+        return {"verdict": "blocked", "reason": why or "invalid_host"}
+    reason = _host_reason(parsed)
+    if reason is not None and not (policy["allow_private"] and reason in PRIVATE_REASONS):
+        return {"verdict": "blocked", "reason": reason}
+    if not _allows(policy, parsed):
+        return {"verdict": "blocked", "reason": "not_allowlisted"}
+    return {"verdict": "report", "host": host_text(parsed)}
 
 
 def prepare_observation(
