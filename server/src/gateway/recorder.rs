@@ -22,32 +22,65 @@ pub const REFUSED_PER_HOUR: u32 = 600;
 /// Networks whose refusals one process counts in an hour; past it, refusals from new
 /// networks are not stored that hour.
 const REFUSED_NETWORKS: usize = 10_000;
+/// Refused calls one process stores in an hour, from every network together.
+const REFUSED_TOTAL_PER_HOUR: u32 = 60_000;
+
+/// What refused calls one process may still store this hour.
+#[derive(Debug, Default)]
+struct RefusalBudget {
+    hour: i64,
+    total: u32,
+    per_network: HashMap<Option<String>, u32>,
+}
+
+impl RefusalBudget {
+    /// Takes one from the budget of `network` at unix ms `at`; `false` past
+    /// [`REFUSED_PER_HOUR`] for that network, [`REFUSED_TOTAL_PER_HOUR`] in all, or a new
+    /// network once [`REFUSED_NETWORKS`] are counted (memory stays bounded).
+    fn admit(&mut self, at: i64, network: &Option<String>) -> bool {
+        let hour = at.div_euclid(3_600_000);
+        if self.hour != hour {
+            *self = RefusalBudget {
+                hour,
+                ..RefusalBudget::default()
+            };
+        }
+        if self.total >= REFUSED_TOTAL_PER_HOUR {
+            return false;
+        }
+        if !self.per_network.contains_key(network) && self.per_network.len() >= REFUSED_NETWORKS {
+            return false;
+        }
+        let n = self.per_network.entry(network.clone()).or_insert(0);
+        if *n >= REFUSED_PER_HOUR {
+            return false;
+        }
+        *n += 1;
+        self.total += 1;
+        true
+    }
+}
 
 /// The writer of one process.
 #[derive(Default)]
 pub struct Recorder {
     tx: Mutex<Option<mpsc::Sender<ProxyCall>>>,
     task: Mutex<Option<JoinHandle<()>>>,
-    /// The hour counted, and the refused calls stored per network in it.
-    refused: Mutex<(i64, HashMap<Option<String>, u32>)>,
+    /// What refused calls may still be stored this hour.
+    refused: Mutex<RefusalBudget>,
 }
 
 impl Recorder {
-    /// Queues a refused `call` for storage, within [`REFUSED_PER_HOUR`] per network; dropped
+    /// Queues a refused `call` for storage, within this hour's [`RefusalBudget`]; dropped
     /// past it or when the queue is full.
     pub fn record_refused(&self, db: &Db, call: ProxyCall) {
-        {
-            let mut counted = self.refused.lock().unwrap_or_else(|e| e.into_inner());
-            let hour = call.at.div_euclid(3_600_000);
-            if counted.0 != hour {
-                *counted = (hour, HashMap::new());
-            }
-            let room = counted.1.len() < REFUSED_NETWORKS || counted.1.contains_key(&call.network);
-            let n = counted.1.entry(call.network.clone()).or_insert(0);
-            if !room || *n >= REFUSED_PER_HOUR {
-                return;
-            }
-            *n += 1;
+        let admitted = self
+            .refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .admit(call.at, &call.network);
+        if !admitted {
+            return;
         }
         if let Some(tx) = self.sender(db) {
             let _ = tx.try_send(call);
@@ -97,5 +130,53 @@ async fn write(db: Db, mut rx: mpsc::Receiver<ProxyCall>) {
         if let Err(e) = insert_many(&db, std::mem::take(&mut batch)).await {
             tracing::error!(error = %e, "cannot store ProxyCalls");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: i64 = 3_600_000;
+
+    #[test]
+    fn a_network_stores_its_share_an_hour_and_a_new_hour_starts_afresh() {
+        let mut b = RefusalBudget::default();
+        let net = Some("n1".to_owned());
+        let taken = (0..REFUSED_PER_HOUR + 10)
+            .filter(|_| b.admit(5, &net))
+            .count();
+        assert_eq!(taken, REFUSED_PER_HOUR as usize);
+        assert!(
+            b.admit(5, &None),
+            "another network, the unknown one included, has its own"
+        );
+        assert!(b.admit(HOUR + 1, &net), "the next hour");
+    }
+
+    #[test]
+    fn many_networks_keep_the_memory_and_the_total_bounded() {
+        let mut b = RefusalBudget::default();
+        let stored = (0..REFUSED_NETWORKS + 500)
+            .filter(|i| b.admit(7, &Some(format!("n{i}"))))
+            .count();
+        assert_eq!(
+            stored, REFUSED_NETWORKS,
+            "new networks past the bound store nothing"
+        );
+        assert_eq!(
+            b.per_network.len(),
+            REFUSED_NETWORKS,
+            "and are not remembered"
+        );
+        for i in 0..REFUSED_NETWORKS {
+            let _ = (0..REFUSED_PER_HOUR)
+                .map(|_| b.admit(7, &Some(format!("n{i}"))))
+                .count();
+        }
+        assert_eq!(
+            b.total, REFUSED_TOTAL_PER_HOUR,
+            "every network together stops at the total"
+        );
     }
 }
