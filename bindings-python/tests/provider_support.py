@@ -123,11 +123,14 @@ class Server:
 
 
 class Recorder:
-    """A reverse proxy in front of the server that records every request's method and path
-    (and forwards it unchanged): what the hook sent, seen from outside."""
+    """A reverse proxy that records every request (``seen``: method and path; ``sent``: with
+    headers and body) and every answer body, forwarding both unchanged: what crossed the
+    wire, seen from outside."""
 
     def __init__(self, upstream: str) -> None:
         self.seen: List[Tuple[str, str]] = []
+        self.sent: List[Tuple[str, str, Dict[str, str], bytes]] = []
+        self.answers: List[bytes] = []
         target = urlsplit(upstream)
         rec = self
 
@@ -139,13 +142,15 @@ class Recorder:
 
             def _forward(self) -> None:
                 n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n) if n else None
+                body = self.rfile.read(n) if n else b""
                 rec.seen.append((self.command, self.path))
-                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                rec.sent.append((self.command, self.path, dict(self.headers.items()), body))
+                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
-                conn.request(self.command, self.path, body=body, headers=headers)
+                conn.request(self.command, self.path, body=body or None, headers=headers)
                 r = conn.getresponse()
                 data = r.read()
+                rec.answers.append(data)
                 self.send_response(r.status)
                 for k, v in r.getheaders():
                     if k.lower() not in ("content-length", "connection", "transfer-encoding"):
@@ -164,6 +169,11 @@ class Recorder:
 
     def posts(self, suffix: str) -> List[str]:
         return [p for m, p in self.seen if m == "POST" and p.endswith(suffix)]
+
+    def wire(self) -> bytes:
+        """Every request as it was sent: method, path, headers and body."""
+        return b"\n".join(m.encode() + b" " + p.encode() + b"\n" + json.dumps(h).encode() + b"\n" + b
+                          for m, p, h, b in self.sent)
 
     def close(self) -> None:
         self.httpd.shutdown()

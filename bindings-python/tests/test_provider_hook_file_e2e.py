@@ -19,12 +19,11 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
-from urllib.parse import urlsplit
 
 import pytest
 
 from prowl import prowl_provider_hook as hook
-from provider_support import Everything, Server, engines, wait_idle
+from provider_support import Everything, Recorder, Server, engines, wait_idle
 from test_provider_hostile import HostileApi, hostile_servers, listed
 
 SOURCE = Path(hook.__file__)
@@ -33,59 +32,6 @@ SETTINGS = Path(__file__).parent / "fixtures" / "claude_hook" / "settings_provid
 #: In the hook's environment; none may leave the machine.
 SECRETS = {"AWS_SECRET_ACCESS_KEY": "canary-aws-secret", "GITHUB_TOKEN": "canary-gh-token"}
 SESSION = "session-CANARY-0001"
-
-
-class Tap:
-    """A reverse proxy that records every request (method, path, headers, body) and every
-    answer body, forwarding both unchanged: what crossed the wire, seen from outside."""
-
-    def __init__(self, upstream: str) -> None:
-        self.seen: List[Tuple[str, str, Dict[str, str], bytes]] = []
-        self.answers: List[bytes] = []
-        target = urlsplit(upstream)
-        me = self
-
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
-            def _forward(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n) if n else b""
-                me.seen.append((self.command, self.path, dict(self.headers.items()), body))
-                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
-                conn.request(self.command, self.path, body=body or None, headers=headers)
-                r = conn.getresponse()
-                data = r.read()
-                me.answers.append(data)
-                self.send_response(r.status)
-                for k, v in r.getheaders():
-                    if k.lower() not in ("content-length", "connection", "transfer-encoding"):
-                        self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                conn.close()
-
-            do_GET = do_POST = do_DELETE = _forward
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def requests(self) -> List[Tuple[str, str]]:
-        return [(m, p) for m, p, _, _ in self.seen]
-
-    def wire(self) -> bytes:
-        return b"\n".join(m.encode() + b" " + p.encode() + b"\n" + json.dumps(h).encode() + b"\n" + b for m, p, h, b in self.seen)
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(params=engines())
@@ -173,14 +119,14 @@ def tool_names(answers: List[bytes]) -> List[str]:
 
 def test_scout_then_live_from_the_pages_settings_against_server_everything(
         tmp_path: Path, server: Server, everything: Everything) -> None:
-    remote = Tap(everything.url.rsplit("/", 1)[0])
-    api = Tap(server.url)
+    remote = Recorder(everything.url.rsplit("/", 1)[0])
+    api = Recorder(server.url)
     try:
         d = server.directive({"remote_url": remote.url + "/mcp"}, price=3, critical=True)
         m = Machine(tmp_path, server, api.url, server.provider())
         st = m.stop(live=False)
         assert st["mode"] == "scout" and st["would_claim"]["directive_id"] == d, st
-        assert api.requests() == [("GET", "/v1/provider/directives")], "scout only lists"
+        assert api.seen == [("GET", "/v1/provider/directives")], "scout only lists"
         assert remote.seen == [] and server.status_of(d)["status"] == "open"
 
         st = m.stop(live=True)
@@ -198,12 +144,12 @@ def test_scout_then_live_from_the_pages_settings_against_server_everything(
         assert re.fullmatch(r"[0-9a-f]{64}", sub["observed"]["schema_hash"])
         status, e = server.call("GET", "/v1/provider/earnings", headers={"X-Agent-Key": m.key})
         assert (status, e["total_credits"]) == (200, 2.1), "credited 70 % of the price"
-        assert [r for r in api.requests()[1:]] == [
+        assert api.seen[1:] == [
             ("GET", "/v1/provider/directives"), ("POST", f"/v1/provider/directives/{d}/claim"), ("POST", "/v1/provider/submit")]
         # The probe, as the Scanner's: initialize, initialized, tools/list, the session's DELETE.
-        hook_probe = [json.loads(b).get("method") if b else m_ for m_, _, _, b in remote.seen[:4]]
-        assert hook_probe == ["initialize", "notifications/initialized", "tools/list", "DELETE"], remote.requests()
-        assert all(h.get("User-Agent") == hook.RUNNER for _, _, h, _ in remote.seen[:4])
+        hook_probe = [json.loads(b).get("method") if b else m_ for m_, _, _, b in remote.sent[:4]]
+        assert hook_probe == ["initialize", "notifications/initialized", "tools/list", "DELETE"], remote.seen
+        assert all(h.get("User-Agent") == hook.RUNNER for _, _, h, _ in remote.sent[:4])
     finally:
         remote.close()
         api.close()
@@ -490,7 +436,7 @@ def test_a_huge_answer_is_read_only_to_its_cap(tmp_path: Path, server: Server) -
 
 
 def test_a_redirect_is_not_followed(tmp_path: Path, server: Server, everything: Everything) -> None:
-    inner = Tap(everything.url.rsplit("/", 1)[0])
+    inner = Recorder(everything.url.rsplit("/", 1)[0])
     remote = HostileRemote("redirect", inner.url + "/mcp")
     try:
         d = server.directive({"remote_url": remote.url})
@@ -546,7 +492,7 @@ def test_bad_events_and_an_unusable_state_exit_0_silently(tmp_path: Path) -> Non
 
 
 def test_thirty_stop_events_in_a_burst_claim_once(tmp_path: Path, server: Server, everything: Everything) -> None:
-    api = Tap(server.url)
+    api = Recorder(server.url)
     try:
         first = server.directive({"remote_url": everything.url})
         second = server.directive({"remote_url": everything.url})
@@ -560,25 +506,25 @@ def test_thirty_stop_events_in_a_burst_claim_once(tmp_path: Path, server: Server
             out, err = p.communicate(event, timeout=30)
             assert (p.returncode, out, err) == (0, b"", b"")
         wait_idle(m.config, 300)
-        claims = [p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")]
-        assert len(claims) == 1, api.requests()
+        claims = [p for mth, p in api.seen if mth == "POST" and p.endswith("/claim")]
+        assert len(claims) == 1, api.seen
         assert [server.status_of(d)["status"] for d in (first, second)] == ["done", "open"]
         # Within the hour, later Stop events of that session claim nothing more.
         m.stop(live=True, PROWL_PROVIDER_MIN_GAP_SECONDS="")
-        assert len([p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")]) == 1
+        assert len([p for mth, p in api.seen if mth == "POST" and p.endswith("/claim")]) == 1
     finally:
         api.close()
 
 
 def test_the_hourly_gap_is_per_session_under_the_machines_ceiling(tmp_path: Path, server: Server, everything: Everything) -> None:
-    api = Tap(server.url)
+    api = Recorder(server.url)
     try:
         ds = [server.directive({"remote_url": everything.url}) for _ in range(3)]
         m = Machine(tmp_path, server, api.url, server.provider())
         hourly = {"PROWL_PROVIDER_MIN_GAP_SECONDS": "", "PROWL_PROVIDER_MACHINE_GAP_SECONDS": "0"}
 
         def claims() -> int:
-            return len([p for mth, p in api.requests() if mth == "POST" and p.endswith("/claim")])
+            return len([p for mth, p in api.seen if mth == "POST" and p.endswith("/claim")])
 
         m.stop(live=True, session="session-one-CANARY", **hourly)
         m.stop(live=True, session="session-one-CANARY", **hourly)
