@@ -7,8 +7,8 @@ waiting, and how long a ``protocol`` directive takes to score.
   file read); due (takes the lock and starts the detached worker; the worker is waited for
   between samples, so every sample really spawns one). Beside them, the floor every Python
   hook pays: the interpreter starting (``python -c pass``) and ``import prowl``.
-* **protocol scoring** — ``prowl.provider.protocol.run`` against the real server-everything
-  over loopback (probe over real sockets plus scoring), and the core's part alone: the
+* **protocol scoring** — ``prowl_provider_hook.run_protocol`` with the core deciding
+  (``prowl.provider.core.CORE``) against the real server-everything over loopback (probe over real sockets plus scoring), and the core's part alone: the
   recorded server-everything probe (tests/recordings) replayed through the binding's
   ``Probe`` to its conformance score, no network.
 
@@ -88,16 +88,17 @@ def hook_times() -> Dict[str, Any]:
 
 def protocol_times() -> Dict[str, Any]:
     from prowl import _native
-    from prowl.provider import protocol
+    from prowl import prowl_provider_hook as hook
+    from prowl.provider.core import CORE
     from provider_support import Everything
 
     e = Everything()
     try:
-        protocol.run(e.url, True, "bench", "0")  # warm up node's JIT and the connection path
+        hook.run_protocol(e.url, True, CORE)  # warm up node's JIT and the connection path
         live = []
         for _ in range(PROBE_RUNS):
             t = time.perf_counter()
-            c = protocol.run(e.url, True, "bench", "0")
+            c = hook.run_protocol(e.url, True, CORE)
             live.append((time.perf_counter() - t) * 1000.0)
     finally:
         e.close()
@@ -125,7 +126,7 @@ def protocol_times() -> Dict[str, Any]:
         t = time.perf_counter()
         replay()
         replayed.append((time.perf_counter() - t) * 1000.0)
-    return {"protocol.run against server-everything (ms)": stats(live),
+    return {"run_protocol against server-everything (ms)": stats(live),
             "core probe + score of the recorded exchange (ms)": stats(replayed),
             "overall_score": c["overall_score"]}
 

@@ -15,7 +15,8 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from prowl.provider import bridge
+from prowl import prowl_provider_hook as hook
+from prowl.provider.core import CORE
 from provider_support import Everything
 from test_provider_probe import Counting, fixture_server
 
@@ -94,13 +95,13 @@ def test_every_resolved_address_is_checked_and_the_checked_one_is_pinned(monkeyp
         return real(host, *args, **kw)
 
     monkeypatch.setattr(socket, "getaddrinfo", fake)
-    with pytest.raises(bridge.protocol.Blocked):
-        bridge.Remote("https://mixed.vendor-fixture.com/mcp", False)
+    with pytest.raises(hook.Blocked):
+        hook.BridgeRemote("https://mixed.vendor-fixture.com/mcp", False, CORE)
     # Resolved once (to loopback, allowed here); a later answer of 10.0.0.7 is never used.
     port = everything.url.split(":")[2].split("/")[0]
-    remote = bridge.Remote(f"http://rebind.vendor-fixture.com:{port}/mcp", True)
+    remote = hook.BridgeRemote(f"http://rebind.vendor-fixture.com:{port}/mcp", True, CORE)
     out = io.BytesIO()
-    bridge.serve(remote, io.BytesIO((json.dumps(INIT) + "\n").encode()), out)
+    hook.serve_bridge(remote, io.BytesIO((json.dumps(INIT) + "\n").encode()), out)
     assert json.loads(out.getvalue())["result"]["serverInfo"], out.getvalue()
 
 
@@ -123,10 +124,10 @@ def test_an_answer_over_the_cap_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     import threading
 
     threading.Thread(target=s.serve_forever, daemon=True).start()
-    monkeypatch.setattr(bridge, "BODY_CAP", 1000)
+    monkeypatch.setattr(hook, "BRIDGE_CAP", 1000)
     try:
         out = io.BytesIO()
-        bridge.serve(bridge.Remote(f"http://127.0.0.1:{s.server_address[1]}/mcp", True),
+        hook.serve_bridge(hook.BridgeRemote(f"http://127.0.0.1:{s.server_address[1]}/mcp", True, CORE),
                      io.BytesIO((json.dumps(INIT) + "\n").encode()), out)
     finally:
         s.shutdown()

@@ -17,7 +17,8 @@ from typing import Any, Dict, List
 
 
 from prowl import _native
-from prowl.provider import agent
+from prowl import prowl_provider_hook as hook
+from prowl.provider.core import CORE
 from provider_support import Everything, FakeAnthropic
 
 #: Flags the CLI accepts but leaves out of ``--help`` (the run below proves it takes them).
@@ -35,7 +36,7 @@ def test_every_flag_the_hook_passes_is_in_the_real_clis_help(tmp_path: Path) -> 
     out = subprocess.run([cli(), "--help"], env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
                          capture_output=True, timeout=60)
     listed = set(re.findall(r"--[a-zA-Z][a-zA-Z-]*", out.stdout.decode()))
-    passed = {a for a in agent.command(["claude"], "mcp.json", {}) if a.startswith("--")}
+    passed = {a for a in hook.claude_argv(["claude"], "mcp.json", {}) if a.startswith("--")}
     assert passed - HIDDEN <= listed, sorted(passed - HIDDEN - listed)
     assert not HIDDEN & listed, "listed now: drop it from HIDDEN"
 
@@ -43,7 +44,7 @@ def test_every_flag_the_hook_passes_is_in_the_real_clis_help(tmp_path: Path) -> 
 def reply(body: Dict[str, Any]) -> List[Dict[str, Any]]:
     """The model's turn: call the bridge's echo once, then answer with the tool names."""
     if "tool_result" not in json.dumps(body.get("messages")):
-        return [{"type": "tool_use", "id": "toolu_1", "name": f"mcp__{agent.SERVER_NAME}__echo",
+        return [{"type": "tool_use", "id": "toolu_1", "name": f"mcp__{hook.SERVER_NAME}__echo",
                  "input": {"message": "through the bridge"}}]
     return [{"type": "text", "text": "The server offers echo and get-sum."}]
 
@@ -64,15 +65,15 @@ def run_real_cli(tmp: Path, url: str, flags_out: tuple = ()) -> Dict[str, Any]:
                "ANTHROPIC_BASE_URL": api.url, "AWS_SECRET_ACCESS_KEY": "canary-aws", "PROWL_AGENT_KEY": "ak_canary"}
         with tempfile.TemporaryDirectory(prefix="prowl-bench-") as work:
             cfg = os.path.join(work, "mcp.json")
-            Path(cfg).write_text(json.dumps(agent.mcp_config(url, True)))
-            cmd = [a for a in agent.command([cli()], cfg, env)]
+            Path(cfg).write_text(json.dumps(hook.mcp_config(url, True, CORE)))
+            cmd = [a for a in hook.claude_argv([cli()], cfg, env)]
             for flag in flags_out:  # the control run leaves a flag (and its value) out
                 i = cmd.index(flag)
                 del cmd[i:i + 2]
             # The CLI gives an MCP server 30 s (MCP_TIMEOUT) to connect, then runs without its
             # tools; on a loaded machine the bridge (a Python start, then server-everything's
             # initialize) can take longer. The run's own timeout is the bound here.
-            run_env = {**agent.child_env(env, work), "MCP_TIMEOUT": "180000"}
+            run_env = {**hook.child_env(env, work), "MCP_TIMEOUT": "180000"}
             p = subprocess.run(cmd, input=b"Which tools does this MCP server offer?", capture_output=True,
                                cwd=work, env=run_env, timeout=180)
     finally:
@@ -84,11 +85,11 @@ def test_a_run_sees_only_the_bridge_and_none_of_the_users_own_files(tmp_path: Pa
     ran = run_real_cli(tmp_path, everything.url)
     p, requests = ran["proc"], ran["requests"]
     assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-2000:])
-    verdict = _native.agent_verdict(agent._answer(p.stdout), ["echo", "get-sum"], 1.0)
+    verdict = _native.agent_verdict(hook._cli_answer(p.stdout), ["echo", "get-sum"], 1.0)
     assert verdict["passed"], p.stdout
     assert requests, "the CLI never asked the model"
     tools = {t.get("name") for r in requests for t in r.get("tools", [])}
-    ours = {t for t in tools if t.startswith(f"mcp__{agent.SERVER_NAME}__")}
+    ours = {t for t in tools if t.startswith(f"mcp__{hook.SERVER_NAME}__")}
     assert "mcp__prowl_bench__echo" in ours and "mcp__prowl_bench__get-sum" in ours, tools
     # No built-in tool (Bash, Read, Write, WebFetch, Task, ...); the CLI's own deferred-tool
     # placeholder is not a tool the model can use.

@@ -16,7 +16,7 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from prowl.provider import agent
+from prowl.prowl_provider_hook import CHILD_ENV
 from provider_support import (Everything, Growing, Recorder, Server, closed_port_url, engines, hook,
                               stub_claude, wait_idle)
 
@@ -236,7 +236,7 @@ def test_an_agent_directive_runs_through_claude_with_only_its_server(machine: En
               "args": ["-m", "prowl.provider.bridge", "--unsafe-allow-loopback", "--", AGENT_SPEC["mcp_server"]["url"]]}
     assert ran["config"] == {"mcpServers": {"prowl_bench": bridge}}
     # Only what the CLI needs of the environment: no secrets, no agent key.
-    assert set(ran["env"]) <= set(agent.CHILD_ENV) | {"TMPDIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}, ran["env_keys"]
+    assert set(ran["env"]) <= set(CHILD_ENV) | {"TMPDIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}, ran["env_keys"]
     assert ran["env"]["ANTHROPIC_API_KEY"] == "sk-ant-test" and ran["env"]["HOME"] == machine.vars["HOME"]
     assert ran["env"]["TMPDIR"] == ran["cwd"]
     leaked = [v for v in [*SECRETS.values(), machine.key] if v in json.dumps(ran["env"])]

@@ -82,55 +82,42 @@ def test_the_directive_rule_is_the_cores(case: Dict[str, Any]) -> None:
     assert got == _expected(case)
 
 
-def _reply(r: Dict[str, Any], answer: Optional[Tuple[int, int]]) -> Dict[str, Any]:
-    """A scripted reply, read as the core's vector harness reads it."""
-    if "failed" in r:
-        return {"failed": r["failed"]}
-    status = r["status"]
-    got: hook.Answer = (None, "not_read")
-    if answer is not None and 200 <= status < 300:
-        reader = hook.AnswerReader(r.get("content_type"), answer[0], answer[1])
-        reader.feed((r.get("body") or "").encode("utf-8"))
-        got = reader.finish()
-    return {"status": status, "session_id": r.get("session_id"), "www_authenticate": False,
-            "elapsed_ms": r.get("elapsed_ms", 0.0), "answer": got}
-
-
-def replay(replies: List[Dict[str, Any]]) -> Dict[str, Any]:
-    probe = hook.Probe("0.1.0")
+def replay(replies: List[Dict[str, Any]], probe: Any, reader: Any, sent: Optional[List[Any]] = None) -> Dict[str, Any]:
+    """Runs ``probe`` over scripted replies as the core's vector harness does (the file's
+    Probe and the core's alike); its last step. ``sent`` collects the requests."""
     step = probe.start()
     left = list(replies)
     while "done" not in step:
         assert left, "the probe sent more requests than replies"
-        step = probe.on_reply(_reply(left.pop(0), step["answer"]))
+        if sent is not None:
+            sent.append((step["method"], list(step["headers"]), step["body"], step["answer"]))
+        r = left.pop(0)
+        if "failed" in r:
+            step = probe.on_failed(r["failed"])
+            continue
+        got = None
+        if step["answer"] is not None and 200 <= r["status"] < 300:
+            got = reader(r.get("content_type"), *step["answer"])
+            got.feed((r.get("body") or "").encode("utf-8"))
+        step = probe.on_response(r["status"], r.get("session_id"), False, r.get("elapsed_ms", 0.0), got)
     assert not left, "replies left over: the probe stopped early"
     return step["done"]  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("case", _cases("conformance"), ids=_ids)
 def test_the_probe_and_its_score_are_the_cores(case: Dict[str, Any]) -> None:
-    assert hook.score(replay(case["input"]["replies"])) == case["expected"]
+    assert replay(case["input"]["replies"], hook.Probe("0.1.0"), hook.AnswerReader) == case["expected"]
 
 
 def test_the_probe_sends_what_the_cores_probe_sends() -> None:
     """Request by request against the core's own Probe, over the recorded server-everything
     conversation: the same methods, headers and bodies."""
     replies = _cases("conformance")[0]["input"]["replies"]
-    mine, core = hook.Probe("0.1.0"), _native.Probe("0.1.0")
-    a, b = mine.start(), core.start()
-    for r in replies:
-        assert (a["method"], a["headers"], a["body"], a["answer"]) == (b["method"], list(b["headers"]), b["body"], b["answer"])
-        a = mine.on_reply(_reply(r, a["answer"]))
-        if "failed" in r:
-            b = core.on_failed(r["failed"])
-            continue
-        reader = None
-        if b["answer"] is not None and 200 <= r["status"] < 300:
-            reader = _native.AnswerReader(r.get("content_type"), *b["answer"])
-            reader.feed((r.get("body") or "").encode())
-        b = core.on_response(r["status"], r.get("session_id"), False, r.get("elapsed_ms", 0.0), reader)
-    assert "done" in a and "done" in b
-    assert hook.score(a["done"]) == b["done"]
+    mine: List[Any] = []
+    core: List[Any] = []
+    assert replay(replies, hook.Probe("0.1.0"), hook.AnswerReader, mine) == replay(
+        replies, _native.Probe("0.1.0"), _native.AnswerReader, core)
+    assert mine == core
 
 
 SSE = (b": ping\r\nevent: message\r\nid: 7\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r\n\r\n"
@@ -226,19 +213,6 @@ def test_its_pacing_and_session_keys_are_the_packages() -> None:
 def test_the_agent_verdict_is_the_cores(case: Dict[str, Any]) -> None:
     i = case["input"]
     assert hook.agent_verdict(i["answer"], i["contains"], i["latency_ms"]) == case["expected"]
-
-
-def test_claude_runs_with_the_packages_flags_and_environment() -> None:
-    """One definition per contract: the file carries copies, held to the package's."""
-    from prowl.provider import agent
-
-    assert hook.CLAUDE_FLAGS == agent.CLAUDE_FLAGS
-    assert hook.CHILD_ENV == agent.CHILD_ENV
-    assert (hook.SERVER_NAME, hook.DEFAULT_BUDGET_USD, hook.DEFAULT_RUN_TIMEOUT_S, hook.MAX_OUTPUT) == (
-        agent.SERVER_NAME, agent.DEFAULT_BUDGET_USD, agent.DEFAULT_TIMEOUT_S, agent.MAX_OUTPUT)
-    env = {"PROWL_PROVIDER_MAX_BUDGET_USD": "0.5", "PATH": "/usr/bin", "HOME": "/h", "GITHUB_TOKEN": "x"}
-    assert hook._budget(env) == agent._budget(env)
-    assert hook.child_env(env, "/w") == agent.child_env(env, "/w")
 
 
 def test_its_version_is_the_packages() -> None:

@@ -64,9 +64,7 @@ def test_an_agent_directive_runs_claude_with_only_the_bridge(tmp_path: Path, ser
     assert ran["config"] == {"mcpServers": {"prowl_bench": {
         "type": "stdio", "command": python, "env": {},
         "args": ["-I", "-S", str(m.path), "bridge", "--unsafe-allow-loopback", "--", AGENT_SPEC["mcp_server"]["url"]]}}}
-    from prowl.provider import agent
-
-    assert set(ran["env"]) <= set(agent.CHILD_ENV) | {"TMPDIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}, ran["env_keys"]
+    assert set(ran["env"]) <= set(hook.CHILD_ENV) | {"TMPDIR", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"}, ran["env_keys"]
     assert ran["env"]["ANTHROPIC_API_KEY"] == "sk-ant-test" and ran["env"]["TMPDIR"] == ran["cwd"]
     assert [v for v in [*SECRETS.values(), m.key] if v in json.dumps(ran["env"])] == []
     assert not Path(ran["cwd"]).exists(), "the run's directory is removed"

@@ -14,11 +14,9 @@ from typing import Any, Iterator, List
 
 import pytest
 
-from prowl.provider import protocol
+from prowl import prowl_provider_hook as hook
+from prowl.provider.core import CORE
 from provider_support import Everything
-
-UA, VERSION = "prowl-provider-hook/test", "0.0.0"
-
 
 class Counting:
     """Accepts connections, counts them, never answers."""
@@ -91,7 +89,7 @@ def fixture_server(mode: str, redirect_to: str = "") -> ThreadingHTTPServer:
 
 
 def test_server_everything_is_probed_and_scored(everything: Everything) -> None:
-    c = protocol.run(everything.url, True, UA, VERSION)
+    c = hook.run_protocol(everything.url, True, CORE)
     d = c["dimensions"]
     assert (d["reachability"], d["tool_discovery"], d["tool_documentation"], d["schema_quality"], d["agent_guidance"]) == (10, 10, 10, 7, 10)
     assert [t["test_case_id"] for t in c["test_results"]] == ["initialize", "tools_list", "tools_complete", "tool_names"]
@@ -105,8 +103,8 @@ def test_server_everything_is_probed_and_scored(everything: Everything) -> None:
 def test_loopback_is_refused_without_the_flag_before_any_byte(counting: Counting) -> None:
     for url in (f"http://127.0.0.1:{counting.port}/mcp", f"https://127.0.0.1:{counting.port}/mcp", "https://10.0.0.7/mcp",
                 "https://localhost/mcp", "https://user:pw@mcp.example.com/mcp"):
-        with pytest.raises(protocol.Blocked):
-            protocol.run(url, False, UA, VERSION)
+        with pytest.raises(hook.Blocked):
+            hook.run_protocol(url, False, CORE)
     time.sleep(0.2)
     assert counting.accepted == []
 
@@ -121,15 +119,15 @@ def test_every_resolved_address_is_checked_and_the_checked_one_is_reached(counti
         return real(host, *args, **kw)
 
     monkeypatch.setattr(socket, "getaddrinfo", fake)
-    with pytest.raises(protocol.Blocked):
-        protocol.run(f"https://mixed.vendor-fixture.com:{counting.port}/mcp", False, UA, VERSION)
+    with pytest.raises(hook.Blocked):
+        hook.run_protocol(f"https://mixed.vendor-fixture.com:{counting.port}/mcp", False, CORE)
     time.sleep(0.2)
     assert counting.accepted == [], "a name with one refused address is refused whole"
     # With loopback allowed, the name (unknown to real DNS) is reached at the address checked
     # (with the probe's own timeout: a shorter one fails on a loaded machine, not the probe).
     s = fixture_server("sse")
     try:
-        c = protocol.run(f"http://local.vendor-fixture.com:{s.server_address[1]}/mcp", True, UA, VERSION)
+        c = hook.run_protocol(f"http://local.vendor-fixture.com:{s.server_address[1]}/mcp", True, CORE)
     finally:
         s.shutdown()
     assert c["dimensions"]["reachability"] == 10
@@ -138,7 +136,7 @@ def test_every_resolved_address_is_checked_and_the_checked_one_is_reached(counti
 def test_a_redirect_is_reported_not_followed(counting: Counting) -> None:
     s = fixture_server("redirect", f"http://127.0.0.1:{counting.port}/elsewhere")
     try:
-        c = protocol.run(f"http://127.0.0.1:{s.server_address[1]}/mcp", True, UA, VERSION)
+        c = hook.run_protocol(f"http://127.0.0.1:{s.server_address[1]}/mcp", True, CORE)
     finally:
         s.shutdown()
     first = c["test_results"][0]
@@ -153,7 +151,7 @@ def test_reading_stops_at_the_answer_of_an_open_sse_stream() -> None:
     # open: a shorter timeout only makes a loaded machine fail, not a reader that waits.
     s = fixture_server("sse")
     try:
-        c = protocol.run(f"http://127.0.0.1:{s.server_address[1]}/mcp", True, UA, VERSION)
+        c = hook.run_protocol(f"http://127.0.0.1:{s.server_address[1]}/mcp", True, CORE)
     finally:
         s.shutdown()
     # Had the reader waited for the stream to end, every request would have timed out.
@@ -162,6 +160,6 @@ def test_reading_stops_at_the_answer_of_an_open_sse_stream() -> None:
 
 
 def test_silence_is_a_failed_fetch(counting: Counting, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(protocol, "REQUEST_TIMEOUT_S", 0.5)
-    with pytest.raises(protocol.FetchFailed, match="timeout"):
-        protocol.run(f"http://127.0.0.1:{counting.port}/mcp", True, UA, VERSION)
+    monkeypatch.setattr(hook, "REQUEST_TIMEOUT_S", 0.5)
+    with pytest.raises(hook.FetchFailed, match="timeout"):
+        hook.run_protocol(f"http://127.0.0.1:{counting.port}/mcp", True, CORE)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from prowl import prowl_provider_hook as hook
 from prowl.provider import state
 
 TIMES = {"last_poll_at": 1764600000123, "last_claim_at": 1764590000456}
@@ -15,7 +16,7 @@ TIMES = {"last_poll_at": 1764600000123, "last_claim_at": 1764590000456}
 
 @pytest.mark.parametrize("dump", [
     lambda v: json.dumps(v),                                  # compact: `123}` ends the file
-    lambda v: json.dumps(v, indent=1, sort_keys=True),        # as `state.write` writes it
+    lambda v: json.dumps(v, indent=1, sort_keys=True),        # as the worker writes it
     lambda v: json.dumps(v, separators=(",", ":")),           # no spaces at all
     lambda v: json.dumps({"note": "x", **v, "more": [1, 2]}),  # among other keys
 ])
@@ -23,12 +24,12 @@ def test_peek_reads_both_times_in_any_layout(tmp_path: Path, dump) -> None:
     path = tmp_path / "provider_state.json"
     path.write_text(dump(TIMES))
     assert state.peek(str(path)) == TIMES
-    assert {k: state.read(str(path))[k] for k in TIMES} == TIMES
+    assert {k: hook.read_state(str(path))[k] for k in TIMES} == TIMES
 
 
 def test_write_then_peek_round_trips(tmp_path: Path) -> None:
     path = str(tmp_path / "prowl" / "provider_state.json")
-    state.write({**TIMES, "last_error": "none"}, path)
+    hook.write_state({**TIMES, "last_error": "none"}, path)
     assert state.peek(path) == TIMES
 
 
@@ -77,7 +78,7 @@ def test_a_2xx_answer_that_is_no_json_object_is_recorded_as_an_api_error(tmp_pat
         server.shutdown()
         server.server_close()
     assert st["last_error"] == "GET /v1/provider/directives: 200 answer is not a JSON object"
-    assert state.read(state.state_path(env))["last_error"] == st["last_error"]
+    assert hook.read_state(state.state_path(env))["last_error"] == st["last_error"]
 
 
 EVENT = b'{"session_id": "7c1d4b2e-3f8a-4c55-9e0d-2b6f1a9c8e47", "hook_event_name": "Stop", "stop_hook_active": false}'
@@ -91,7 +92,7 @@ EVENT = b'{"session_id": "7c1d4b2e-3f8a-4c55-9e0d-2b6f1a9c8e47", "hook_event_nam
 ])
 def test_a_session_is_known_by_a_hash_of_its_id(event: bytes, same: bool) -> None:
     key = state.session_key(event)
-    assert key is not None and state.valid_session_key(key)
+    assert key is not None and hook.valid_session_key(key)
     assert (key == state.session_key(EVENT)) is same
     assert b"7c1d4b2e" not in key.encode()
 
@@ -106,9 +107,9 @@ def test_the_claim_gap_is_per_session_under_a_machine_ceiling(tmp_path: Path) ->
     env = {"PROWL_PROVIDER_POLL_SECONDS": "0"}
     a, b = state.session_key(b'{"session_id": "a"}'), state.session_key(b'{"session_id": "b"}')
     st: dict = {}
-    state.claimed(st, 1_000_000, a, env)
+    hook.note_claim(st, 1_000_000, a, env)
     path = tmp_path / "provider_state.json"
-    state.write(st, str(path))
+    hook.write_state(st, str(path))
     seen = state.peek(str(path), session=a)
     assert seen == {"last_claim_at": 1_000_000, f"claim_at:{a}": 1_000_000}
     # Five minutes on: the machine's ceiling holds every session back.
@@ -120,5 +121,5 @@ def test_the_claim_gap_is_per_session_under_a_machine_ceiling(tmp_path: Path) ->
     # Without a session (the daemon), the hour applies to the machine.
     assert not state.due(seen, live=True, env=env, now_s=1_660)
     # A session whose claim no longer holds anything back is forgotten at the next claim.
-    state.claimed(st, 5_000_000, b, env)
+    hook.note_claim(st, 5_000_000, b, env)
     assert st == {"last_claim_at": 5_000_000, f"claim_at:{b}": 5_000_000}

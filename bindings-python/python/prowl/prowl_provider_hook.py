@@ -45,7 +45,8 @@ One file by design (it is downloaded and run as it is), so its sections stand in
 modules they port. Every rule here (which directives are accepted, which hosts and
 addresses may be reached, reading an answer, the probe, the schema hash, the score, an
 agent run's verdict) is a port of the Lowdown core's, and prowl's tests hold this file to
-the core's vectors.
+the core's vectors. prowl's own console scripts run this file's IO with the compiled core
+deciding in its place (:class:`Runner`).
 
 Settings (environment): ``PROWL_API_URL``, then ``LOWDOWN_API_URL``, then
 ``http://127.0.0.1:7077``; ``PROWL_AGENT_KEY`` (never written to the state);
@@ -960,11 +961,11 @@ class Tools:
 
 
 class Probe:
-    """The Scanner's probe of one remote as a state machine: :meth:`start` and
-    :meth:`on_reply` return the next request (``{"method", "headers", "body", "answer"}``,
-    ``answer`` being ``(id, cap)`` when a JSON-RPC answer is to be read) or ``{"done":
-    probe_result}``. ``server/discover`` is never tried (the core's ``modern`` off, as the
-    provider hook runs it)."""
+    """The Scanner's probe of one remote as a state machine, as the core's ``Probe``:
+    :meth:`start`, :meth:`on_failed` and :meth:`on_response` return the next request
+    (``{"method", "headers", "body", "answer"}``, ``answer`` being ``(id, cap)`` when a
+    JSON-RPC answer is to be read) or ``{"done": conformance}`` (:func:`score`).
+    ``server/discover`` is never tried (the core's ``modern`` off, as the hook runs it)."""
 
     def __init__(self, client_version: str) -> None:
         self.phase = "initialize"
@@ -1009,7 +1010,7 @@ class Probe:
             return {"method": "DELETE", "body": b"", "answer": None,
                     "headers": [("mcp-session-id", self.session), ("mcp-protocol-version", self.protocol)]}
         self.result["tools"] = self.tools.finish()
-        return {"done": self.result}
+        return {"done": score(self.result)}
 
     def _answer_of(self, reply: Reply) -> Optional[Dict[str, Any]]:
         if "failed" in reply:
@@ -1029,8 +1030,23 @@ class Probe:
         self.result["error_type"] = "invalid_response"
         return None
 
-    def on_reply(self, reply: Reply) -> Request:
-        """Takes the reply to the last request; the next request, or ``{"done": ...}``."""
+    def on_failed(self, error_type: str) -> Request:
+        """No HTTP response (``timeout``, ``dns``, ``tls``, ``conn_refused``, ...)."""
+        return self._on_reply({"failed": error_type})
+
+    def on_response(self, status: int, session_id: Optional[str], www_authenticate: bool, elapsed_ms: float,
+                    answer: Optional["AnswerReader"] = None, body_error: Optional[str] = None) -> Request:
+        """An HTTP response; ``answer`` is the reader fed with the 2xx body the step asked
+        for, ``body_error`` the ``error_type`` that cut that body short."""
+        got: Answer = (None, "not_read")
+        if body_error is not None:
+            got = (None, "transport:" + body_error)
+        elif answer is not None:
+            got = answer.finish()
+        return self._on_reply({"status": status, "session_id": session_id, "www_authenticate": www_authenticate,
+                               "elapsed_ms": elapsed_ms, "answer": got})
+
+    def _on_reply(self, reply: Reply) -> Request:
         if self.phase == "initialize":
             return self._on_initialize(reply)
         if self.phase == "initialized":
@@ -1188,6 +1204,70 @@ def score(p: Mapping[str, Any]) -> Dict[str, Any]:
     }
 
 
+# --- Who decides: this file's ports, or the core (prowl's package) ---------------------
+
+
+class Runner:
+    """What the IO below asks to decide, answered by this file's ports of the core's
+    rules, and the name runs go by. prowl's package runs this same IO with a subclass that
+    asks its compiled core (``prowl.provider.core``)."""
+
+    #: The ``runner_id`` of a submission and the API's ``User-Agent``.
+    name = RUNNER
+    #: The probe's client version and the bridge's.
+    version = VERSION
+    #: What ``bridge`` prints when it is called wrong.
+    bridge_usage = "usage: prowl_provider_hook.py bridge [--unsafe-allow-loopback] -- <https url>"
+
+    def api(self, env: Mapping[str, str]) -> Tuple[str, str]:
+        """The API's base URL (:func:`api_url`) and the agent key."""
+        return api_url(env), env.get("PROWL_AGENT_KEY", "").strip()
+
+    def url_host(self, url: str, allow_loopback: bool) -> str:
+        """:func:`check_url_text`."""
+        return check_url_text(url, allow_loopback)
+
+    def address_allowed(self, ip: str, allow_loopback: bool) -> bool:
+        """:func:`address_allowed`."""
+        return address_allowed(ip, allow_loopback)
+
+    def check_directive(self, body: Any) -> Dict[str, Any]:
+        """:func:`check_directive`."""
+        return check_directive(body)
+
+    def probe(self) -> Any:
+        """A new probe (``start``, ``on_failed``, ``on_response``)."""
+        return Probe(self.version)
+
+    def reader(self, content_type: Optional[str], rid: int, cap: int) -> Any:
+        """A new answer reader (``feed``) for :meth:`probe` and :meth:`answer`."""
+        return AnswerReader(content_type, rid, cap)
+
+    def answer(self, reader: Any) -> Answer:
+        """What a reader fed to its end holds."""
+        got: Answer = reader.finish()
+        return got
+
+    def agent_verdict(self, answer: str, contains: List[str], latency_ms: float) -> Dict[str, Any]:
+        """:func:`agent_verdict`."""
+        return agent_verdict(answer, contains, latency_ms)
+
+    def bridge_args(self, url: str, allow_loopback: bool) -> List[str]:
+        """The interpreter's arguments that run the bridge to ``url``."""
+        flag = ["--unsafe-allow-loopback"] if allow_loopback else []
+        return ["-I", "-S", os.path.abspath(__file__), "bridge", *flag, "--", url]
+
+    def failure(self, e: Exception) -> str:
+        """How ``last_error`` names why a claimed directive was released."""
+        if isinstance(e, Blocked):
+            return f"blocked_url: {e}"
+        return str(e) if isinstance(e, (FetchFailed, ApiError, Refused, AgentFailed)) else type(e).__name__
+
+
+#: This file's own runner.
+PORTS = Runner()
+
+
 # --- The probe over the network (the host's part: it only moves bytes) -----------------
 
 
@@ -1195,11 +1275,11 @@ class FetchFailed(Exception):
     """The remote gave no HTTP answer to ``initialize`` (its ``error_type`` is the message)."""
 
 
-def probe_target(url: str, allow_loopback: bool) -> Tuple[bool, str, int, str]:
+def probe_target(url: str, allow_loopback: bool, runner: Runner = PORTS) -> Tuple[bool, str, int, str]:
     """``(tls, host, port, path)`` of a URL the rules accept; raises :class:`Blocked`."""
     from urllib.parse import urlsplit
 
-    host = check_url_text(url, allow_loopback)
+    host = runner.url_host(url, allow_loopback)
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -1213,7 +1293,7 @@ def probe_target(url: str, allow_loopback: bool) -> Tuple[bool, str, int, str]:
     return tls, host.strip("[]"), port or (443 if tls else 80), path
 
 
-def checked_addresses(host: str, port: int, allow_loopback: bool) -> List[str]:
+def checked_addresses(host: str, port: int, allow_loopback: bool, runner: Runner = PORTS) -> List[str]:
     """Every address of ``host``, each checked; raises :class:`Blocked` when any is refused."""
     import socket
 
@@ -1223,7 +1303,7 @@ def checked_addresses(host: str, port: int, allow_loopback: bool) -> List[str]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         found = list(dict.fromkeys(str(i[4][0]).split("%")[0] for i in infos))
     for ip in found:
-        if not address_allowed(ip, allow_loopback):
+        if not runner.address_allowed(ip, allow_loopback):
             raise Blocked("address")
     return found
 
@@ -1291,69 +1371,73 @@ def within(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def exchange(req: Request, where: Tuple[bool, str, int, str], ip: str, user_agent: str) -> Reply:
-    """Sends one probe request and reads what the probe asked of the answer (at most its
-    cap, within the request's 10 s; a second more at most for a trickling remote)."""
+def read_body(conn: Any, resp: Any, reader: Any, deadline: float) -> None:
+    """Feeds ``resp``'s body to ``reader`` until it has its answer or the body ends;
+    :class:`TimeoutError` at ``deadline`` (the reader keeps to its cap)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        if conn.sock is not None:
+            conn.sock.settimeout(left)
+        chunk = resp.read1(1 << 16)
+        if not chunk or reader.feed(chunk):
+            return
+
+
+def exchange(probe: Any, req: Request, where: Tuple[bool, str, int, str], ip: str, runner: Runner = PORTS) -> Request:
+    """Sends one probe request, reads what the probe asked of the answer (at most its cap,
+    within the request's 10 s; a second more at most for a trickling remote) and hands the
+    outcome to ``probe``; its next step."""
     with within(REQUEST_TIMEOUT_S + 1.0):
-        return _exchange(req, where, ip, user_agent)
+        return _exchange(probe, req, where, ip, runner)
 
 
-def _exchange(req: Request, where: Tuple[bool, str, int, str], ip: str, user_agent: str) -> Reply:
-    """Sends one probe request and reads what the probe asked of the answer (at most its
-    cap, within the request's 10 s)."""
+def _exchange(probe: Any, req: Request, where: Tuple[bool, str, int, str], ip: str, runner: Runner) -> Request:
     tls, host, port, path = where
     start = time.monotonic()
     deadline = start + REQUEST_TIMEOUT_S
     conn = _pinned(host, port, ip, tls, deadline)
     try:
         headers = dict(req["headers"])
-        headers["User-Agent"] = user_agent
+        headers["User-Agent"] = runner.name
         conn.request(req["method"], path, body=req["body"] or None, headers=headers)
         resp = conn.getresponse()
     except Exception as e:
         conn.close()
-        return {"failed": error_type(e)}
+        failed: Request = probe.on_failed(error_type(e))
+        return failed
     status = resp.status
-    answer: Answer = (None, "not_read")
+    reader, body_error = None, None
     if req["answer"] is not None and 200 <= status < 300:
         rid, cap = req["answer"]
-        reader = AnswerReader(resp.getheader("content-type"), rid, cap)
+        reader = runner.reader(resp.getheader("content-type"), rid, cap)
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                if conn.sock is not None:
-                    conn.sock.settimeout(left)
-                chunk = resp.read1(1 << 16)
-                if not chunk or reader.feed(chunk):
-                    break
-            answer = reader.finish()
+            read_body(conn, resp, reader, deadline)
         except Exception as e:
-            answer = (None, "transport:" + error_type(e))
+            body_error = error_type(e)
     elapsed_ms = (time.monotonic() - start) * 1000.0
-    reply = {"status": status, "session_id": resp.getheader("mcp-session-id"),
-             "www_authenticate": resp.getheader("www-authenticate") is not None,
-             "elapsed_ms": elapsed_ms, "answer": answer}
+    session, www = resp.getheader("mcp-session-id"), resp.getheader("www-authenticate") is not None
     conn.close()
-    return reply
+    step: Request = probe.on_response(status, session, www, elapsed_ms, reader, body_error)
+    return step
 
 
-def run_protocol(remote_url: str, allow_loopback: bool) -> Dict[str, Any]:
+def run_protocol(remote_url: str, allow_loopback: bool, runner: Runner = PORTS) -> Dict[str, Any]:
     """Probes ``remote_url`` and scores it. Raises :class:`Blocked` for a refused URL or
     address and :class:`FetchFailed` when ``initialize`` got no HTTP answer at all."""
     import socket
 
-    where = probe_target(remote_url, allow_loopback)
+    where = probe_target(remote_url, allow_loopback, runner)
     try:
-        ip = checked_addresses(where[1], where[2], allow_loopback)[0]
+        ip = checked_addresses(where[1], where[2], allow_loopback, runner)[0]
     except socket.gaierror:
         raise FetchFailed("dns") from None
-    probe = Probe(VERSION)
+    probe = runner.probe()
     step = probe.start()
     while "done" not in step:
-        step = probe.on_reply(exchange(step, where, ip, RUNNER))
-    result = score(step["done"])
+        step = exchange(probe, step, where, ip, runner)
+    result: Dict[str, Any] = step["done"]
     first = result["test_results"][0]
     if not first["passed"] and first["actual_status"] is None and first["error"] in TRANSPORT:
         raise FetchFailed(first["error"])
@@ -1402,8 +1486,8 @@ class Api:
     """The API at ``base`` with the agent key ``key``: one connection per call, a timeout
     on each, ``X-Agent-Key`` on each."""
 
-    def __init__(self, base: str, key: str) -> None:
-        self.base, self.key = base.rstrip("/"), key
+    def __init__(self, base: str, key: str, user_agent: str = RUNNER) -> None:
+        self.base, self.key, self.user_agent = base.rstrip("/"), key, user_agent
 
     def call(self, method: str, path: str, body: Any = None, timeout: float = API_TIMEOUT_S) -> Dict[str, Any]:
         import http.client
@@ -1413,7 +1497,7 @@ class Api:
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         conn = cls(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"X-Agent-Key": self.key, "User-Agent": RUNNER, "Accept": "application/json"}
+        headers = {"X-Agent-Key": self.key, "User-Agent": self.user_agent, "Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
         try:
@@ -1454,11 +1538,13 @@ DEFAULT_RUN_TIMEOUT_S = 600.0
 MAX_OUTPUT = 8 << 20
 #: Default dollar budget of one run (``PROWL_PROVIDER_MAX_BUDGET_USD``).
 DEFAULT_BUDGET_USD = 0.25
-#: The flags every run gets, after ``--mcp-config <file>`` (prowl.provider.agent's).
+#: The flags every run gets, after ``--mcp-config <file>`` (each checked against the real
+#: CLI's ``--help`` by prowl's tests).
 CLAUDE_FLAGS = ("--print", "--output-format", "json", "--strict-mcp-config", "--setting-sources", "",
                 "--tools", "", "--allowedTools", f"mcp__{SERVER_NAME}", "--permission-mode", "dontAsk",
                 "--disable-slash-commands", "--no-session-persistence", "--max-turns", "8")
-#: What the CLI keeps of the hook's environment (prowl.provider.agent's).
+#: What the CLI keeps of the hook's environment: where to find programs and its own login,
+#: the locale, the Anthropic credentials and endpoint (and Windows' essentials).
 CHILD_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
              "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN",
              "CLAUDE_CONFIG_DIR", "SYSTEMROOT", "USERPROFILE", "APPDATA", "LOCALAPPDATA")
@@ -1523,18 +1609,22 @@ def _budget(env: Mapping[str, str]) -> str:
     return f"{v if 0 < v <= 100 else DEFAULT_BUDGET_USD:g}"
 
 
-def mcp_config(url: str, allow_loopback: bool) -> Dict[str, Any]:
-    """The ``--mcp-config`` document: this file as the bridge to ``url``, the one stdio
-    server, after the URL passed the SSRF rules here (the bridge checks again and pins)."""
+def mcp_config(url: str, allow_loopback: bool, runner: Runner = PORTS) -> Dict[str, Any]:
+    """The ``--mcp-config`` document: the bridge to ``url`` the one stdio server, after the
+    URL passed the SSRF rules here (the bridge checks again and pins the address)."""
     try:
-        tls, host, port, _ = probe_target(url, allow_loopback)
-        checked_addresses(host, port, allow_loopback)
+        tls, host, port, _ = probe_target(url, allow_loopback, runner)
+        checked_addresses(host, port, allow_loopback, runner)
     except (Blocked, OSError):
         raise AgentFailed("blocked_url") from None
-    flag = ["--unsafe-allow-loopback"] if allow_loopback else []
-    bridge = {"type": "stdio", "command": sys.executable,
-              "args": ["-I", "-S", os.path.abspath(__file__), "bridge", *flag, "--", url], "env": {}}
+    bridge = {"type": "stdio", "command": sys.executable, "args": runner.bridge_args(url, allow_loopback), "env": {}}
     return {"mcpServers": {SERVER_NAME: bridge}}
+
+
+def claude_argv(argv: List[str], config_file: str, env: Mapping[str, str]) -> List[str]:
+    """The CLI's whole command line: ``argv`` (the resolved CLI and its own arguments), the
+    MCP config, :data:`CLAUDE_FLAGS` and the dollar budget."""
+    return [*argv, "--mcp-config", config_file, *CLAUDE_FLAGS, "--max-budget-usd", _budget(env)]
 
 
 def child_env(env: Mapping[str, str], work: str) -> Dict[str, str]:
@@ -1573,13 +1663,14 @@ def _kill(proc: Any) -> None:
         pass
 
 
-def run_agent(spec: Mapping[str, Any], env: Mapping[str, str], allow_loopback: bool) -> Dict[str, Any]:
+def run_agent(spec: Mapping[str, Any], env: Mapping[str, str], allow_loopback: bool,
+              runner: Runner = PORTS) -> Dict[str, Any]:
     """Runs a checked ``agent`` spec through ``claude --print`` and returns its verdict;
     raises :class:`AgentFailed`."""
     import subprocess
     import tempfile
 
-    config = mcp_config(spec["mcp_server"]["url"], allow_loopback)
+    config = mcp_config(spec["mcp_server"]["url"], allow_loopback, runner)
     argv = claude_command(env)
     exe = configured_claude(env)
     if not exe:
@@ -1588,7 +1679,7 @@ def run_agent(spec: Mapping[str, Any], env: Mapping[str, str], allow_loopback: b
         cfg = os.path.join(work, "mcp.json")
         with open(cfg, "w") as f:
             json.dump(config, f)
-        cmd = [exe, *argv[1:], "--mcp-config", cfg, *CLAUDE_FLAGS, "--max-budget-usd", _budget(env)]
+        cmd = claude_argv([exe, *argv[1:]], cfg, env)
         start = time.monotonic()
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -1606,23 +1697,24 @@ def run_agent(spec: Mapping[str, Any], env: Mapping[str, str], allow_loopback: b
         raise AgentFailed("crashed")
     if len(stdout) > MAX_OUTPUT:
         raise AgentFailed("unreadable_output")
-    return agent_verdict(_cli_answer(stdout), list(spec["expect"]["contains"]), elapsed_ms)
+    return runner.agent_verdict(_cli_answer(stdout), list(spec["expect"]["contains"]), elapsed_ms)
 
 
 class BridgeRemote:
     """The directive's remote for the bridge, resolved and checked once; every request goes
     to that address (TLS and ``Host`` still the name), no redirect followed, no proxy."""
 
-    def __init__(self, url: str, allow_loopback: bool) -> None:
-        self.where = probe_target(url, allow_loopback)
-        self.ip = checked_addresses(self.where[1], self.where[2], allow_loopback)[0]
+    def __init__(self, url: str, allow_loopback: bool, runner: Runner = PORTS) -> None:
+        self.where = probe_target(url, allow_loopback, runner)
+        self.ip = checked_addresses(self.where[1], self.where[2], allow_loopback, runner)[0]
+        self.runner = runner
         self.session: Optional[str] = None
         self.version: Optional[str] = None
         self.last_id = 0
 
     def _headers(self) -> Dict[str, str]:
         h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-             "User-Agent": f"prowl-provider-bridge/{VERSION}"}
+             "User-Agent": f"prowl-provider-bridge/{self.runner.version}"}
         if self.session:
             h["Mcp-Session-Id"] = self.session
         if self.version:
@@ -1646,17 +1738,9 @@ class BridgeRemote:
                 self.session = session
             if answer_id is None or not 200 <= resp.status < 300:
                 return resp.status, (None, "not_read")
-            reader = AnswerReader(resp.getheader("content-type"), answer_id, BRIDGE_CAP)
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                if conn.sock is not None:
-                    conn.sock.settimeout(left)
-                chunk = resp.read1(1 << 16)
-                if not chunk or reader.feed(chunk):
-                    break
-            return resp.status, reader.finish()
+            reader = self.runner.reader(resp.getheader("content-type"), answer_id, BRIDGE_CAP)
+            read_body(conn, resp, reader, deadline)
+            return resp.status, self.runner.answer(reader)
         finally:
             conn.close()
 
@@ -1719,17 +1803,17 @@ def serve_bridge(remote: BridgeRemote, stdin: Any, stdout: Any) -> None:
     remote.close()
 
 
-def bridge(args: List[str]) -> int:
+def bridge(args: List[str], runner: Runner = PORTS) -> int:
     """``bridge [--unsafe-allow-loopback] -- <url>``: the one MCP server of an agent run."""
     loopback = args[:1] == ["--unsafe-allow-loopback"]
     rest = args[1:] if loopback else args
     if rest[:1] == ["--"]:
         rest = rest[1:]
     if len(rest) != 1:
-        print("usage: prowl_provider_hook.py bridge [--unsafe-allow-loopback] -- <https url>", file=sys.stderr)
+        print(runner.bridge_usage, file=sys.stderr)
         return 2
     try:
-        remote = BridgeRemote(rest[0], loopback)
+        remote = BridgeRemote(rest[0], loopback, runner)
     except (Blocked, OSError) as e:
         print(f"prowl bridge: refused {rest[0]!r}: {error_type(e)}", file=sys.stderr)
         return 2
@@ -1914,19 +1998,25 @@ def spawn_worker(env: Mapping[str, str], session: Optional[str]) -> bool:
 # --- The worker ------------------------------------------------------------------------
 
 
-def refusal(d: Mapping[str, Any]) -> Optional[str]:
+def checked_spec(d: Mapping[str, Any], runner: Runner = PORTS) -> Dict[str, Any]:
+    """The ``spec`` of listed directive ``d`` as the rule reads it; raises :class:`Refused`."""
+    spec: Dict[str, Any] = runner.check_directive({k: d.get(k) for k in DIRECTIVE_FIELDS if d.get(k) is not None})["spec"]
+    return spec
+
+
+def refusal(d: Mapping[str, Any], runner: Runner = PORTS) -> Optional[str]:
     """Why the core's rule refuses listed directive ``d``, or ``None``."""
     try:
-        check_directive({k: d.get(k) for k in DIRECTIVE_FIELDS if d.get(k) is not None})
+        checked_spec(d, runner)
         return None
     except Refused as e:
         return str(e)
 
 
-def runnable(d: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+def runnable(d: Mapping[str, Any], env: Mapping[str, str], runner: Runner = PORTS) -> bool:
     """Whether this machine can run ``d``: the rule accepts it, and for ``agent`` the
     ``claude`` command resolves."""
-    if refusal(d) is not None:
+    if refusal(d, runner) is not None:
         return False
     return d.get("kind") == "protocol" or (d.get("kind") == "agent" and configured_claude(env) is not None)
 
@@ -1940,14 +2030,15 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str, Any]:
-    """One pass of the worker (the lock is held); returns the state written."""
+def run_once(env: Mapping[str, str], session: Optional[str] = None, runner: Runner = PORTS) -> Dict[str, Any]:
+    """One pass of the worker (the lock is held) for the Claude Code session of key
+    ``session``, if any; returns the state written."""
     path = os.path.join(provider_dir(env), STATE_FILE)
     st = read_state(path)
     live = _on(env, "PROWL_PROVIDER_LIVE")
     if not _on(env, "PROWL_PROVIDER_MODE") or not due(st, live, env, session):
         return st
-    base = api_url(env)
+    base, key = runner.api(env)
     st.update({"mode": "live" if live else "scout", "api_url": base, "last_poll_at": _now_ms()})
     st.pop("last_error", None)
 
@@ -1957,21 +2048,20 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
         write_state(st, path)
         return st
 
-    key = env.get("PROWL_AGENT_KEY", "").strip()
     if not key:
         return done("PROWL_AGENT_KEY is not set")
     why = live_url_refusal(base) if live else None
     if why:
         return done(why)
-    api = Api(base, key)
+    api = Api(base, key, runner.name)
     try:
         listing = api.call("GET", "/v1/provider/directives")
     except ApiError as e:
         return done(str(e))
     listed = listing.get("directives")
     open_ = [d for d in (listed if isinstance(listed, list) else []) if isinstance(d, dict)]
-    pick = next((d for d in open_ if runnable(d, env)), None)
-    refused = [{"directive_id": str(d.get("directive_id"))[:64], "reason": r} for d in open_ if (r := refusal(d))]
+    pick = next((d for d in open_ if runnable(d, env, runner)), None)
+    refused = [{"directive_id": str(d.get("directive_id"))[:64], "reason": r} for d in open_ if (r := refusal(d, runner))]
     st.update({"open": len(open_), "held_back": listing.get("held_back", 0), "refused": refused[:20]})
     if not live:
         st["would_claim"] = summary(pick) if pick else None
@@ -1989,18 +2079,18 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
     write_state(st, path)  # a crash from here on still counts toward the gaps
     try:
         start = time.monotonic()
-        spec = check_directive({k: pick.get(k) for k in DIRECTIVE_FIELDS if pick.get(k) is not None})["spec"]
+        spec = checked_spec(pick, runner)
         loopback = _on(env, "PROWL_UNSAFE_ALLOW_LOOPBACK")
         if pick.get("kind") == "protocol":
-            result = run_protocol(spec["remote_url"], loopback)
+            result = run_protocol(spec["remote_url"], loopback, runner)
         else:
-            result = run_agent(spec, env, loopback)
+            result = run_agent(spec, env, loopback, runner)
         body = {
             "directive_id": did,
             "dimensions": result["dimensions"],
             "overall_score": result["overall_score"],
             "test_results": result["test_results"],
-            "runner_id": RUNNER,
+            "runner_id": runner.name,
             "execution_time_ms": round((time.monotonic() - start) * 1000.0, 1),
         }
         if "observed" in result:
@@ -2008,10 +2098,7 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
         answer = api.call("POST", "/v1/provider/submit", body, SUBMIT_TIMEOUT_S)
     except Exception as e:
         # Fail closed: whatever went wrong, the directive goes back to the queue now.
-        if isinstance(e, Blocked):
-            kind = f"blocked_url: {e}"
-        else:
-            kind = str(e) if isinstance(e, (FetchFailed, ApiError, Refused, AgentFailed)) else type(e).__name__
+        kind = runner.failure(e)
         try:
             api.call("POST", api.directive_path(did, "release"))
             return done(f"{did}: {kind}; released")
@@ -2029,7 +2116,7 @@ def run_once(env: Mapping[str, str], session: Optional[str] = None) -> Dict[str,
     return done()
 
 
-def worker(args: List[str]) -> int:
+def worker(args: List[str], runner: Runner = PORTS) -> int:
     """The detached process: ``args[0]`` the inherited lock descriptor (taken here when
     absent), ``args[1]`` the session key, if any."""
     env = dict(os.environ)
@@ -2045,7 +2132,7 @@ def worker(args: List[str]) -> int:
         except (ImportError, OSError):
             return 0
     try:
-        run_once(env, session)
+        run_once(env, session, runner)
     except Exception:
         return 1
     finally:
@@ -2053,14 +2140,14 @@ def worker(args: List[str]) -> int:
     return 0
 
 
-def register(env: Mapping[str, str]) -> int:
+def register(env: Mapping[str, str], runner: Runner = PORTS) -> int:
     """``register``: makes ``PROWL_AGENT_KEY``'s agent a provider; prints the answer."""
-    key = env.get("PROWL_AGENT_KEY", "").strip()
+    base, key = runner.api(env)
     if not key:
         print("PROWL_AGENT_KEY is not set (register an agent first: POST /v1/auth/agents/register)", file=sys.stderr)
         return 2
     try:
-        answer = Api(api_url(env), key).call("POST", "/v1/provider/register")
+        answer = Api(base, key, runner.name).call("POST", "/v1/provider/register")
     except ApiError as e:
         print(str(e), file=sys.stderr)
         return 1

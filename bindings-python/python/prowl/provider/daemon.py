@@ -23,8 +23,9 @@ import sys
 import threading
 from typing import Any, Dict, List, Optional
 
+from .. import prowl_provider_hook as hook
 from . import _take_lock, state, worker
-from .worker import Stopping
+from .core import Stopping
 
 #: The shortest wait between passes, whatever the poll interval says.
 MIN_WAIT_S = 0.05
@@ -84,7 +85,7 @@ def daemon(env: Optional[Dict[str, str]] = None) -> int:
         else:
             try:
                 signals.busy = True
-                before = state.read(state.state_path(env)).get("last_poll_at")
+                before = hook.read_state(state.state_path(env)).get("last_poll_at")
                 st = worker.run_once(env)
                 signals.busy = False
                 if st.get("last_poll_at") != before:

@@ -17,6 +17,10 @@ are open: a ceiling of six claims an hour. Without a session (the daemon, an eve
 one) the claim gap applies to the machine. Gaps count from the last claim whatever became of
 it. All are checked by the hook before it spawns a worker (so idle Stop events cost one small
 file read) and again by the worker under the lock.
+
+This module is the hook's fast path only; the worker reads and writes the state with the
+drop-in hook's functions (:mod:`prowl.prowl_provider_hook`), which this module never imports
+(they cost the hook milliseconds).
 """
 
 from __future__ import annotations
@@ -127,32 +131,15 @@ def session_key(event: bytes) -> str | None:
     return hashlib.sha256(rest[1:end]).hexdigest()[:16]
 
 
-def valid_session_key(key: str) -> bool:
-    """Whether ``key`` is one :func:`session_key` makes."""
-    return len(key) == 16 and all(c in "0123456789abcdef" for c in key)
-
-
 def poll_s(env: Env | None = None) -> float:
     """``PROWL_PROVIDER_POLL_SECONDS`` (default 60)."""
     return _seconds(os.environ if env is None else env, "PROWL_PROVIDER_POLL_SECONDS", DEFAULT_POLL_S)
 
 
-def read(path: str | None = None) -> State:
-    """The state, or ``{}`` when the file is missing or unreadable."""
-    import json
-
-    try:
-        with open(path or state_path(), "rb") as f:
-            v = json.loads(f.read(1 << 20))
-        return v if isinstance(v, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def peek(path: str | None = None, session: str | None = None) -> State:
     """``last_poll_at``, ``last_claim_at`` and ``session``'s last claim read from the file as
-    :func:`write` writes it, without parsing JSON (the hook's fast path); anything
-    unexpected reads as absent."""
+    the worker writes it (:func:`prowl.prowl_provider_hook.write_state`), without parsing
+    JSON (the hook's fast path); anything unexpected reads as absent."""
     try:
         with open(path or state_path(), "r") as f:
             text = f.read(1 << 16)
@@ -177,27 +164,6 @@ def peek(path: str | None = None, session: str | None = None) -> State:
     return out
 
 
-def write(state: State, path: str | None = None) -> None:
-    """Replaces the file atomically (mode 0600)."""
-    import json
-    import tempfile
-
-    path = path or state_path()
-    private_dir(os.path.dirname(path))
-    fd, tmp = tempfile.mkstemp(prefix=".provider_state.", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(state, f, indent=1, sort_keys=True)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def due(state: State, live: bool, env: Env | None = None, now_s: float | None = None,
         session: str | None = None) -> bool:
     """Whether a run may poll now: the poll interval has passed, and in live mode the gaps
@@ -216,16 +182,3 @@ def due(state: State, live: bool, env: Env | None = None, now_s: float | None = 
     if session is None:
         return since("last_claim_at") >= min_gap_s(env)
     return since("last_claim_at") >= machine_gap_s(env) and since(SESSION_CLAIM + session) >= min_gap_s(env)
-
-
-def claimed(state: State, now_ms: int, session: str | None, env: Env | None = None) -> None:
-    """Notes a claim at ``now_ms`` for the machine and ``session``, and forgets sessions whose
-    last claim no longer holds anything back."""
-    keep_ms = min_gap_s(env) * 1000.0
-    for key in [k for k in state if k.startswith(SESSION_CLAIM)]:
-        at = state[key]
-        if not isinstance(at, (int, float)) or now_ms - at >= keep_ms:
-            del state[key]
-    state["last_claim_at"] = now_ms
-    if session is not None:
-        state[SESSION_CLAIM + session] = now_ms
