@@ -19,7 +19,7 @@ import prowl
 from prowl import identity
 from prowl.sender import SENDER
 
-from provider_support import Everything
+from provider_support import Everything, Recorder, Server, engines
 from servers import Collector, Upstream, free_port, start_server, stop_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +140,20 @@ class LowdownServer:
 
     def close(self) -> None:
         stop_server(self.proc, self.log)
+
+
+@pytest.fixture(params=engines())
+def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    s = Server(request.param)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def recorder(server: Server) -> Iterator[Recorder]:
+    r = Recorder(server.url)
+    yield r
+    r.close()
 
 
 @pytest.fixture(scope="module")

@@ -343,23 +343,30 @@ def hook() -> str:
     return str(script)
 
 
-def wait_idle(config: Path, timeout: float = 120.0) -> None:
-    """Waits until no worker holds ``prowl-provider.lock`` (in ``config``/prowl)."""
+def held(config: Path) -> bool:
+    """Whether a worker holds ``prowl-provider.lock`` (in ``config``/prowl)."""
     import fcntl
 
     lock = config / "prowl" / "prowl-provider.lock"
+    if not lock.exists():
+        return False
+    fd = os.open(lock, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def wait_idle(config: Path, timeout: float = 120.0) -> None:
+    """Waits until no worker holds ``prowl-provider.lock`` (in ``config``/prowl)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not lock.exists():
+        if not held(config):
             return
-        fd = os.open(lock, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except OSError:
-            time.sleep(0.05)
-        finally:
-            os.close(fd)
+        time.sleep(0.05)
     raise AssertionError("the provider worker never finished")
 
 

@@ -14,31 +14,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator
+from typing import Any, Callable, Dict
 
 import pytest
 
-from provider_support import Everything, Recorder, Server, engines, stub_claude
+from provider_support import Everything, Recorder, Server, stub_claude
 
 AGENT_SPEC = {
     "prompt": "Which tools does this MCP server offer? List their names.",
     "mcp_server": {"url": "https://127.0.0.1:9/mcp"},
     "expect": {"contains": ["echo", "get-sum"]},
 }
-
-
-@pytest.fixture(params=engines())
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    s = Server(request.param)
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def recorder(server: Server) -> Iterator[Recorder]:
-    r = Recorder(server.url)
-    yield r
-    r.close()
 
 
 def _script() -> str:

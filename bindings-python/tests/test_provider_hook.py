@@ -12,12 +12,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterator, List
+from typing import Dict, List
 
 import pytest
 
 from prowl.prowl_provider_hook import CHILD_ENV
-from provider_support import (Everything, Growing, Recorder, Server, closed_port_url, engines, hook,
+from provider_support import (Everything, Growing, Recorder, Server, closed_port_url, hook,
                               stub_claude, wait_idle)
 
 AGENT_SPEC = {
@@ -30,20 +30,6 @@ AGENT_SPEC = {
 #: Set in the hook's environment; none may reach the CLI.
 SECRETS = {"AWS_SECRET_ACCESS_KEY": "canary-aws", "SSH_AUTH_SOCK": "/tmp/canary-agent.sock",
            "GITHUB_TOKEN": "canary-gh", "OPENAI_API_KEY": "canary-openai", "NPM_TOKEN": "canary-npm"}
-
-
-@pytest.fixture(params=engines())
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    s = Server(request.param)
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def recorder(server: Server) -> Iterator[Recorder]:
-    r = Recorder(server.url)
-    yield r
-    r.close()
 
 
 class Env:

@@ -11,12 +11,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import pytest
 
 from prowl import prowl_provider_hook as hook
-from provider_support import Everything, Server, engines, stub_claude
+from provider_support import Everything, Server, stub_claude
 from test_provider_hook_file_e2e import SECRETS, Machine
 
 AGENT_SPEC = {
@@ -26,13 +26,6 @@ AGENT_SPEC = {
     "mcp_server": {"url": "https://127.0.0.1:9/mcp"},
     "expect": {"contains": ["echo", "get-sum"]},
 }
-
-
-@pytest.fixture(params=engines())
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    s = Server(request.param)
-    yield s
-    s.close()
 
 
 def machine(tmp_path: Path, api: Server, mode: str = "good") -> Machine:

@@ -7,10 +7,8 @@ real server-everything as the MCP remote and hostile remotes and APIs.
 
 from __future__ import annotations
 
-import fcntl
 import http.client
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,12 +16,12 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
 from prowl import prowl_provider_hook as hook
-from provider_support import Everything, Recorder, Server, engines, wait_idle
+from provider_support import Everything, Recorder, Server, held, wait_idle
 from test_provider_hostile import HostileApi, hostile_servers, listed
 
 SOURCE = Path(hook.__file__)
@@ -32,13 +30,6 @@ SETTINGS = Path(__file__).parent / "fixtures" / "claude_hook" / "settings_provid
 #: In the hook's environment; none may leave the machine.
 SECRETS = {"AWS_SECRET_ACCESS_KEY": "canary-aws-secret", "GITHUB_TOKEN": "canary-gh-token"}
 SESSION = "session-CANARY-0001"
-
-
-@pytest.fixture(params=engines())
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    s = Server(request.param)
-    yield s
-    s.close()
 
 
 def download(server: Server, into: Path) -> Path:
@@ -276,17 +267,6 @@ def protocol_listing(url: str) -> Dict[str, Any]:
             "critical": False, "earn_credits": 0.7, "spec": {"remote_url": url}}
 
 
-def _held(config: Path) -> bool:
-    fd = os.open(config / "prowl" / "prowl-provider.lock", os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-
-
 def test_a_hanging_remote_is_cut_off_and_released_while_claude_never_waits(tmp_path: Path, server: Server) -> None:
     remote = HostileRemote("hang")
     api = HostileApi([protocol_listing(remote.url)])
@@ -294,7 +274,7 @@ def test_a_hanging_remote_is_cut_off_and_released_while_claude_never_waits(tmp_p
         m = Machine(tmp_path, server, api.url, "ak_" + "0" * 48)
         m.stop(live=True, wait=False)
         # The hook has returned; the detached worker still holds the lock, probing.
-        assert _held(m.config)
+        assert held(m.config)
         wait_idle(m.config, 60)
         st = m.state()
     finally:

@@ -18,11 +18,11 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from provider_support import Server, _psql, engines, hook, stub_claude, wait_idle
+from provider_support import Server, _psql, closed_port_url, hook, stub_claude, wait_idle
 
 
 def hostile_servers(canary: Path) -> List[Tuple[str, Dict[str, Any], str]]:
@@ -73,13 +73,6 @@ class Machine:
         return json.loads(path.read_text()) if path.exists() else {}
 
 
-@pytest.fixture(params=engines())
-def server(request: pytest.FixtureRequest) -> Iterator[Server]:
-    s = Server(request.param)
-    yield s
-    s.close()
-
-
 def store_raw(server: Server, directive_id: str, spec: Dict[str, Any]) -> None:
     """Writes a directive row straight into the server's database, as an old server (or
     anyone with the database) would have: critical, so it would be listed first."""
@@ -104,7 +97,7 @@ def test_the_server_refuses_each_on_create_and_never_lists_a_stored_one(tmp_path
         assert body["error"].startswith(named.split(": ")[1] + ":"), (name, body)
     for i, (_, mcp, _) in enumerate(cases):
         store_raw(server, f"bd_{i:016x}", spec_of(mcp))
-    good = server.directive({"remote_url": closed_url()})
+    good = server.directive({"remote_url": closed_port_url()})
     m = Machine(tmp_path, server.url, server.provider())
     st = m.run()
     assert not canary.exists(), "a directive ran code on the provider's machine"
@@ -114,14 +107,6 @@ def test_the_server_refuses_each_on_create_and_never_lists_a_stored_one(tmp_path
     assert st["open"] == 1 and st["claimed"]["directive_id"] == good, st
     for i in range(len(cases)):
         assert server.status_of(f"bd_{i:016x}")["status"] == "refused"
-
-
-def closed_url() -> str:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}/mcp"
 
 
 class HostileApi:
