@@ -1224,15 +1224,14 @@ class Runner:
         return api_url(env), env.get("PROWL_AGENT_KEY", "").strip()
 
     def url_host(self, url: str, allow_loopback: bool) -> str:
-        """:func:`check_url_text`."""
+        """The host of ``url`` the Scanner's rules accept; raises :class:`Blocked`."""
         return check_url_text(url, allow_loopback)
 
     def address_allowed(self, ip: str, allow_loopback: bool) -> bool:
-        """:func:`address_allowed`."""
         return address_allowed(ip, allow_loopback)
 
     def check_directive(self, body: Any) -> Dict[str, Any]:
-        """:func:`check_directive`."""
+        """The directive the rule accepts; raises :class:`Refused`."""
         return check_directive(body)
 
     def probe(self) -> Any:
@@ -1249,7 +1248,6 @@ class Runner:
         return got
 
     def agent_verdict(self, answer: str, contains: List[str], latency_ms: float) -> Dict[str, Any]:
-        """:func:`agent_verdict`."""
         return agent_verdict(answer, contains, latency_ms)
 
     def bridge_args(self, url: str, allow_loopback: bool) -> List[str]:
@@ -1387,13 +1385,7 @@ def read_body(conn: Any, resp: Any, reader: Any, deadline: float) -> None:
 
 def exchange(probe: Any, req: Request, where: Tuple[bool, str, int, str], ip: str, runner: Runner = PORTS) -> Request:
     """Sends one probe request, reads what the probe asked of the answer (at most its cap,
-    within the request's 10 s; a second more at most for a trickling remote) and hands the
-    outcome to ``probe``; its next step."""
-    with within(REQUEST_TIMEOUT_S + 1.0):
-        return _exchange(probe, req, where, ip, runner)
-
-
-def _exchange(probe: Any, req: Request, where: Tuple[bool, str, int, str], ip: str, runner: Runner) -> Request:
+    within the request's 10 s) and hands the outcome to ``probe``; its next step."""
     tls, host, port, path = where
     start = time.monotonic()
     deadline = start + REQUEST_TIMEOUT_S
@@ -1436,7 +1428,8 @@ def run_protocol(remote_url: str, allow_loopback: bool, runner: Runner = PORTS) 
     probe = runner.probe()
     step = probe.start()
     while "done" not in step:
-        step = exchange(probe, step, where, ip, runner)
+        with within(REQUEST_TIMEOUT_S + 1.0):  # a second more at most for a trickling remote
+            step = exchange(probe, step, where, ip, runner)
     result: Dict[str, Any] = step["done"]
     first = result["test_results"][0]
     if not first["passed"] and first["actual_status"] is None and first["error"] in TRANSPORT:
