@@ -4,31 +4,25 @@
 //! capped. `rollup_networks.day`/`day_n` hold each network's count of the latest day it
 //! sent.
 //!
-//! Each part is written here once, in Rust beside its SQL: which records count
-//! ([`cappable`]), what a network had already sent that day ([`before`]) and how a day's
-//! count is stored ([`DAY_COUNT`]). PostgreSQL applies them at ingest ([`over_cap`]) and
-//! stores the class in the raw rows; SQLite runs the SQL as it rolls the raw rows up
-//! ([`cap_rows`]) and keeps its marks in the roll-ups file (`capped_rows`) and in a copy of
-//! the roll's rows the rules then read, since the roll never writes the main file.
+//! Each part is written here once as SQL: which records count ([`CAPPABLE_SQL`]), what a
+//! network had already sent that day ([`before_sql`]) and how a day's count is stored
+//! ([`DAY_COUNT`]). Both engines apply it as they roll raw rows up ([`super::roller`]):
+//! SQLite keeps its marks in the roll-ups file (`capped_rows`) and in a copy of the roll's
+//! rows the rules then read, since its roll never writes the main file ([`cap_rows`]);
+//! PostgreSQL marks the rows it is moving out of `interactions_pending` before they reach
+//! `interactions` ([`cap_moving`]).
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use lowdown_core::aggregate::{under_cap, OutcomeClass, NETWORK_DAILY_CAP};
+use lowdown_core::aggregate::{OutcomeClass, NETWORK_DAILY_CAP};
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
-use super::batch::{Cell, Rows};
-use super::rollup::{rated_organic, rated_organic_sql};
+use super::rollup::rated_organic_sql;
 use crate::db::DbResult;
 use crate::names::enum_label;
 
-/// Whether a record counts against its network's cap: a rated organic record of an
-/// untrusted, known network. As SQL over an `interactions` row: [`CAPPABLE_SQL`].
-pub(super) fn cappable(source: &str, class: &str, trusted: bool, network: Option<&str>) -> bool {
-    rated_organic(source, class) && !trusted && network.is_some()
-}
-
-/// [`cappable`] over the `interactions` row `i`.
+/// A rated organic record of an untrusted, known network, as SQL over the `interactions`
+/// row `i`: what counts against its network's cap.
 static CAPPABLE_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
         "i.trusted = 0 AND i.network IS NOT NULL{}",
@@ -36,18 +30,9 @@ static CAPPABLE_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// How many records a network had already sent on `day`, from what `rollup_networks`
-/// holds (`stored_day`, `day_n`): a later day stored (a clock that stepped back) means that
-/// day's cap holds. As SQL: [`before_sql`].
-fn before(stored_day: &str, day_n: i64, day: &str) -> u64 {
-    match stored_day.cmp(day) {
-        std::cmp::Ordering::Equal => day_n.max(0) as u64,
-        std::cmp::Ordering::Greater => NETWORK_DAILY_CAP,
-        std::cmp::Ordering::Less => 0,
-    }
-}
-
-/// [`before`] for the `rollup_networks` row `d` (NULL when none) and the day `day`.
+/// How many records a network had already sent on `day`, from what its `rollup_networks`
+/// row `d` (NULL when none) holds: a later day stored (a clock that stepped back) means
+/// that day's cap holds.
 fn before_sql(d: &str, day: &str) -> String {
     format!(
         "CASE WHEN {d}.day = {day} THEN {d}.day_n WHEN {d}.day > {day} THEN {NETWORK_DAILY_CAP} ELSE 0 END"
@@ -60,85 +45,6 @@ const DAY_COUNT: &str = "day_n = CASE WHEN excluded.day = rollup_networks.day \
      THEN rollup_networks.day_n + excluded.day_n \
      WHEN excluded.day > rollup_networks.day THEN excluded.day_n ELSE rollup_networks.day_n END, \
      day = CASE WHEN excluded.day > rollup_networks.day THEN excluded.day ELSE rollup_networks.day END";
-
-/// The columns of `rollup_networks`, as PostgreSQL's ingest inserts them.
-const NETWORK_COLS: [(&str, &str); 5] = [
-    ("target", "text"),
-    ("network", "text"),
-    ("n", "bigint"),
-    ("day", "text"),
-    ("day_n", "bigint"),
-];
-
-/// One (target, network)'s rated organic records of a PostgreSQL batch.
-#[derive(Default)]
-pub(super) struct Group {
-    /// How many: what they add to `rollup_networks.n` unless capped.
-    pub(super) rated: i64,
-    /// The [`cappable`] ones (indices, in order): what they add to the day's count.
-    pub(super) cappable: Vec<usize>,
-}
-
-/// PostgreSQL: adds each (target, network)'s rated organic records of this batch to
-/// `rollup_networks`, `n` and the count of `day` in one upsert (the statement SQLite's
-/// roll runs, [`CapSql::add`]); returns the indices past the cap, which it takes back
-/// out of `n`.
-pub(super) async fn over_cap(
-    conn: &mut AnyConnection,
-    groups: &BTreeMap<(&str, &str), Group>,
-    day: &str,
-) -> DbResult<Vec<usize>> {
-    if groups.is_empty() {
-        return Ok(Vec::new());
-    }
-    // The sorted keys are the one lock order every writer shares.
-    let mut rows = Rows::new(&NETWORK_COLS, groups.len());
-    for ((target, network), g) in groups {
-        for cell in [
-            Cell::Text(target),
-            Cell::Text(network),
-            Cell::Int(g.rated),
-            Cell::Text(day),
-            Cell::Int(g.cappable.len() as i64),
-        ] {
-            rows.push(cell);
-        }
-    }
-    let conflict = format!("{ADD}{DAY_COUNT} RETURNING target, network, day, day_n");
-    let mut capped = Vec::new();
-    let mut taken_back: Vec<(String, String, i64)> = Vec::new();
-    for row in rows.insert(conn, "rollup_networks", &conflict).await? {
-        let (target, network): (String, String) = (row.try_get("target")?, row.try_get("network")?);
-        let (stored_day, day_n): (String, i64) = (row.try_get("day")?, row.try_get("day_n")?);
-        let Some(g) = groups.get(&(target.as_str(), network.as_str())) else {
-            continue;
-        };
-        let wanted = g.cappable.len() as u64;
-        // The count returned includes this batch.
-        let before = before(&stored_day, day_n - wanted as i64, day);
-        let over = &g.cappable[under_cap(before, wanted) as usize..];
-        if !over.is_empty() {
-            capped.extend_from_slice(over);
-            taken_back.push((target.clone(), network.clone(), over.len() as i64));
-        }
-    }
-    // Only networks past their cap get here, in one statement; their rows are locked already.
-    if !taken_back.is_empty() {
-        let rows: Vec<serde_json::Value> = taken_back
-            .iter()
-            .map(|(t, n, k)| serde_json::json!({"target": t, "network": n, "k": k}))
-            .collect();
-        sqlx::query(
-            "UPDATE rollup_networks r SET n = r.n - v.k \
-             FROM json_to_recordset(CAST($1 AS json)) AS v(target text, network text, k bigint) \
-             WHERE r.target = v.target AND r.network = v.network",
-        )
-        .bind(serde_json::Value::Array(rows).to_string())
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(capped)
-}
 
 /// Adds rows to `rollup_networks`: `n` adds up, the day's count as [`DAY_COUNT`] says.
 const ADD: &str =
@@ -286,4 +192,98 @@ pub(super) async fn cap_rows(
         .execute(&mut *conn)
         .await?;
     Ok(source)
+}
+
+/// PostgreSQL: the rows a roll moves out of `interactions_pending`, in a temporary table
+/// (see [`super::roller`]); `seq` is their order of arrival.
+pub(super) const MOVING: &str = "roll_moving";
+
+/// PostgreSQL's statements (see [`cap_moving`]): the moving rows grouped by (target,
+/// network, day) and added to `rollup_networks` one day at a time (one statement may not
+/// update a row twice); the groups whose count came out past the cap, with what came
+/// before them, kept in `roll_over`. Only then, which an honest load never needs, the
+/// cappable rows of those groups are ranked in arrival order, those past the cap marked
+/// capped, and taken back out of `n` (capped rows are not rated).
+struct PgCapSql {
+    prepare: [&'static str; 2],
+    group: String,
+    add: String,
+    mark: String,
+}
+
+static PG_CAP_SQL: LazyLock<PgCapSql> = LazyLock::new(|| {
+    let capped = enum_label(&OutcomeClass::Capped);
+    let cappable = &*CAPPABLE_SQL;
+    PgCapSql {
+        prepare: [
+            "CREATE TEMP TABLE IF NOT EXISTS roll_networks (target TEXT NOT NULL, \
+             network TEXT NOT NULL, day TEXT NOT NULL, rated BIGINT NOT NULL, \
+             cappable BIGINT NOT NULL) ON COMMIT DELETE ROWS",
+            "CREATE TEMP TABLE IF NOT EXISTS roll_over (target TEXT NOT NULL, \
+             network TEXT NOT NULL, day TEXT NOT NULL, before BIGINT NOT NULL) \
+             ON COMMIT DELETE ROWS",
+        ],
+        group: format!(
+            "INSERT INTO roll_networks (target, network, day, rated, cappable) \
+             SELECT i.target, i.network, i.day, SUM(CASE WHEN true{rated} THEN 1 ELSE 0 END), \
+             SUM(CASE WHEN i.trusted = 0 THEN 1 ELSE 0 END) FROM {MOVING} i \
+             WHERE i.network IS NOT NULL{rated_or_capped} GROUP BY 1, 2, 3",
+            rated = rated_organic_sql("i.", ""),
+            rated_or_capped = rated_organic_sql("i.", &format!(", '{capped}'")),
+        ),
+        // What came before a group, from the row its upsert returns: [`before_sql`] over
+        // the row as it was (a later day stored: the cap holds; the same day: the count
+        // less this group's).
+        add: format!(
+            "WITH added AS (INSERT INTO rollup_networks (target, network, n, day, day_n) \
+             SELECT target, network, rated, day, cappable FROM roll_networks WHERE day = $1 \
+             {ADD}{DAY_COUNT} RETURNING target, network, day, day_n) \
+             INSERT INTO roll_over (target, network, day, before) \
+             SELECT g.target, g.network, g.day, CASE WHEN a.day > g.day THEN {NETWORK_DAILY_CAP} \
+             ELSE a.day_n - g.cappable END FROM added a JOIN roll_networks g \
+             ON g.target = a.target AND g.network = a.network AND g.day = $1 \
+             WHERE (a.day > $1 OR a.day_n > {NETWORK_DAILY_CAP}) AND g.cappable > 0"
+        ),
+        mark: format!(
+            "WITH marked AS (UPDATE {MOVING} m SET outcome_class = '{capped}' FROM \
+             (SELECT i.seq AS seq, o.before AS before, ROW_NUMBER() OVER (PARTITION BY \
+             i.target, i.network, i.day ORDER BY i.seq) AS k FROM {MOVING} i JOIN roll_over o \
+             ON o.target = i.target AND o.network = i.network AND o.day = i.day \
+             WHERE {cappable}) r WHERE m.seq = r.seq AND r.before + r.k > {NETWORK_DAILY_CAP} \
+             RETURNING m.target, m.network) \
+             UPDATE rollup_networks d SET n = d.n - c.k FROM (SELECT target, network, \
+             COUNT(*) AS k FROM marked GROUP BY 1, 2) c \
+             WHERE d.target = c.target AND d.network = c.network"
+        ),
+    }
+});
+
+/// PostgreSQL: applies the cap to the rows in [`MOVING`] (marking the capped ones there)
+/// and adds them to `rollup_networks` (see [`PgCapSql`]).
+pub(super) async fn cap_moving(conn: &mut AnyConnection) -> DbResult<()> {
+    let c = &*PG_CAP_SQL;
+    for sql in c.prepare {
+        sqlx::query(sql).execute(&mut *conn).await?;
+    }
+    sqlx::query(AssertSqlSafe(c.group.as_str()))
+        .execute(&mut *conn)
+        .await?;
+    let days = sqlx::query("SELECT DISTINCT day FROM roll_networks ORDER BY day")
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut over = 0;
+    for row in days {
+        let day: String = row.try_get("day")?;
+        over += sqlx::query(AssertSqlSafe(c.add.as_str()))
+            .bind(day)
+            .execute(&mut *conn)
+            .await?
+            .rows_affected();
+    }
+    if over > 0 {
+        sqlx::query(AssertSqlSafe(c.mark.as_str()))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }

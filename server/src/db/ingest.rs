@@ -1,6 +1,7 @@
-//! Ingest of interaction records: the raw rows, the quotas they draw on, their targets, and
-//! on PostgreSQL the per-network cap and every rollup, in one transaction (SQLite caps and
-//! rolls up behind a watermark on a roller of its own, see [`super::roller`]).
+//! Ingest of interaction records: the raw rows, the quotas they draw on and their targets,
+//! in one transaction. The per-network cap and the rollups follow on a roller of their own
+//! ([`super::roller`]): SQLite's behind a watermark over `interactions`, PostgreSQL's from
+//! `interactions_pending`, where its ingest writes the raw rows.
 //!
 //! A `record_id` is stored once, ever: on PostgreSQL ingest claims it in `record_ids`
 //! (which keeps every id as an 8-byte key, [`id_key`]; the raw table is partitioned by day and cannot hold a unique key
@@ -21,9 +22,8 @@ use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, Row};
 
 use super::batch::{Cell, Col, Rows};
-use super::cap::{cappable, over_cap, Group};
 use super::quota::{Draws, Quota};
-use super::rollup::{rated_organic, Added, Fact, Rollup};
+use super::rollup::Added;
 use super::upsert::where_in;
 use super::{random_id, Backend, Db};
 use crate::clock;
@@ -31,7 +31,7 @@ use crate::db::{DbError, DbResult};
 use crate::names::enum_label;
 
 /// The raw row's columns, in the order [`insert_records`] writes them.
-const COLS: &[Col<'static>] = &[
+pub(super) const COLS: &[Col<'static>] = &[
     ("record_id", "text"),
     ("actor", "text"),
     ("target", "text"),
@@ -295,13 +295,13 @@ async fn commit_group(db: &Db, now: i64) {
     let result = match writer.as_deref_mut() {
         Some(writer) => {
             db.write_locked(writer, move |c| {
-                Box::pin(async move { write_batch(c, all, &for_write, &known, false, now).await })
+                Box::pin(async move { write_batch(c, all, &for_write, &known, now).await })
             })
             .await
         }
         None => {
             db.write(move |c| {
-                Box::pin(async move { write_batch(c, all, &for_write, &known, true, now).await })
+                Box::pin(async move { write_batch(c, all, &for_write, &known, now).await })
             })
             .await
         }
@@ -364,28 +364,27 @@ impl Labels {
     }
 }
 
-/// Writes the raw rows, takes their quotas, registers their targets not in `known`, and
-/// with `roll_up` (PostgreSQL) applies the per-network cap and writes their rollups;
+/// Writes the raw rows, takes their quotas and registers their targets not in `known`;
 /// returns, for each record, its job, place and fate, and what was registered.
 ///
-/// Values are bound straight from the records and rollup keys borrow them: a batch
-/// allocates per bound value only what the driver needs, not per record and rollup.
+/// Values are bound straight from the records: a batch allocates per bound value only
+/// what the driver needs, not per record.
 async fn write_batch(
     conn: &mut AnyConnection,
-    mut all: Vec<(usize, Stored)>,
+    all: Vec<(usize, Stored)>,
     senders: &[Sender],
     known: &super::known::Known,
-    roll_up: bool,
     now: i64,
 ) -> DbResult<(Vec<(usize, usize, Fate)>, Added)> {
     let day = clock::day_of(now);
     let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
-    // PostgreSQL claims the ids first and writes the raw rows last, with their final class
-    // (its partitioned raw table cannot hold a unique key on `record_id`, see
+    let sqlite = super::upsert::is_sqlite(conn);
+    // PostgreSQL claims the ids first and writes the raw rows last (its partitioned raw
+    // table cannot hold a unique key on `record_id`, see
     // `migrations/0015_retention.postgres.sql`); SQLite writes them at once.
-    let inserted = match roll_up {
-        true => claim_ids(conn, &all).await?,
-        false => insert_records(conn, &all, senders, &labels, &day, now).await?,
+    let inserted = match sqlite {
+        true => insert_records(conn, &all, senders, &labels, &day, now).await?,
+        false => claim_ids(conn, &all).await?,
     };
     let mut fates: Vec<Fate> = all
         .iter()
@@ -396,9 +395,8 @@ async fn write_batch(
         .collect();
     let refused = limit(conn, &all, senders, &mut fates, now).await?;
     // Refused records are given up again (their ids too), so they may be sent later.
-    match roll_up {
-        true => release_ids(conn, &refused).await?,
-        false => {
+    match sqlite {
+        true => {
             where_in(
                 conn,
                 "DELETE FROM interactions WHERE record_id IN {}",
@@ -406,59 +404,23 @@ async fn write_batch(
             )
             .await?;
         }
+        false => {
+            release_ids(conn, &refused).await?;
+            let new: Vec<bool> = fates.iter().map(|f| *f == Fate::Stored).collect();
+            raw_rows(&all, &new, senders, &labels, &day, now)
+                .execute(conn, "interactions_pending", "")
+                .await?;
+        }
     }
-    if !roll_up {
-        // Only targets not known yet: one hash lookup per record, no statement for most batches.
-        let fresh: BTreeSet<&str> = all
-            .iter()
-            .zip(&fates)
-            .filter(|(_, f)| **f == Fate::Stored)
-            .map(|((_, s), _)| s.rec.target.as_str())
-            .filter(|t| !known.targets.contains(t))
-            .collect();
-        let added = Added::targets(conn, &fresh, now).await?;
-        let decided = all
-            .iter()
-            .zip(fates)
-            .map(|((j, s), f)| (*j, s.pos, f))
-            .collect();
-        return Ok((decided, added));
-    }
-    cap(conn, &mut all, &labels, senders, &fates, &day).await?;
-    // Again: capped records now count in their own class.
-    let labels: Vec<Labels> = all.iter().map(|(_, s)| Labels::of(s)).collect();
-    let new: Vec<bool> = fates.iter().map(|f| *f == Fate::Stored).collect();
-    raw_rows(&all, &new, senders, &labels, &day, now)
-        .execute(conn, "interactions", "")
-        .await?;
-    let mut rollup = Rollup::default();
-    for (((job, s), l), _) in all
+    // Only targets not known yet: one hash lookup per record, no statement for most batches.
+    let fresh: BTreeSet<&str> = all
         .iter()
-        .zip(&labels)
         .zip(&fates)
         .filter(|(_, f)| **f == Fate::Stored)
-    {
-        let r = &s.rec;
-        let sender = &senders[*job];
-        rollup.add(
-            &Fact {
-                target: &r.target,
-                task: &r.task_type,
-                version: r.server_version.as_deref().unwrap_or_default(),
-                hash: r.schema_hash.as_deref().unwrap_or_default(),
-                source: &l.source,
-                class: &l.class,
-                failure: l.failure.as_deref().unwrap_or_default(),
-                latency_ms: r.latency_ms,
-                node: r.node_id.as_deref(),
-                day: &day,
-                at: now,
-                agent: sender.agent_id.as_deref(),
-            },
-            known,
-        );
-    }
-    let added = rollup.write(conn, now).await?;
+        .map(|((_, s), _)| s.rec.target.as_str())
+        .filter(|t| !known.targets.contains(t))
+        .collect();
+    let added = Added::targets(conn, &fresh, now).await?;
     let decided = all
         .iter()
         .zip(fates)
@@ -527,39 +489,6 @@ async fn limit<'a>(
         }
     }
     Ok(refused)
-}
-
-/// PostgreSQL: the new rated organic records' per-network counts, with the cap
-/// ([`super::cap`]) applied to them (their raw rows are written afterwards).
-async fn cap(
-    conn: &mut AnyConnection,
-    all: &mut [(usize, Stored)],
-    labels: &[Labels],
-    senders: &[Sender],
-    fates: &[Fate],
-    day: &str,
-) -> DbResult<()> {
-    let mut groups: std::collections::BTreeMap<(&str, &str), Group> =
-        std::collections::BTreeMap::new();
-    for (i, (((job, s), l), f)) in all.iter().zip(labels).zip(fates).enumerate() {
-        let sender = &senders[*job];
-        let (Fate::Stored, Some(network)) = (f, sender.network.as_deref()) else {
-            continue;
-        };
-        if !rated_organic(&l.source, &l.class) {
-            continue;
-        }
-        let g = groups.entry((s.rec.target.as_str(), network)).or_default();
-        g.rated += 1;
-        if cappable(&l.source, &l.class, sender.trusted, Some(network)) {
-            g.cappable.push(i);
-        }
-    }
-    // The raw rows are written after this, with the class.
-    for i in over_cap(conn, &groups, day).await? {
-        all[i].1.class = OutcomeClass::Capped;
-    }
-    Ok(())
 }
 
 /// The raw rows of the records `keep` selects, bound straight from the records.

@@ -1,17 +1,10 @@
 //! What ingest has seen committed to insert-only tables, so it skips writing it again.
 
-/// What ingest registers once and never changes: rows of `targets`, `node_days`,
-/// `node_targets` and `rollup_contributors`.
+/// What ingest registers once and never changes: rows of `targets`.
 #[derive(Default)]
 pub(crate) struct Known {
     /// Target names.
     pub(crate) targets: KnownKeys,
-    /// `node\0day`.
-    pub(crate) node_days: KnownKeys,
-    /// `node\0target`.
-    pub(crate) node_targets: KnownKeys,
-    /// `target\0contributor`.
-    pub(crate) contributors: KnownKeys,
 }
 
 /// Keys known to be stored in an insert-only table. Such tables only grow, so a key in

@@ -76,7 +76,7 @@ async fn backfill_in(conn: &mut AnyConnection, now: i64, rollups: bool) -> DbRes
         .iter()
         .filter(|r| rollups && r.table == "rollup_latency");
     for rule in latency {
-        let sql = rule.roll_sql("FROM interactions WHERE true");
+        let sql = rule.roll_sql("FROM interactions WHERE true", false);
         sqlx::query(AssertSqlSafe(sql)).execute(&mut *conn).await?;
     }
     Ok(())

@@ -76,8 +76,8 @@ pub struct Db {
     pub(crate) known: Arc<known::Known>,
     /// SQLite: the background WAL checkpoints.
     checkpointer: Option<Arc<checkpoint::Checkpointer>>,
-    /// SQLite: rows committed and not yet rolled up, and the roller that writes the
-    /// roll-ups file in parallel with the writer (see [`roller`], [`rollups_file`]).
+    /// Rows committed and not yet rolled up, and the roller that rolls them up in
+    /// parallel with ingest (see [`roller`]; on SQLite into [`rollups_file`]).
     pub(crate) roller: Option<Arc<roller::Roller>>,
 }
 
@@ -177,6 +177,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         "retention",
         include_str!("../../migrations/0015_retention.sqlite.sql"),
         include_str!("../../migrations/0015_retention.postgres.sql"),
+    ),
+    (
+        19,
+        "pending_rows",
+        include_str!("../../migrations/0019_pending_rows.sqlite.sql"),
+        include_str!("../../migrations/0019_pending_rows.postgres.sql"),
     ),
 ];
 
@@ -346,30 +352,27 @@ impl Db {
                     .map_err(after_migrations)?;
                 tx.commit().await?;
             }
-            let r = Arc::new(roller::Roller::default());
-            db.roller = Some(r.clone());
-            // Rows a process stopped before rolling up (all of them in a file made again).
-            r.roll(&db, 0).await.map_err(after_migrations)?;
-            r.start(db.clone());
         }
+        let r = Arc::new(roller::Roller::default());
+        db.roller = Some(r.clone());
+        // Rows a process stopped before rolling up (all of them in a file made again).
+        r.roll(&db, 0).await.map_err(after_migrations)?;
+        r.start(db.clone());
         Ok(db)
     }
 
     /// Rolls up every raw row the rollups do not include yet, whichever process stored
-    /// it; returns how many (always 0 on PostgreSQL).
+    /// it; returns how many.
     pub async fn roll_up(&self) -> DbResult<u64> {
-        if self.backend == Backend::Postgres {
-            return Ok(0);
-        }
         match &self.roller {
             Some(r) => r.roll(self, 0).await,
             None => Ok(0),
         }
     }
 
-    /// Brings the rollups up to every record committed before the call (SQLite rolls them
-    /// up behind the raw rows, see [`roller`]); reads of the rollups call it first. Free
-    /// when nothing waits, and always on PostgreSQL.
+    /// Brings the rollups up to every record committed before the call (they follow the
+    /// raw rows, see [`roller`]); reads of the rollups call it first. Free when nothing
+    /// waits.
     pub async fn settle(&self) -> DbResult<()> {
         match &self.roller {
             Some(r) => r.settle(self).await,

@@ -1,38 +1,47 @@
-//! SQLite: the rollups follow the raw rows behind a watermark, written by a roller of their
-//! own in parallel with the ingest writer.
+//! The rollups follow the raw rows, written by a roller of their own in parallel with
+//! ingest: an ingest transaction writes only the raw rows (and their quotas), and rolling
+//! them up apart, many thousands at a time, shares rollup pages between records, sums
+//! repeated keys first and leaves ingest nothing to wait for but its own rows.
 //!
-//! An ingest transaction on SQLite writes only the raw rows. Rolling them up apart, many
-//! thousands at a time, shares rollup pages between records and sums repeated keys first.
-//! The rollups live in a second file ([`super::rollups_file`]), so the roll never writes the
-//! main file: the roller's connection reads the raw rows in a snapshot of the main file and
-//! writes only the second one, while the ingest writer, on its own connection and thread,
-//! keeps writing the main file (SQLite locks each attached file apart; a transaction that
-//! begins DEFERRED locks for writing only the files it writes).
-//!
+//! **SQLite.** The rollups live in a second file ([`super::rollups_file`]), so the roll never
+//! writes the main file: the roller's connection reads the raw rows in a snapshot of the
+//! main file and writes only the second one, while the ingest writer, on its own connection
+//! and thread, keeps writing the main file (SQLite locks each attached file apart; a
+//! transaction that begins DEFERRED locks for writing only the files it writes).
 //! `rollup_watermark.rolled` is the last `interactions` rowid the rollups include. A roll
 //! takes the rows after it in rowid order (SQLite has one writer per file, so rowid order is
 //! commit order, and committed raw rows are never deleted), applies the per-network cap to
-//! them in rowid order ([`super::cap`], the definition PostgreSQL applies at ingest; its marks
-//! stay in the second file, and when some row is capped the rules read a temporary copy of
-//! the rows with the class applied), then adds them to every
-//! rollup with SQLite's own `GROUP BY` (SQL generated from [`super::rollup::RULES`], which
-//! PostgreSQL runs in Rust) and moves the watermark in the same transaction: every row is
-//! counted exactly once, whichever process rolls it and whenever it crashes.
+//! them in rowid order ([`super::cap`]; its marks stay in the second file, and when some row
+//! is capped the rules read a temporary copy of the rows with the class applied), then adds
+//! them to every rollup with SQLite's own `GROUP BY` (SQL generated from
+//! [`super::rollup::RULES`]) and moves the watermark in the same transaction.
+//!
+//! **PostgreSQL.** Ingest writes the raw rows to `interactions_pending`. A roll, holding a
+//! transaction-scoped advisory lock so that one runs at a time over every server on the
+//! database, deletes every committed row there into a temporary table (rows of
+//! transactions still running are left for the next roll), applies the cap to them in
+//! arrival order, inserts them into `interactions` and adds them to every rollup with the
+//! same generated SQL, all in one transaction.
+//!
+//! Either way every row is counted exactly once, whichever process rolls it and whenever
+//! one crashes.
 //!
 //! Ingest waits for the roller when more than [`MOST_WAITING`] rows wait, so a roller
 //! slower than ingest cannot leave a backlog that grows for as long as ingest lasts (answers
 //! wait for it).
 //!
 //! When rolls run (one at a time per process, on the roller's connection behind its lock;
-//! a roll takes the rows up to the last one when it starts):
+//! a roll takes the rows committed when it starts):
 //! - from a background task, woken by ingest: at once when [`ROLL_ROWS`] or more rows wait,
 //!   else after ingest has been quiet for [`ROLL_AFTER`];
-//! - before a read of the rollups, when this process committed rows they do not include
-//!   yet ([`super::Db::settle`]): an answer counts every record acknowledged before it
-//!   was asked, as on PostgreSQL. Reads roll at most every [`READ_GAP`], so a read may
-//!   wait that long (plus the roll) while ingest runs without pause;
+//! - before a read of the rollups ([`super::Db::settle`]), when this process committed rows
+//!   they do not include yet, and on PostgreSQL also when another server's rows wait: an
+//!   answer counts every record acknowledged before it was asked (on SQLite, by this
+//!   process; another process's roll within [`ROLL_AT_MOST_AFTER`]). Reads roll at most
+//!   every [`READ_GAP`], so a read may wait that long (plus the roll) while ingest runs
+//!   without pause;
 //! - when the database is opened (rows a stopped process had not rolled yet; everything when
-//!   the second file was made again) and closed.
+//!   SQLite's second file was made again) and closed.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -42,7 +51,7 @@ use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use super::cap;
 use super::rollup::RULES;
-use super::Db;
+use super::{Backend, Db};
 use crate::db::DbResult;
 
 /// Waiting rows that make the roller roll at once.
@@ -169,13 +178,19 @@ impl Roller {
 
     /// Waits until the rollups include every row this process committed before the call:
     /// at once when they do, else in a roll at least [`READ_GAP`] after the last one.
+    ///
+    /// On PostgreSQL, rows another server committed and has not rolled yet are rolled too.
     pub(crate) async fn settle(&self, db: &Db) -> DbResult<()> {
         let need = self.committed.load(Ordering::Acquire);
-        if self.rolled() >= need {
+        let others = self.rolled() >= need && others_waiting(db).await?;
+        if self.rolled() >= need && !others {
             return Ok(());
         }
         let next = *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) + READ_GAP;
         tokio::time::sleep_until(next.into()).await;
+        if others {
+            return self.roll(db, 0).await.map(drop);
+        }
         if self.rolled() >= need {
             return Ok(());
         }
@@ -205,21 +220,31 @@ impl Roller {
         *self.first_waiting.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let committed = self.committed.load(Ordering::Acquire);
         let started = Instant::now();
-        // Up to the last row now, not whatever arrives meanwhile: under ingest faster than
-        // the roll, the roll would otherwise never end and never count as done.
-        let end = db
-            .write_locked(&mut conn, |c| Box::pin(last_row(c)))
-            .await?;
-        let mut total = 0;
-        loop {
-            let n = db
-                .write_locked(&mut conn, |c| Box::pin(roll_chunk(c, end)))
-                .await?;
-            total += n;
-            if n < CHUNK as u64 {
-                break;
+        let total = match db.backend {
+            Backend::Sqlite => {
+                // Up to the last row now, not whatever arrives meanwhile: under ingest
+                // faster than the roll, the roll would otherwise never end and never
+                // count as done.
+                let end = db
+                    .write_locked(&mut conn, |c| Box::pin(last_row(c)))
+                    .await?;
+                let mut total = 0;
+                loop {
+                    let n = db
+                        .write_locked(&mut conn, |c| Box::pin(roll_chunk(c, end)))
+                        .await?;
+                    total += n;
+                    if n < CHUNK as u64 {
+                        break;
+                    }
+                }
+                total
             }
-        }
+            Backend::Postgres => {
+                db.write_locked(&mut conn, |c| Box::pin(roll_pending(c)))
+                    .await?
+            }
+        };
         self.rolled.fetch_max(committed, Ordering::AcqRel);
         *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
         self.progress.notify_waiters();
@@ -286,10 +311,10 @@ impl Roller {
 
 /// The statements that add the rows of a table (`interactions`, or the copy with the
 /// cap applied) with rowids `$1` (excluded) to `$2` to each rollup, aggregated by SQLite
-/// itself, generated from [`RULES`], the definition PostgreSQL's ingest adds in Rust.
+/// itself, generated from [`RULES`].
 fn roll_sql(table: &str) -> Vec<String> {
     let range = format!("FROM {table} WHERE rowid > $1 AND rowid <= $2");
-    RULES.iter().map(|r| r.roll_sql(&range)).collect()
+    RULES.iter().map(|r| r.roll_sql(&range, false)).collect()
 }
 
 /// [`roll_sql`] of the raw rows, and of the copy the cap made.
@@ -344,4 +369,95 @@ async fn roll_chunk(conn: &mut AnyConnection, end: i64) -> DbResult<u64> {
         .execute(&mut *conn)
         .await?;
     Ok(n as u64)
+}
+
+/// PostgreSQL: the advisory lock a roll holds (any number of servers share the database).
+const ROLL_LOCK: i64 = 0x6c6f_7764_726f_6c6c; // "lowdroll"
+
+/// PostgreSQL: what a roll adds to each rollup from the rows it moves ([`cap::MOVING`]).
+static PG_ROLL_SQL: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let from = format!("FROM {} WHERE true", cap::MOVING);
+    RULES.iter().map(|r| r.roll_sql(&from, true)).collect()
+});
+
+/// PostgreSQL: the raw columns, as `interactions` and `interactions_pending` share them.
+static RAW_COLS: LazyLock<String> = LazyLock::new(|| {
+    super::ingest::COLS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+});
+
+/// PostgreSQL: whether some row may wait in `interactions_pending` (another server's, when
+/// this one's are rolled): a `seq` was allocated past the last one a roll passed. Reads a
+/// sequence and one row, never the table, whose dead rows a scan would read until vacuumed.
+/// Always false on SQLite.
+async fn others_waiting(db: &Db) -> DbResult<bool> {
+    if db.backend != Backend::Postgres {
+        return Ok(false);
+    }
+    let row = sqlx::query(
+        "SELECT CAST(CASE WHEN s.last_value > r.through THEN 1 ELSE 0 END AS BIGINT) AS waiting \
+         FROM interactions_pending_seq_seq s, interactions_pending_rolled r WHERE r.id = 1",
+    )
+    .fetch_one(&db.pool)
+    .await?;
+    Ok(row.try_get::<i64, _>("waiting")? == 1)
+}
+
+/// PostgreSQL: moves every committed row of `interactions_pending` into `interactions`,
+/// with the cap applied, and adds them to every rollup; returns how many.
+async fn roll_pending(conn: &mut AnyConnection) -> DbResult<u64> {
+    sqlx::query("SELECT CAST(pg_advisory_xact_lock($1) AS TEXT)")
+        .bind(ROLL_LOCK)
+        .execute(&mut *conn)
+        .await?;
+    // Every `seq` allocated so far belongs to a row this roll moves, to a transaction that
+    // failed, or (rarely) to one still running, which its own server's roll and reads
+    // cover: reads elsewhere stop asking for a roll up to here.
+    let last: i64 = sqlx::query("SELECT last_value FROM interactions_pending_seq_seq")
+        .fetch_one(&mut *conn)
+        .await?
+        .try_get("last_value")?;
+    sqlx::query(
+        "UPDATE interactions_pending_rolled SET through = $1 WHERE id = 1 AND through < $1",
+    )
+    .bind(last)
+    .execute(&mut *conn)
+    .await?;
+    // The temporary tables are made once per connection ("already exists" is a notice).
+    sqlx::query("SET LOCAL client_min_messages = warning")
+        .execute(&mut *conn)
+        .await?;
+    let moving = cap::MOVING;
+    sqlx::query(AssertSqlSafe(format!(
+        "CREATE TEMP TABLE IF NOT EXISTS {moving} (LIKE interactions_pending) \
+         ON COMMIT DELETE ROWS"
+    )))
+    .execute(&mut *conn)
+    .await?;
+    let n = sqlx::query(AssertSqlSafe(format!(
+        "WITH m AS (DELETE FROM interactions_pending RETURNING *) \
+         INSERT INTO {moving} SELECT * FROM m"
+    )))
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if n == 0 {
+        return Ok(0);
+    }
+    cap::cap_moving(conn).await?;
+    let cols = &*RAW_COLS;
+    sqlx::query(AssertSqlSafe(format!(
+        "INSERT INTO interactions ({cols}) SELECT {cols} FROM {moving}"
+    )))
+    .execute(&mut *conn)
+    .await?;
+    for sql in PG_ROLL_SQL.iter() {
+        sqlx::query(AssertSqlSafe(sql.as_str()))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(n)
 }

@@ -1,114 +1,47 @@
 //! What interaction records add to the rollups (`rollup_*`, `nodes`, `node_days`,
-//! `node_targets`) and to `targets`: one definition, [`RULES`], that both engines run.
-//! PostgreSQL adds a batch in Rust in its ingest transaction ([`Rollup`]); SQLite adds
-//! committed raw rows many at a time in SQL generated from the same rules (see
-//! [`super::roller`]), and registers targets at ingest ([`Added::targets`]).
+//! `node_targets`): one definition, [`RULES`], from which both engines' rolls generate
+//! their SQL (see [`super::roller`]); and the registration of `targets`, which ingest
+//! does itself ([`Added::targets`]), since a target's lookup keys come from the core.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use lowdown_core::aggregate::OutcomeClass;
 use lowdown_core::record::Source;
 use lowdown_core::target_label::lookup_form;
-use lowdown_core::telemetry::{latency_bucket, LATENCY_BUCKETS_MS};
+use lowdown_core::telemetry::LATENCY_BUCKETS_MS;
 use sqlx::AnyConnection;
 
-use super::batch::{Cell, Col, Rows};
-use super::known::{Known, KnownKeys};
+use super::known::Known;
 use super::upsert::{insert_ignore, Val};
 use crate::db::DbResult;
 use crate::names::{enum_label, name_key};
 
-/// One stored record as the rollups see it: the raw row's columns, `""` for an absent
-/// version, hash or failure type.
-pub(super) struct Fact<'a> {
-    pub target: &'a str,
-    pub task: &'a str,
-    pub version: &'a str,
-    pub hash: &'a str,
-    pub source: &'a str,
-    pub class: &'a str,
-    pub failure: &'a str,
-    pub latency_ms: Option<f64>,
-    pub node: Option<&'a str>,
-    pub day: &'a str,
-    /// When it was stored (unix ms).
-    pub at: i64,
-    /// The agent behind the sender's key.
-    pub agent: Option<&'a str>,
-}
-
-/// Who a record counts as in `rollup_contributors`: the agent behind the request's key
-/// when it had one (keys are issued and limited per network), else the node id. Agent ids
-/// (`ag_…`) and node ids (`ld_…`) never look alike, so one column holds both.
-pub(super) fn contributor<'a>(agent: Option<&'a str>, node: Option<&'a str>) -> Option<&'a str> {
-    agent.or(node)
-}
-
-/// The labels of the records whose latency `rollup_latency` counts: rated organic calls.
-struct LatencyRule {
-    organic: Cow<'static, str>,
-    rated: [Cow<'static, str>; 3],
-}
-
-static LATENCY_RULE: LazyLock<LatencyRule> = LazyLock::new(|| LatencyRule {
-    organic: enum_label(&Source::Organic),
-    rated: [
+/// The SQL test of a rated organic record (what latency, independence and the
+/// per-network cap count) over an `interactions` row whose columns are prefixed `p`:
+/// ` AND {p}source = 'organic' AND {p}outcome_class IN (...)`, `also` (`, 'x'`) added to
+/// the classes.
+pub(super) fn rated_organic_sql(p: &str, also: &str) -> String {
+    let rated = [
         OutcomeClass::Success,
         OutcomeClass::Partial,
         OutcomeClass::Failure,
     ]
-    .map(|c| enum_label(&c)),
-});
-
-impl LatencyRule {
-    /// Whether a record of these labels is a rated organic one (what latency, independence
-    /// and the per-network cap count).
-    fn counts(&self, source: &str, class: &str) -> bool {
-        source == self.organic && self.rated.iter().any(|c| class == c)
-    }
-
-    /// The same test as SQL over an `interactions` row whose columns are prefixed `p`,
-    /// with `also` (quoted labels) counted beside the rated classes.
-    fn sql(&self, p: &str, also: &str) -> String {
-        format!(
-            " AND {p}source = '{}' AND {p}outcome_class IN ('{}'{also})",
-            self.organic,
-            self.rated.join("', '")
-        )
-    }
+    .map(|c| enum_label(&c));
+    format!(
+        " AND {p}source = '{}' AND {p}outcome_class IN ('{}'{also})",
+        enum_label(&Source::Organic),
+        rated.join("', '")
+    )
 }
 
-/// Whether a record of these labels is rated organic (see [`LatencyRule`]).
-pub(super) fn rated_organic(source: &str, class: &str) -> bool {
-    LATENCY_RULE.counts(source, class)
-}
-
-/// [`rated_organic`] as SQL: ` AND {p}source = 'organic' AND {p}outcome_class IN (...)`,
-/// `also` (`, 'x'`) added to the classes.
-pub(super) fn rated_organic_sql(p: &str, also: &str) -> String {
-    LATENCY_RULE.sql(p, also)
-}
-
-/// A key column's value: text, or an integer (a latency bucket).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum K<'a> {
-    T(&'a str),
-    I(i64),
-}
-
-/// One key column of a rollup table: its name and PostgreSQL type, the expression over
-/// an `interactions` row that gives it (SQLite rolls up in SQL, [`super::roller`]), and
-/// the value a [`Fact`] gives it (PostgreSQL rolls up in Rust, [`Rollup`]). A record
-/// whose key is NULL (`None`) adds nothing to the table.
+/// One key column of a rollup table: its name and the expression over an `interactions`
+/// row that gives it. A record whose key is NULL adds nothing to the table.
 struct Key {
     col: &'static str,
-    ty: &'static str,
     sql: String,
     /// `sql` can be NULL, so the roll filters on it (a test per row and key otherwise).
     nullable: bool,
-    of: for<'a> fn(&Fact<'a>) -> Option<K<'a>>,
 }
 
 /// A value column of a rollup table, aggregated over the records of a key.
@@ -146,15 +79,6 @@ impl Agg {
             (Agg::First | Agg::Last, false) => "created_at",
         }
     }
-
-    fn cell(self, a: &Acc) -> Cell<'static> {
-        match self {
-            Agg::Count(_) => Cell::Int(a.n),
-            Agg::SumMs => Cell::OptFloat(Some(a.sum_ms)),
-            Agg::First => Cell::Int(a.first),
-            Agg::Last => Cell::Int(a.last),
-        }
-    }
 }
 
 /// Which records a rollup table counts.
@@ -167,9 +91,6 @@ enum When {
     Timed,
 }
 
-/// Which of [`Known`]'s sets holds a table's stored keys.
-type KnownOf = fn(&Known) -> &KnownKeys;
-
 /// What a record adds to one rollup table: the one definition both engines use.
 pub(super) struct Rule {
     pub(super) table: &'static str,
@@ -177,34 +98,16 @@ pub(super) struct Rule {
     when: When,
     /// Empty: the table only records that a key exists (`ON CONFLICT DO NOTHING`).
     aggs: &'static [Agg],
-    /// The keys ingest remembers as stored, to skip writing them again (PostgreSQL).
-    known: Option<KnownOf>,
-    /// The SQLite roll sums the rows of each key first (`GROUP BY`), then upserts each key
+    /// SQLite's roll sums the rows of each key first (`GROUP BY`), then upserts each key
     /// once; else it upserts row by row in rowid order. Sorting costs more than it saves
     /// where a key is wide or rarely repeats within a roll, and always for a table that
     /// only records that a key exists (a conflict there writes nothing); measured per table
     /// on a roll of 50,000 bench records, with keys spread and with keys repeating.
+    /// PostgreSQL always groups: one statement may not update a row twice.
     group: bool,
 }
 
 impl Rule {
-    /// The columns, keys first.
-    fn cols(&self) -> Vec<Col<'static>> {
-        let aggs = self.aggs.iter().map(|a| {
-            let ty = if matches!(a, Agg::SumMs) {
-                "double precision"
-            } else {
-                "bigint"
-            };
-            (a.col(), ty)
-        });
-        self.keys
-            .iter()
-            .map(|k| (k.col, k.ty))
-            .chain(aggs)
-            .collect()
-    }
-
     /// `ON CONFLICT (keys) DO ...`: counts and sums add up, `last_seen` moves on.
     fn on_conflict(&self) -> String {
         let t = self.table;
@@ -229,9 +132,11 @@ impl Rule {
         }
     }
 
-    /// The statement that adds the `interactions` rows of `from` (`FROM interactions
-    /// WHERE ...`) to this table, aggregated by the database itself.
-    pub(super) fn roll_sql(&self, from: &str) -> String {
+    /// The statement that adds the rows of `from` (`FROM <table> WHERE ...`) to this
+    /// table, aggregated by the database itself; `group_all` groups every table
+    /// (PostgreSQL), else only those whose [`Rule::group`] says so.
+    pub(super) fn roll_sql(&self, from: &str, group_all: bool) -> String {
+        let grouped = group_all || self.group;
         let rated = rated_organic_sql("", "");
         let mut filter = match self.when {
             When::Every => String::new(),
@@ -249,9 +154,9 @@ impl Rule {
         }
         for a in self.aggs {
             cols.push(a.col());
-            select.push(a.sql(self.group));
+            select.push(a.sql(grouped));
         }
-        let group = match self.group {
+        let group = match grouped {
             true => format!(" GROUP BY {}", group.join(", ")),
             false => String::new(),
         };
@@ -265,36 +170,31 @@ impl Rule {
     }
 }
 
-/// The most key columns of any rule.
-const MAX_KEYS: usize = 7;
-
 /// A text key whose `sql` is never NULL (a `NOT NULL` column, or one `COALESCE`d).
-fn text(col: &'static str, sql: &str, of: for<'a> fn(&Fact<'a>) -> Option<K<'a>>) -> Key {
+fn text(col: &'static str, sql: &str) -> Key {
     Key {
         col,
-        ty: "text",
         sql: sql.to_owned(),
         nullable: false,
-        of,
     }
 }
 
 /// A text key whose `sql` can be NULL: records without it add nothing.
-fn opt_text(col: &'static str, sql: &str, of: for<'a> fn(&Fact<'a>) -> Option<K<'a>>) -> Key {
+fn opt_text(col: &'static str, sql: &str) -> Key {
     Key {
         nullable: true,
-        ..text(col, sql, of)
+        ..text(col, sql)
     }
 }
 
 /// What each record adds to each rollup table (besides `targets`, registered with the
 /// core's lookup keys, and `rollup_networks`, which holds the per-network cap).
 pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let target = || text("target", "target", |f| Some(K::T(f.target)));
-    let task = || text("task_type", "task_type", |f| Some(K::T(f.task)));
-    let source = || text("source", "source", |f| Some(K::T(f.source)));
-    let class = || text("outcome_class", "outcome_class", |f| Some(K::T(f.class)));
-    let node = || opt_text("node_id", "node_id", |f| f.node.map(K::T));
+    let target = || text("target", "target");
+    let task = || text("task_type", "task_type");
+    let source = || text("source", "source");
+    let class = || text("outcome_class", "outcome_class");
+    let node = || opt_text("node_id", "node_id");
     // The core's latency bucket, stored with each row at ingest (rows stored before
     // migration 0011 have none: then the first bound a latency does not exceed).
     let mut bucket = String::from("COALESCE(latency_bucket, CASE");
@@ -307,7 +207,6 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         keys,
         when,
         aggs,
-        known: None,
         group: !aggs.is_empty(),
     };
     const N: &[Agg] = &[Agg::Count("n")];
@@ -320,17 +219,11 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                 vec![
                     target(),
                     task(),
-                    text("server_version", "COALESCE(server_version, '')", |f| {
-                        Some(K::T(f.version))
-                    }),
-                    text("schema_hash", "COALESCE(schema_hash, '')", |f| {
-                        Some(K::T(f.hash))
-                    }),
+                    text("server_version", "COALESCE(server_version, '')"),
+                    text("schema_hash", "COALESCE(schema_hash, '')"),
                     source(),
                     class(),
-                    text("failure_type", "COALESCE(failure_type, '')", |f| {
-                        Some(K::T(f.failure))
-                    }),
+                    text("failure_type", "COALESCE(failure_type, '')"),
                 ],
                 When::Every,
                 N,
@@ -340,13 +233,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             group: false,
             ..rule(
                 "rollup_days",
-                vec![
-                    target(),
-                    text("day", "day", |f| Some(K::T(f.day))),
-                    task(),
-                    source(),
-                    class(),
-                ],
+                vec![target(), text("day", "day"), task(), source(), class()],
                 When::Every,
                 N,
             )
@@ -356,13 +243,11 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             vec![
                 target(),
                 task(),
+                // Timed records have a latency, and the CASE an ELSE.
                 Key {
                     col: "bucket",
-                    ty: "bigint",
                     sql: bucket,
-                    // Timed records have a latency, and the CASE an ELSE.
                     nullable: false,
-                    of: |f| f.latency_ms.map(|ms| K::I(latency_bucket(ms) as i64)),
                 },
             ],
             When::Timed,
@@ -374,36 +259,25 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             When::Every,
             &[Agg::Count("interactions"), Agg::First, Agg::Last],
         ),
-        Rule {
-            known: Some(|k| &k.node_days),
-            ..rule(
-                "node_days",
-                vec![node(), text("day", "day", |f| Some(K::T(f.day)))],
-                When::Every,
-                &[],
-            )
-        },
-        Rule {
-            known: Some(|k| &k.node_targets),
-            ..rule("node_targets", vec![node(), target()], When::Every, &[])
-        },
-        Rule {
-            known: Some(|k| &k.contributors),
-            ..rule(
-                "rollup_contributors",
-                vec![
-                    target(),
-                    opt_text("contributor", "COALESCE(agent_id, node_id)", |f| {
-                        contributor(f.agent, f.node).map(K::T)
-                    }),
-                ],
-                When::Rated,
-                &[],
-            )
-        },
-        // Last: its rows are the ones every batch shares (a target's counts per class),
-        // and PostgreSQL holds a row lock from the upsert to the commit, so the ingest
-        // transactions running at once wait on each other for the shortest time.
+        rule(
+            "node_days",
+            vec![node(), text("day", "day")],
+            When::Every,
+            &[],
+        ),
+        rule("node_targets", vec![node(), target()], When::Every, &[]),
+        // Who a record counts as: the agent behind the request's key when it had one
+        // (keys are issued and limited per network), else the node id. Agent ids (`ag_…`)
+        // and node ids (`ld_…`) never look alike, so one column holds both.
+        rule(
+            "rollup_contributors",
+            vec![
+                target(),
+                opt_text("contributor", "COALESCE(agent_id, node_id)"),
+            ],
+            When::Rated,
+            &[],
+        ),
         rule(
             "rollup_targets",
             vec![target(), source(), class()],
@@ -413,21 +287,10 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// What the records of one key add up to.
-#[derive(Default)]
-struct Acc {
-    n: i64,
-    sum_ms: f64,
-    first: i64,
-    last: i64,
-}
-
-/// What a set of records registered, for [`Known`] once committed.
+/// Targets ingest registered, for [`Known`] once committed.
 #[derive(Default)]
 pub(super) struct Added {
     targets: Vec<String>,
-    /// Per rule with `known`, the keys written.
-    keys: Vec<(KnownOf, Vec<String>)>,
 }
 
 impl Added {
@@ -442,120 +305,12 @@ impl Added {
         }
         Ok(Added {
             targets: targets.iter().map(|t| (*t).to_owned()).collect(),
-            keys: Vec::new(),
         })
     }
 
     /// Tells `known` (call only after the transaction committed).
     pub(super) fn commit_to(self, known: &Known) {
         known.targets.extend(self.targets);
-        for (of, keys) in self.keys {
-            of(known).extend(keys);
-        }
-    }
-}
-
-/// The [`KnownKeys`] key of a key: its texts joined by `\0`.
-fn known_key(key: &[K<'_>]) -> String {
-    let texts: Vec<&str> = key
-        .iter()
-        .map(|k| match k {
-            K::T(s) => *s,
-            K::I(_) => "",
-        })
-        .collect();
-    texts.join("\0")
-}
-
-type KeyOf<'a> = [K<'a>; MAX_KEYS];
-
-/// The rollup rows a set of records adds, keyed by borrowed strings. Every map is in the
-/// one order all writers take row locks in, so servers sharing a PostgreSQL database
-/// wait on each other and never deadlock.
-pub(super) struct Rollup<'a> {
-    /// Targets not known to be registered.
-    targets: BTreeSet<&'a str>,
-    /// Per rule of [`RULES`], what each key adds.
-    tables: Vec<BTreeMap<KeyOf<'a>, Acc>>,
-}
-
-impl Default for Rollup<'_> {
-    fn default() -> Self {
-        Rollup {
-            targets: BTreeSet::new(),
-            tables: RULES.iter().map(|_| BTreeMap::new()).collect(),
-        }
-    }
-}
-
-impl<'a> Rollup<'a> {
-    /// Adds one record; `known` registrations are not written again.
-    pub(super) fn add(&mut self, f: &Fact<'a>, known: &Known) {
-        if !known.targets.contains(f.target) {
-            self.targets.insert(f.target);
-        }
-        let rated = LATENCY_RULE.counts(f.source, f.class);
-        'rules: for (rule, rows) in RULES.iter().zip(&mut self.tables) {
-            let counts = match rule.when {
-                When::Every => true,
-                When::Rated => rated,
-                When::Timed => rated && f.latency_ms.is_some(),
-            };
-            if !counts {
-                continue;
-            }
-            let mut key = [K::I(0); MAX_KEYS];
-            for (slot, k) in key.iter_mut().zip(&rule.keys) {
-                match (k.of)(f) {
-                    Some(v) => *slot = v,
-                    None => continue 'rules,
-                }
-            }
-            if let Some(of) = rule.known {
-                if of(known).contains(&known_key(&key[..rule.keys.len()])) {
-                    continue;
-                }
-            }
-            let acc = rows.entry(key).or_insert(Acc {
-                first: f.at,
-                ..Acc::default()
-            });
-            acc.n += 1;
-            acc.sum_ms += f.latency_ms.unwrap_or(0.0);
-            acc.first = acc.first.min(f.at);
-            acc.last = acc.last.max(f.at);
-        }
-    }
-
-    /// Writes every row, as stored at `now`; returns what was registered (for
-    /// [`Added::commit_to`]).
-    pub(super) async fn write(self, conn: &mut AnyConnection, now: i64) -> DbResult<Added> {
-        let mut added = Added::targets(conn, &self.targets, now).await?;
-        for (rule, rows) in RULES.iter().zip(&self.tables) {
-            if rows.is_empty() {
-                continue;
-            }
-            let cols = rule.cols();
-            let width = rule.keys.len();
-            let mut batch = Rows::new(&cols, rows.len());
-            for (key, acc) in rows {
-                for k in &key[..width] {
-                    batch.push(match *k {
-                        K::T(s) => Cell::Text(s),
-                        K::I(i) => Cell::Int(i),
-                    });
-                }
-                for a in rule.aggs {
-                    batch.push(a.cell(acc));
-                }
-            }
-            batch.insert(conn, rule.table, &rule.on_conflict()).await?;
-            if let Some(of) = rule.known {
-                let keys = rows.keys().map(|k| known_key(&k[..width])).collect();
-                added.keys.push((of, keys));
-            }
-        }
-        Ok(added)
     }
 }
 

@@ -22,7 +22,7 @@ async fn single_record_is_stored_and_read_back(t: &TestDb) {
     assert_eq!(r.json["ok"], true);
     assert_eq!(r.json["accepted"], 1);
     let rep = get(&app, "/api/reputation/npm:demo-server").await;
-    assert_eq!(rep.status, 200);
+    assert_eq!(rep.status, 200, "{}", rep.text);
     assert_eq!(rep.json["interactions"], 1);
     assert_eq!(rep.json["success_rate"], 1.0);
     assert_eq!(rep.json["confidence"], "low");
@@ -284,6 +284,7 @@ async fn unknown_fields_are_dropped_and_errors_never_echo_values(t: &TestDb) {
     r["error_message"] = json!(CANARY);
     let res = post(&app, "/api/interactions", &r).await;
     assert_eq!(res.status, 201);
+    t.db.roll_up().await.unwrap();
     let row = sqlx::query("SELECT * FROM interactions")
         .fetch_one(&t.db.pool)
         .await

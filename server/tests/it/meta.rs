@@ -159,6 +159,7 @@ async fn every_record_field_is_stored(t: &TestDb) {
     let r = common::post(&app, "/api/interactions", &record).await;
     assert_eq!(r.status, 201, "{}", r.text);
     use sqlx::{Column, Row};
+    t.check.roll_up().await.unwrap();
     let row = sqlx::query("SELECT * FROM interactions")
         .fetch_one(&t.check.pool)
         .await

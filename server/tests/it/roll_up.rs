@@ -1,7 +1,7 @@
-//! SQLite rolls the rollups up behind the raw rows (`db/roller.rs`). What a user relies on:
-//! an answer counts every record acknowledged before it was asked, and rows a server did
-//! not roll up before it stopped (a crash, a kill) are counted when the database is next
-//! opened, once each.
+//! The rollups follow the raw rows (`db/roller.rs`). What a user relies on: an answer
+//! counts every record acknowledged before it was asked (on PostgreSQL through any server
+//! on the database), and rows a server did not roll up before it stopped (a crash, a kill)
+//! are counted when the database is next opened, once each.
 
 use crate::common;
 
@@ -19,6 +19,12 @@ async fn raw_rows_behind_the_watermark(t: &TestDb, target: &str, n: i64) {
 
 /// [`raw_rows_behind_the_watermark`] in the database of `pool`.
 pub(crate) async fn raw_rows_in(pool: &sqlx::AnyPool, target: &str, n: i64) {
+    rows_into(pool, "interactions", target, n).await
+}
+
+/// `n` rows for `target` written straight into the raw table `table` (`interactions`, or
+/// PostgreSQL's `interactions_pending`), with `target` registered.
+async fn rows_into(pool: &sqlx::AnyPool, table: &str, target: &str, n: i64) {
     sqlx::query(
         "INSERT INTO targets (target, name_key, lookup_key, first_seen) VALUES ($1, $2, $3, 0) \
          ON CONFLICT (target) DO NOTHING",
@@ -29,17 +35,17 @@ pub(crate) async fn raw_rows_in(pool: &sqlx::AnyPool, target: &str, n: i64) {
     .execute(pool)
     .await
     .unwrap();
-    sqlx::query(
+    sqlx::query(sqlx::AssertSqlSafe(format!(
         "WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < $1) \
-         INSERT INTO interactions (record_id, actor, target, target_type, task_type, outcome, \
+         INSERT INTO {table} (record_id, actor, target, target_type, task_type, outcome, \
            failure_type, request_kind, outcome_class, latency_ms, source, node_id, day, created_at) \
          SELECT $2 || '-' || i, 'agent:x', $2, 'mcp_server', 'tool_' || (i % 7), \
            CASE WHEN i % 10 = 0 THEN 'failure' ELSE 'success' END, \
            CASE WHEN i % 10 = 0 THEN 'timeout' END, 'tool', \
            CASE WHEN i % 10 = 0 THEN 'failure' ELSE 'success' END, \
            i % 900 + 0.5, 'organic', 'ld_node' || (i % 13), '2026-12-01', 1764547200000 + i \
-         FROM seq",
-    )
+         FROM seq"
+    )))
     .bind(n)
     .bind(target)
     .execute(pool)
@@ -53,9 +59,7 @@ async fn answer(db: &Db, target: &str) -> Value {
     common::reputation(&app, target).await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_answer_right_after_ingest_counts_every_acknowledged_record() {
-    let t = TestDb::new(Kind::Sqlite).await.unwrap();
+async fn an_answer_right_after_ingest_counts_every_acknowledged_record(t: &TestDb) {
     let app = t.app();
     let batch: Vec<Value> = (0..100)
         .map(|i| {
@@ -69,7 +73,36 @@ async fn an_answer_right_after_ingest_counts_every_acknowledged_record() {
     // Asked at once, long before the background roll would run.
     let a = common::get(&app, "/api/reputation/npm:fresh").await;
     assert_eq!(a.json["interactions"], 100, "{}", a.text);
+    common::assert_rollups_match_raw(t).await;
+}
+on_both!(an_answer_right_after_ingest_counts_every_acknowledged_record);
+
+/// PostgreSQL: rows another server committed to `interactions_pending` and did not roll
+/// (it was killed) count in the next answer of any server, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_rows_another_server_left_pending_count_in_any_servers_next_answer() {
+    let Some(t) = TestDb::new(Kind::Postgres).await else {
+        return;
+    };
+    // This server rolls once first, so nothing of its own waits when the rows appear.
+    assert_eq!(t.db.roll_up().await.unwrap(), 0);
+    rows_into(
+        &t.check.pool,
+        "interactions_pending",
+        "npm:left-pending",
+        700,
+    )
+    .await;
+    let a = answer(&t.db, "npm:left-pending").await;
+    assert_eq!(a["interactions"], 700, "{a}");
+    let again = Db::open(&t.url, 2).await.unwrap();
+    assert_eq!(again.roll_up().await.unwrap(), 0, "nothing left to add");
+    let a2 = answer(&again, "npm:left-pending").await;
+    assert_eq!(a2["interactions"], 700, "counted once: {a2}");
+    assert_eq!(t.count("interactions_pending").await, 0);
+    assert_eq!(t.count("interactions").await, 700);
     common::assert_rollups_match_raw(&t).await;
+    again.close().await;
     t.cleanup().await;
 }
 

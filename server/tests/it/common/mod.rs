@@ -174,8 +174,17 @@ impl TestDb {
             .0
     }
 
-    /// The one row `sql` selects, as a tuple of its columns.
+    /// PostgreSQL: rolls up every committed raw row, so `interactions` holds them.
+    async fn settle_raw(&self) {
+        if self.kind == Kind::Postgres {
+            self.check.roll_up().await.unwrap();
+        }
+    }
+
+    /// The one row `sql` selects, as a tuple of its columns (on PostgreSQL once every
+    /// committed raw row is rolled up: they reach `interactions` only then).
     pub async fn row<T: for<'r> sqlx::FromRow<'r, AnyRow> + Send + Unpin>(&self, sql: &str) -> T {
+        self.settle_raw().await;
         sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_one(&self.check.pool)
             .await
@@ -187,6 +196,7 @@ impl TestDb {
         &self,
         sql: &str,
     ) -> Vec<T> {
+        self.settle_raw().await;
         sqlx::query_as(sqlx::AssertSqlSafe(sql.to_owned()))
             .fetch_all(&self.check.pool)
             .await
