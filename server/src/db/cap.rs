@@ -281,6 +281,11 @@ pub(super) async fn cap_moving(conn: &mut AnyConnection) -> DbResult<()> {
             .rows_affected();
     }
     if over > 0 {
+        // Temporary tables have no statistics: without them the ranking joins row by row
+        // (seconds for a roll where a flood is capped).
+        sqlx::query(AssertSqlSafe(format!("ANALYZE {MOVING}, roll_over")))
+            .execute(&mut *conn)
+            .await?;
         sqlx::query(AssertSqlSafe(c.mark.as_str()))
             .execute(&mut *conn)
             .await?;

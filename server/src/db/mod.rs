@@ -479,9 +479,12 @@ impl Db {
     pub async fn close(&self) {
         if let Some(r) = &self.roller {
             r.stop();
-            if let Err(e) = self.roll_up().await {
-                // Rolled up when the database is next opened.
-                tracing::warn!(error = %e, "rolling up interactions at close failed");
+            // A pool a clone of this handle closed already has nothing to roll with.
+            if !self.pool.is_closed() {
+                if let Err(e) = self.roll_up().await {
+                    // Rolled up when the database is next opened.
+                    tracing::warn!(error = %e, "rolling up interactions at close failed");
+                }
             }
             r.close().await;
         }

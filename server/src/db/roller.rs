@@ -75,6 +75,10 @@ const MOST_WAITING: u64 = 2 * ROLL_ROWS;
 /// Longest a row waits for a roll while ingest goes on.
 const ROLL_AT_MOST_AFTER: Duration = Duration::from_secs(1);
 
+/// PostgreSQL: how long a check that no other server's rows wait holds (the reads of one
+/// answer share it; a record another server acknowledged this recently may be missed).
+const OTHERS_CHECKED_FOR: Duration = Duration::from_millis(2);
+
 /// Longest ingest waits for the roller: a roller that fails (its errors are logged) must
 /// not stop ingest, which then does not wait at all until a roll succeeds.
 const KEEP_UP_AT_MOST: Duration = Duration::from_secs(10);
@@ -97,6 +101,8 @@ pub(crate) struct Roller {
     full: tokio::sync::Notify,
     /// Woken (all waiters) when a roll ends, or fails.
     progress: tokio::sync::Notify,
+    /// PostgreSQL: when a check or a roll last found no other server's rows waiting.
+    others_clear: std::sync::Mutex<Option<Instant>>,
     /// The last roll failed: ingest does not wait for the roller ([`Roller::keep_up`]).
     failing: std::sync::atomic::AtomicBool,
     /// When the oldest row now waiting arrived.
@@ -121,6 +127,7 @@ impl Default for Roller {
             full: tokio::sync::Notify::new(),
             progress: tokio::sync::Notify::new(),
             failing: std::sync::atomic::AtomicBool::new(false),
+            others_clear: std::sync::Mutex::new(None),
             first_waiting: std::sync::Mutex::new(None),
             task: std::sync::Mutex::default(),
         }
@@ -182,7 +189,7 @@ impl Roller {
     /// On PostgreSQL, rows another server committed and has not rolled yet are rolled too.
     pub(crate) async fn settle(&self, db: &Db) -> DbResult<()> {
         let need = self.committed.load(Ordering::Acquire);
-        let others = self.rolled() >= need && others_waiting(db).await?;
+        let others = self.rolled() >= need && self.others_waiting(db).await?;
         if self.rolled() >= need && !others {
             return Ok(());
         }
@@ -195,6 +202,28 @@ impl Roller {
             return Ok(());
         }
         self.roll(db, need).await.map(drop)
+    }
+
+    /// PostgreSQL: whether another server's rows may wait ([`pending_beyond_rolls`]), asked
+    /// at most once per [`OTHERS_CHECKED_FOR`]: the reads of one answer share one check.
+    /// Always false on SQLite.
+    async fn others_waiting(&self, db: &Db) -> DbResult<bool> {
+        if db.backend != Backend::Postgres {
+            return Ok(false);
+        }
+        let clear = *self.others_clear.lock().unwrap_or_else(|p| p.into_inner());
+        if clear.is_some_and(|t| t.elapsed() < OTHERS_CHECKED_FOR) {
+            return Ok(false);
+        }
+        let waiting = pending_beyond_rolls(db).await?;
+        if !waiting {
+            self.note_others_clear();
+        }
+        Ok(waiting)
+    }
+
+    fn note_others_clear(&self) {
+        *self.others_clear.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
     }
 
     /// Rolls up every row after the watermark, whichever process stored it, unless a roll
@@ -246,6 +275,9 @@ impl Roller {
             }
         };
         self.rolled.fetch_max(committed, Ordering::AcqRel);
+        if db.backend == Backend::Postgres {
+            self.note_others_clear();
+        }
         *self.last_roll.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
         self.progress.notify_waiters();
         tracing::debug!(
@@ -392,11 +424,7 @@ static RAW_COLS: LazyLock<String> = LazyLock::new(|| {
 /// PostgreSQL: whether some row may wait in `interactions_pending` (another server's, when
 /// this one's are rolled): a `seq` was allocated past the last one a roll passed. Reads a
 /// sequence and one row, never the table, whose dead rows a scan would read until vacuumed.
-/// Always false on SQLite.
-async fn others_waiting(db: &Db) -> DbResult<bool> {
-    if db.backend != Backend::Postgres {
-        return Ok(false);
-    }
+async fn pending_beyond_rolls(db: &Db) -> DbResult<bool> {
     let row = sqlx::query(
         "SELECT CAST(CASE WHEN s.last_value > r.through THEN 1 ELSE 0 END AS BIGINT) AS waiting \
          FROM interactions_pending_seq_seq s, interactions_pending_rolled r WHERE r.id = 1",
@@ -426,14 +454,32 @@ async fn roll_pending(conn: &mut AnyConnection) -> DbResult<u64> {
     .bind(last)
     .execute(&mut *conn)
     .await?;
-    // The temporary tables are made once per connection ("already exists" is a notice).
-    sqlx::query("SET LOCAL client_min_messages = warning")
+    // A roll groups tens of thousands of rows per rollup in memory; PostgreSQL's default
+    // of 4 MB per sort or hash would spill most of them to disk.
+    sqlx::query("SET LOCAL work_mem = '64MB'")
         .execute(&mut *conn)
         .await?;
     let moving = cap::MOVING;
+    // The temporary tables are made once per connection, with room in memory for a roll
+    // (the size can only be set before a session's first temporary table).
+    let fresh: i64 = sqlx::query(AssertSqlSafe(format!(
+        "SELECT CAST(CASE WHEN to_regclass('pg_temp.{moving}') IS NULL THEN 1 ELSE 0 END \
+         AS BIGINT) AS fresh"
+    )))
+    .fetch_one(&mut *conn)
+    .await?
+    .try_get("fresh")?;
+    if fresh == 1 {
+        sqlx::query("SET temp_buffers = '64MB'")
+            .execute(&mut *conn)
+            .await?;
+    }
+    sqlx::query("SET LOCAL client_min_messages = warning")
+        .execute(&mut *conn)
+        .await?;
     sqlx::query(AssertSqlSafe(format!(
-        "CREATE TEMP TABLE IF NOT EXISTS {moving} (LIKE interactions_pending) \
-         ON COMMIT DELETE ROWS"
+        "CREATE TEMP TABLE IF NOT EXISTS {moving} (LIKE interactions_pending, \
+         PRIMARY KEY (seq)) ON COMMIT DELETE ROWS"
     )))
     .execute(&mut *conn)
     .await?;
