@@ -130,6 +130,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "service_rates",
         include_str!("../../migrations/0018_service_rates.sql"),
     ),
+    (
+        20,
+        "registry_documents",
+        include_str!("../../migrations/0020_registry_documents.sql"),
+    ),
 ];
 
 /// Migrations written once per engine, for storage only one of them has (SQLite's `WITHOUT
