@@ -34,6 +34,7 @@ pub mod observations;
 pub mod packages;
 pub mod provider;
 pub mod quota;
+pub mod registry_view;
 pub mod reputation;
 pub mod retention;
 mod roller;
