@@ -422,5 +422,26 @@ async fn hostile_input_is_refused_or_finds_nothing(t: &TestDb) {
         r.status, 200,
         "the list's parameters mean nothing to one server"
     );
+
+    // An entry stored before migration 20 has no server.json: left out, never made up,
+    // until the next Registry read stores it.
+    sqlx::query("UPDATE registry_entries SET server_json = NULL, official_json = NULL WHERE name = 'io.fixture/b'")
+        .execute(&t.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        get(&app, "/v0.1/servers").await.json["metadata"]["count"],
+        1
+    );
+    assert_eq!(get(&app, "/v0.1/servers/io.fixture/b").await.status, 404);
+    let s = run(&t.db, &config(&registry.url, MapLookup::default()))
+        .await
+        .unwrap();
+    assert_eq!(s.status, "completed", "{:?}", s.error);
+    assert_eq!(
+        get(&app, "/v0.1/servers").await.json["metadata"]["count"],
+        2
+    );
+    assert_eq!(get(&app, "/v0.1/servers/io.fixture/b").await.status, 200);
 }
 on_both!(hostile_input_is_refused_or_finds_nothing);
