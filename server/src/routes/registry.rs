@@ -17,6 +17,9 @@ use crate::error::{AppError, AppResult};
 use crate::services::registry_view::{self as view, Missing, DEFAULT_LIMIT, MAX_LIMIT};
 use crate::state::AppState;
 
+/// Longest version accepted in a `/versions/{version}` path (the Registry's `maxLength`).
+const MAX_VERSION: usize = 255;
+
 /// Query parameters of the list, as the Registry names them; anything else is ignored.
 #[derive(Debug, Deserialize)]
 pub struct Params {
@@ -116,7 +119,8 @@ pub async fn one(
     rest: Result<Path<String>, PathRejection>,
 ) -> AppResult<Response> {
     let Path(rest) = rest.map_err(|_| AppError::bad_request("name: not valid UTF-8"))?;
-    crate::extract::check_name("name", &rest, MAX_NAME + 64)?;
+    // A name, plus room for the Registry's `/versions/{version}` suffix.
+    crate::extract::check_name("name", &rest, MAX_NAME + "/versions/".len() + MAX_VERSION)?;
     let now = clock::now_ms();
     let (name, version, versions) = match ask(&rest) {
         Ask::One(name, version) => (name, version, false),

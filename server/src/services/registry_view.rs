@@ -151,10 +151,11 @@ pub enum Missing {
 pub async fn list(state: &AppState, q: PageQuery, now: i64) -> DbResult<ServerList> {
     let limit = q.limit as usize;
     let mut docs = registry_view::page(&state.db, &q).await?;
-    let next_cursor = (docs.len() > limit).then(|| {
-        docs.truncate(limit);
-        docs.last().map(|d| d.name.clone())
-    });
+    // The read asks for one entry more than the page holds: when it came, a page follows,
+    // and its cursor is this page's last name.
+    let more = docs.len() > limit;
+    docs.truncate(limit);
+    let next_cursor = more.then(|| docs.last().map(|d| d.name.clone())).flatten();
     let servers: Vec<ServerResponse> = futures_util::stream::iter(docs)
         .map(|d| response(state, d, now))
         .buffered(CONCURRENT_FACTS)
@@ -162,7 +163,7 @@ pub async fn list(state: &AppState, q: PageQuery, now: i64) -> DbResult<ServerLi
         .await?;
     Ok(ServerList {
         metadata: Metadata {
-            next_cursor: next_cursor.flatten(),
+            next_cursor,
             count: servers.len() as u64,
         },
         servers,
