@@ -5,10 +5,13 @@
 //! A test validates real answers against the document.
 
 use lowdown_core::record::validate::{MAX_BATCH, MAX_NAME, MAX_TARGET};
+use lowdown_core::scanner::registry::MAX_NAME as REGISTRY_MAX_NAME;
 use lowdown_core::telemetry::{
     RATE_LIMIT_PER_IP_PER_HOUR, RATE_LIMIT_PER_KEY_PER_HOUR, REGISTRATIONS_PER_CALLER_PER_HOUR,
 };
 use schemars::generate::{SchemaGenerator, SchemaSettings};
+
+use crate::services::registry_view;
 use serde_json::{json, Map, Value};
 
 /// An answer of `Error`s.
@@ -85,6 +88,8 @@ fn schemas() -> Value {
             generator.subschema_for::<crate::routes::telemetry::Batch>();
             generator.subschema_for::<crate::routes::agents::Registered>();
             generator.subschema_for::<crate::routes::meta::Health>();
+            generator.subschema_for::<crate::services::registry_view::ServerList>();
+            generator.subschema_for::<crate::services::registry_view::ServerResponse>();
         },
         json!({
             // Read field by field in routes/agents.rs.
@@ -160,6 +165,18 @@ fn base_document() -> Value {
                 "responses": {"201": ok("Registered.", r("AgentKey")), "400": bad.clone(), "413": too_large.clone(),
                     "429": {"description": format!("Over {REGISTRATIONS_PER_CALLER_PER_HOUR} registrations per sliding hour for this network (an IPv4 /24, an IPv6 /48)."), "headers": {"Retry-After": retry_after},
                         "content": {"application/json": {"schema": r("Error")}}}, "500": internal.clone()}}},
+            "/v0.1/servers": {"get": {"operationId": "registryListServers", "summary": "The MCP Registry's servers in the Registry's own format (ServerList), each server.json as the Registry served it, with Lowdown's facts under `_meta[\"dev.lowdown/facts\"]`.",
+                "parameters": [
+                    {"name": "cursor", "in": "query", "required": false, "schema": {"type": "string", "maxLength": REGISTRY_MAX_NAME}, "description": "`metadata.nextCursor` of the page before, as given."},
+                    {"name": "limit", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1, "maximum": registry_view::MAX_LIMIT, "default": registry_view::DEFAULT_LIMIT}},
+                    {"name": "search", "in": "query", "required": false, "schema": {"type": "string", "maxLength": REGISTRY_MAX_NAME}, "description": "Names containing it, case-insensitively."},
+                    {"name": "updated_since", "in": "query", "required": false, "schema": {"type": "string", "format": "date-time"}, "description": "Servers whose official updatedAt is at or after it."},
+                    {"name": "version", "in": "query", "required": false, "schema": {"type": "string", "const": "latest"}, "description": "Only `latest`: Lowdown keeps each server's latest version."}],
+                "responses": {"200": ok("One page, in name order.", r("RegistryServerList")), "400": bad.clone(), "500": internal.clone()}}},
+            "/v0.1/servers/{name}": {"get": {"operationId": "registryGetServer", "summary": "One server in the Registry's ServerResponse format; `{name}/versions/latest` and `{name}/versions/{version}` answer the same, `{name}/versions` a ServerList of it.",
+                "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}, "description": "The Registry name, its `/` raw or `%2F` (`io.github.user/server`)."}],
+                "responses": {"200": ok("The server.", json!({"oneOf": [r("RegistryServerResponse"), r("RegistryServerList")]})), "400": bad.clone(),
+                    "404": error_response("No such server (or version) in the Registry as Lowdown last read it."), "500": internal.clone()}}},
             "/openapi.json": {"get": {"operationId": "openapi", "summary": "This document.", "responses": {"200": ok("OpenAPI 3.1.", json!({"type": "object"}))}}},
             "/llms.txt": {"get": {"operationId": "llmsTxt", "summary": "How an agent uses this API, in plain text.",
                 "responses": {"200": {"description": "Plain text.", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},

@@ -36,7 +36,7 @@ pub const RETRY_BACKOFF_MS: [u64; 2] = [1_000, 2_000];
 /// Longest Registry name accepted (a target id is `mcp:` + name, at most 256 characters).
 pub const MAX_NAME: usize = 200;
 /// The `_meta` key of the official Registry's own fields.
-const OFFICIAL_META: &str = "io.modelcontextprotocol.registry/official";
+pub const OFFICIAL_META: &str = "io.modelcontextprotocol.registry/official";
 
 /// Whether a page request answered with `status` is tried again (5xx and 429).
 pub fn is_retryable_status(status: u16) -> bool {
@@ -85,6 +85,14 @@ pub struct Entry {
     pub published_at: Option<String>,
     /// Official `updatedAt`.
     pub updated_at: Option<String>,
+    /// The entry's `server` object (its server.json) exactly as the Registry served it,
+    /// compact JSON, so a Registry-format view can serve it back unchanged.
+    #[serde(default)]
+    pub server_json: String,
+    /// The entry's `_meta["io.modelcontextprotocol.registry/official"]` as served, compact
+    /// JSON (`{}` when absent).
+    #[serde(default)]
+    pub official_json: String,
 }
 
 impl Entry {
@@ -245,6 +253,8 @@ fn parse_entry(item: &Value) -> Option<Entry> {
         packages,
         published_at: text(official.and_then(|o| o.get("publishedAt"))),
         updated_at: text(official.and_then(|o| o.get("updatedAt"))),
+        server_json: server.to_string(),
+        official_json: official.map_or_else(|| "{}".to_owned(), Value::to_string),
     })
 }
 
@@ -452,6 +462,15 @@ mod tests {
         assert_eq!(one.probeable_remotes(), vec!["https://a.example.com/mcp"]);
         assert_eq!(one.remote_hosts(), vec!["a.example.com", "b.example.com"]);
         assert_eq!(one.packages[0].identifier, "@a/b");
+        let as_served = item("io.a/one", "1.0.0", "active", true, Value::Null);
+        let server: Value = serde_json::from_str(&one.server_json).unwrap();
+        assert_eq!(
+            server["packages"], as_served["server"]["packages"],
+            "server.json kept whole"
+        );
+        assert_eq!(server["remotes"].as_array().map(Vec::len), Some(4));
+        let official: Value = serde_json::from_str(&one.official_json).unwrap();
+        assert_eq!(official, as_served["_meta"][OFFICIAL_META]);
         assert!(!p.entries[1].is_kept());
         assert!(!p.entries[2].is_kept());
         let mut read = RegistryRead::new();

@@ -34,6 +34,7 @@ pub mod observations;
 pub mod packages;
 pub mod provider;
 pub mod quota;
+pub mod registry_view;
 pub mod reputation;
 pub mod retention;
 mod roller;
@@ -129,6 +130,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         18,
         "service_rates",
         include_str!("../../migrations/0018_service_rates.sql"),
+    ),
+    (
+        20,
+        "registry_documents",
+        include_str!("../../migrations/0020_registry_documents.sql"),
     ),
 ];
 

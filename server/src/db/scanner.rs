@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use lowdown_core::days::parse_iso;
 use lowdown_core::scanner::cohort::{self, Plan};
 use lowdown_core::scanner::registry::{changes, Declaration, Entry};
 use lowdown_core::scanner::{MissingReason, Observation, ToolDefinition};
@@ -261,6 +262,9 @@ pub async fn save_registry(
             Val::Int(1),
             Val::Text(day.to_owned()),
             Val::Text(day.to_owned()),
+            Val::OptText((!e.server_json.is_empty()).then(|| e.server_json.clone())),
+            Val::OptText((!e.official_json.is_empty()).then(|| e.official_json.clone())),
+            Val::OptInt(e.updated_at.as_deref().and_then(parse_iso)),
         ]);
     }
     let mut gone = Vec::new();
@@ -291,6 +295,9 @@ pub async fn save_registry(
                 "listed",
                 "first_seen_day",
                 "last_seen_day",
+                "server_json",
+                "official_json",
+                "updated_ms",
             ];
             // Everything but the name and the day it was first seen.
             let update = [&cols[1..9], &cols[10..]].concat();

@@ -15,6 +15,7 @@ pub(crate) mod hooks;
 pub(crate) mod interactions;
 pub(crate) mod meta;
 pub(crate) mod node;
+pub(crate) mod registry;
 pub(crate) mod reputation;
 pub(crate) mod telemetry;
 
@@ -25,6 +26,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/reputation/{target}"),
     ("get", "/api/compare"),
     ("get", "/api/node/{node_id}"),
+    ("get", "/v0.1/servers"),
+    ("get", "/v0.1/servers/{name}"),
     ("post", "/v1/telemetry/observe"),
     ("post", "/v1/auth/agents/register"),
     ("post", "/v1/sampling/verify"),
@@ -67,6 +70,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/reputation/{*target}", get(reputation::get))
         .route("/api/compare", get(compare::get))
         .route("/api/node/{node_id}", get(node::get))
+        // The MCP Registry's own format; `{*name}` keeps the `/` of `io.github.user/server`.
+        .route("/v0.1/servers", get(registry::list))
+        .route("/v0.1/servers/{*name}", get(registry::one))
         .route("/v1/telemetry/observe", post(telemetry::post))
         .route("/v1/auth/agents/register", post(agents::register))
         .merge(gateway_api())

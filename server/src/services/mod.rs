@@ -2,5 +2,6 @@
 //! reputation, a service's benchmark block, the `source` block of every answer.
 
 pub mod agents;
+pub mod registry_view;
 pub mod scores;
 pub mod source;

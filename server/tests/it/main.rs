@@ -31,6 +31,7 @@ mod provider_everything;
 mod provider_local_code;
 mod provider_race;
 mod quotas;
+mod registry_view;
 mod reputation;
 mod retention;
 mod roll_up;

@@ -67,6 +67,7 @@ async fn llms_txt_and_healthz_answer(t: &TestDb) {
         "/api/interactions",
         "/v1/telemetry/observe",
         "/api/compare",
+        "/v0.1/servers",
     ] {
         assert!(r.text.contains(route), "llms.txt does not explain {route}");
     }
