@@ -13,7 +13,13 @@
 //!   observation's status (the later one on a tie).
 //! - `observed_hosts` are the hosts of remotes whose latest observation in the window got
 //!   an HTTP response; `observed_server_version` is the latest one published.
-//! - Outside the sample the block is `{observed: false, in_sample: false, note}`: it says
+//! - `schema_versions_30d` counts the distinct schema hashes of the window's observations;
+//!   `status_distribution_30d` counts them by HTTP status as observed (`no_response` when
+//!   none arrived).
+//! - Fields come in the order of the printed answers (SPEC §8): `target`, `observed`, what
+//!   was seen (`last_observed_at` … `status_distribution_30d`), `in_sample`, then the detail,
+//!   `observation_method` last.
+//! - Outside the sample the block is `{target, observed, in_sample: false, note}`: it says
 //!   nothing about the server.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,6 +72,8 @@ pub struct StoredObservation {
 /// What the host read for one target's `scanner` block.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScannerFacts {
+    /// The target asked for (`mcp:<name>`).
+    pub target: String,
     /// Today (UTC).
     pub today: String,
     /// The day of this deployment's first scan run, if any.
@@ -95,12 +103,12 @@ pub struct Latest {
     pub reached_level: u8,
     /// Status seen.
     pub http_status: Option<u16>,
+    /// Initialize latency.
+    pub latency_ms: Option<f64>,
     /// Tools over every page.
     pub tool_count: Option<u64>,
     /// Published server version.
     pub server_version: Option<String>,
-    /// Initialize latency.
-    pub latency_ms: Option<f64>,
     /// Reason, when any.
     pub error_type: Option<ErrorType>,
     /// `WWW-Authenticate` seen.
@@ -153,20 +161,30 @@ pub struct DeclaredVsObserved {
     pub observed_hosts: Vec<String>,
 }
 
+/// What the Scanner saw of a cohort member (the fields before `in_sample`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ScannerSeen {
+    /// Last observation.
+    pub last_observed_at: Option<String>,
+    /// Observations in the window (every remote).
+    pub observations_30d: u64,
+    /// The latest day's best observation.
+    pub latest: Option<Latest>,
+    /// Distinct tool schema hashes in the window.
+    pub schema_versions_30d: u64,
+    /// Observations in the window by HTTP status (`no_response` when none arrived).
+    pub status_distribution_30d: BTreeMap<String, u64>,
+}
+
 /// The detail of a cohort member.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ScannerDetail {
     /// First observation ever.
     pub first_observed_at: Option<String>,
-    /// Last observation.
-    pub last_observed_at: Option<String>,
-    /// The latest day's best observation.
-    pub latest: Option<Latest>,
     /// One entry per observed day in the window.
     pub daily_30d: Vec<Daily>,
-    /// Observations in the window (every remote).
-    pub observations_30d: u64,
     /// Tool names of the latest level-2 observation.
     pub tool_names: Vec<String>,
     /// Days without an observation.
@@ -175,14 +193,70 @@ pub struct ScannerDetail {
     pub declared_vs_observed: DeclaredVsObserved,
     /// Tool definition changes.
     pub definition_changes: DefinitionChanges,
+    /// How these observations are made.
+    pub observation_method: ObservationMethod,
+}
+
+/// How the Scanner observes: the same for every member, stated so that an answer read on
+/// its own says what its numbers are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ObservationMethod {
+    /// Who connects.
+    pub observer: String,
+    /// How often.
+    pub schedule: String,
+    /// Which remotes of the Registry entry are connected to.
+    pub remotes: String,
+    /// The requests sent, in order.
+    pub requests: Vec<String>,
+    /// Always false: no tool is ever called.
+    pub calls_tools: bool,
+    /// Each request's time limit.
+    pub request_timeout_ms: u64,
+    /// What each `reached_level` means.
+    pub levels: BTreeMap<String, String>,
+    /// How `http_status` is reported.
+    pub http_status: String,
+}
+
+impl ObservationMethod {
+    /// The method of this Scanner (SPEC §8, [`super::probe`]).
+    pub fn current() -> ObservationMethod {
+        let levels = [
+            ("0", "initialize did not succeed"),
+            ("1", "initialize succeeded; tools/list did not"),
+            ("2", "initialize and tools/list succeeded"),
+        ];
+        ObservationMethod {
+            observer: super::CLIENT_NAME.to_owned(),
+            schedule: "once per UTC day".to_owned(),
+            remotes: "every streamable-http remote the MCP Registry entry declares (templated URLs excepted); packages are never installed or run".to_owned(),
+            requests: ["initialize", "notifications/initialized", "tools/list"]
+                .map(String::from)
+                .to_vec(),
+            calls_tools: false,
+            request_timeout_ms: super::REQUEST_TIMEOUT_MS,
+            levels: levels
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            http_status: "as observed on the last initialize or tools/list that got a response: a 401 is a 401, not down".to_owned(),
+        }
+    }
 }
 
 /// The `scanner` block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ScannerBlock {
+    /// The target (`mcp:<name>`).
+    pub target: String,
     /// At least one observation exists.
     pub observed: bool,
+    /// Only for members.
+    #[serde(flatten)]
+    pub seen: Option<ScannerSeen>,
     /// A cohort member.
     pub in_sample: bool,
     /// Only outside the sample.
@@ -205,7 +279,9 @@ fn best<'a>(a: &'a StoredObservation, b: &'a StoredObservation) -> &'a StoredObs
 pub fn scanner_block(f: &ScannerFacts) -> ScannerBlock {
     let Some(joined) = f.joined_day.as_deref().and_then(day_number) else {
         return ScannerBlock {
+            target: f.target.clone(),
             observed: f.first_observed_at_ms.is_some(),
+            seen: None,
             in_sample: false,
             note: Some(NOT_IN_SAMPLE_NOTE.to_owned()),
             detail: None,
@@ -240,9 +316,9 @@ pub fn scanner_block(f: &ScannerFacts) -> ScannerBlock {
     let latest = by_day.values().next_back().map(|o| Latest {
         reached_level: o.reached_level,
         http_status: o.http_status,
+        latency_ms: o.latency_ms,
         tool_count: o.tool_count,
         server_version: o.server_version.clone(),
-        latency_ms: o.latency_ms,
         error_type: o.error_type,
         www_authenticate: o.www_authenticate,
         observed_at: iso(o.observed_at_ms),
@@ -266,21 +342,37 @@ pub fn scanner_block(f: &ScannerFacts) -> ScannerBlock {
         .filter(|o| o.http_status.is_some())
         .filter_map(|o| host_from_url(&o.remote_url))
         .collect();
+    let schema_versions: BTreeSet<&str> = in_window
+        .iter()
+        .filter_map(|o| o.schema_hash.as_deref())
+        .collect();
+    let mut statuses: BTreeMap<String, u64> = BTreeMap::new();
+    for o in &in_window {
+        let key = o
+            .http_status
+            .map_or_else(|| "no_response".to_owned(), |s| s.to_string());
+        *statuses.entry(key).or_default() += 1;
+    }
     ScannerBlock {
+        target: f.target.clone(),
         observed: f.first_observed_at_ms.is_some(),
-        in_sample: true,
-        note: None,
-        detail: Some(ScannerDetail {
-            first_observed_at: f.first_observed_at_ms.map(iso),
+        seen: Some(ScannerSeen {
             last_observed_at: f
                 .observations
                 .iter()
                 .map(|o| o.observed_at_ms)
                 .max()
                 .map(iso),
-            latest,
-            daily_30d,
             observations_30d: in_window.len() as u64,
+            latest,
+            schema_versions_30d: schema_versions.len() as u64,
+            status_distribution_30d: statuses,
+        }),
+        in_sample: true,
+        note: None,
+        detail: Some(ScannerDetail {
+            first_observed_at: f.first_observed_at_ms.map(iso),
+            daily_30d,
             tool_names: newest(&|o| o.reached_level == 2)
                 .map(|o| o.tool_names.clone())
                 .unwrap_or_default(),
@@ -293,6 +385,7 @@ pub fn scanner_block(f: &ScannerFacts) -> ScannerBlock {
                 observed_hosts: observed_hosts.into_iter().collect(),
             },
             definition_changes: comparison.block(),
+            observation_method: ObservationMethod::current(),
         }),
     }
 }

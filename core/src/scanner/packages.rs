@@ -12,6 +12,12 @@
 //! Decisions:
 //! - `not_found` is set by a real 404 only; a timeout, a 5xx or a refused URL is a failed
 //!   check that keeps the previous facts (with `last_check_failed`).
+//! - `not_found_since` is the day a package that had been found started answering 404, or
+//!   [`FIRST_CHECK`] when it has answered 404 at every check since Lowdown's first, so
+//!   "always missing" reads apart from "went missing".
+//! - `changes_30d` lists what changed between two successful checks (the latest version,
+//!   its deprecation or yank, the PEP 792 status, found ↔ not found), kept 30 days. The
+//!   first check is the baseline and changes nothing; a failed check compares nothing.
 //! - Versions are published under the §3.2 version rule, like the Registry's declared
 //!   version, so the two compare like for like; deprecation messages and yank reasons are
 //!   maintainers' prose and are never published (only that the version is deprecated or
@@ -24,8 +30,10 @@ pub mod pypi;
 
 use serde::{Deserialize, Serialize};
 
-use super::days::{day_of, iso};
+use super::days::{day_number, day_of, iso};
+use super::history::DayChange;
 use super::registry::Package;
+use super::WINDOW_DAYS;
 use crate::record::build::sanitize_server_version;
 use crate::target_label::lookup_form;
 
@@ -37,6 +45,8 @@ pub const DEFAULT_PYPI_URL: &str = "https://pypi.org";
 pub const CHECK_TIMEOUT_MS: u64 = 30_000;
 /// Package checks in flight at once.
 pub const CHECK_CONCURRENCY: usize = 8;
+/// `not_found_since` of a package that has answered 404 at every check since the first.
+pub const FIRST_CHECK: &str = "first_check";
 
 /// A package registry Lowdown checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -196,17 +206,20 @@ pub struct PackageState {
     pub not_found: bool,
     /// PyPI: how it is missing.
     pub not_found_kind: Option<NotFoundKind>,
-    /// The UTC day of the first 404 in the current run of 404s.
+    /// The UTC day of the first 404 in the current run of 404s, or [`FIRST_CHECK`].
     pub not_found_since: Option<String>,
     /// The last check failed (the facts are from an earlier one).
     pub last_check_failed: bool,
+    /// Changes between successful checks, oldest first, within the window of the last check.
+    #[serde(default)]
+    pub changes: Vec<DayChange>,
 }
 
 impl PackageState {
     /// The state after `check` at `now_ms`, from `prev` (none before the first check).
     pub fn next(prev: Option<&PackageState>, check: &Check, now_ms: i64) -> PackageState {
         let prev = prev.cloned().unwrap_or_default();
-        match check {
+        let mut next = match check {
             Check::Found(facts) => PackageState {
                 facts: facts.clone(),
                 checked_at_ms: Some(now_ms),
@@ -217,18 +230,79 @@ impl PackageState {
                 checked_at_ms: Some(now_ms),
                 not_found: true,
                 not_found_kind: *kind,
-                not_found_since: match (prev.not_found, prev.not_found_since) {
-                    (true, Some(day)) => Some(day),
+                not_found_since: match (prev.not_found, &prev.not_found_since) {
+                    (true, Some(since)) => Some(since.clone()),
+                    _ if prev.checked_at_ms.is_none() => Some(FIRST_CHECK.to_owned()),
                     _ => Some(day_of(now_ms)),
                 },
-                last_check_failed: false,
+                ..PackageState::default()
             },
-            Check::Failed { .. } => PackageState {
-                last_check_failed: true,
-                ..prev
-            },
+            Check::Failed { .. } => {
+                return PackageState {
+                    last_check_failed: true,
+                    ..prev
+                }
+            }
+        };
+        let day = day_of(now_ms);
+        let start = day_number(&day).unwrap_or(0) - (WINDOW_DAYS - 1);
+        next.changes = prev
+            .changes
+            .iter()
+            .filter(|c| day_number(&c.day).is_some_and(|d| d >= start))
+            .cloned()
+            .collect();
+        if prev.checked_at_ms.is_some() {
+            next.changes.extend(
+                differences(&prev, &next).map(|(field, from, to)| DayChange {
+                    day: day.clone(),
+                    field: field.to_owned(),
+                    from,
+                    to,
+                }),
+            );
         }
+        next
     }
+}
+
+/// The fields that differ between two successful checks: `not_found` alone when the
+/// package appeared or went missing, otherwise each fact that changed.
+fn differences(
+    a: &PackageState,
+    b: &PackageState,
+) -> impl Iterator<Item = (&'static str, serde_json::Value, serde_json::Value)> {
+    use serde_json::json;
+    let pairs = if a.not_found != b.not_found {
+        vec![("not_found", json!(a.not_found), json!(b.not_found))]
+    } else if a.not_found {
+        vec![(
+            "not_found_kind",
+            json!(a.not_found_kind),
+            json!(b.not_found_kind),
+        )]
+    } else {
+        let (x, y) = (&a.facts, &b.facts);
+        vec![
+            ("latest", json!(x.latest), json!(y.latest)),
+            (
+                "latest_deprecated",
+                json!(x.latest_deprecated),
+                json!(y.latest_deprecated),
+            ),
+            (
+                "latest_yanked",
+                json!(x.latest_yanked),
+                json!(y.latest_yanked),
+            ),
+            (
+                "project_status",
+                json!(x.project_status),
+                json!(y.project_status),
+            ),
+        ]
+    };
+    pairs.into_iter().filter(|(_, from, to)| from != to)
 }
 
 /// Publishes a version under the §3.2 rule.
@@ -282,17 +356,21 @@ pub struct ItemFacts {
     /// PyPI only: how it is missing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_found_kind: Option<NotFoundKind>,
-    /// First day of the current run of 404s.
+    /// First day of the current run of 404s, or `first_check` when every check answered 404.
     pub not_found_since: Option<String>,
     /// The last successful check (ISO-8601); null before the first one.
     pub checked_at: Option<String>,
     /// The latest check failed; these facts are from `checked_at`.
     pub last_check_failed: bool,
+    /// Changes between daily checks in the last 30 days, oldest first: `latest`,
+    /// `latest_deprecated`, `latest_yanked`, `project_status`, `not_found`,
+    /// `not_found_kind`.
+    pub changes_30d: Vec<DayChange>,
 }
 
-/// The block item for `declared`, with the stored state of its package (none before its
-/// first check).
-pub fn item(declared: &Package, state: Option<&PackageState>) -> PackageItem {
+/// The block item for `declared` on `today`, with the stored state of its package (none
+/// before its first check).
+pub fn item(declared: &Package, state: Option<&PackageState>, today: &str) -> PackageItem {
     let declared_version = version(declared.version.as_deref());
     let mut out = PackageItem {
         registry_type: declared.registry_type.clone(),
@@ -329,6 +407,14 @@ pub fn item(declared: &Package, state: Option<&PackageState>) -> PackageItem {
         not_found_since: s.not_found_since.clone(),
         checked_at: s.checked_at_ms.map(iso),
         last_check_failed: s.last_check_failed,
+        changes_30d: {
+            let start = day_number(today).unwrap_or(0) - (WINDOW_DAYS - 1);
+            s.changes
+                .iter()
+                .filter(|c| day_number(&c.day).is_some_and(|d| d >= start))
+                .cloned()
+                .collect()
+        },
     });
     out
 }
@@ -344,7 +430,11 @@ pub fn findings(items: &[PackageItem]) -> Vec<String> {
         let target = format!("{}:{}", it.registry_type, name);
         let latest = f.latest.as_deref().unwrap_or("(unknown)");
         if f.not_found {
-            let since = f.not_found_since.as_deref().unwrap_or("?");
+            let since = match f.not_found_since.as_deref() {
+                Some(FIRST_CHECK) => "Lowdown's first check",
+                Some(day) => day,
+                None => "?",
+            };
             out.push(match f.not_found_kind {
                 Some(NotFoundKind::NoReleases) => {
                     format!("{target} has no releases on PyPI (since {since})")

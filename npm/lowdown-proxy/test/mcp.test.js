@@ -131,6 +131,12 @@ test('get_lowdown reads the Registry, Scanner and package blocks in words and li
     assert.ok(lines.includes('Last 30 days: 1 observed day (level 2: 1), 1 observation; no day without an observation.'), t);
     assert.match(t, /Declared version \S+, observed server version \S+; declared hosts 127\.0\.0\.1, hosts that answered 127\.0\.0\.1\./);
     assert.ok(lines.includes('Tool definitions over 30 days: not enough observations.'), t);
+    assert.ok(lines.includes('Tool schema versions in 30 days: 1; HTTP statuses as observed: 200 1.'), t);
+    assert.match(t, /^Observation method: once per UTC day, initialize, notifications\/initialized, tools\/list to every streamable-http remote .*; no tool is called; 10000 ms per request\.$/m);
+    // In the answer's order: the Registry, the packages and the Scanner, then the interactions.
+    const at = (prefix) => lines.findIndex((l) => l.startsWith(prefix));
+    const order = ['MCP Registry:', 'Packages (from npm and PyPI', 'Lowdown Scanner (', `${entry} — `, 'Source: '].map(at);
+    assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), `${order}\n${t}`);
     assert.match(t, /Tools \(\d+\): .*echo/);
     assert.match(t, new RegExp(`  npm "@modelcontextprotocol/server-everything": latest "2099\\.1\\.1"; declared "${EVERYTHING_VERSION.replace(/\./g, '\\.')}", not the latest; the latest version is deprecated; checked ${today}T`));
     assert.match(t, /  pypi "Fixture_Everything": latest "0\.1\.0"; declared "0\.1\.0"; project archived \(PEP 792\); checked /);

@@ -141,6 +141,7 @@ pub async fn scanner_facts(
     .await?
     .try_get("first")?;
     let mut facts = ScannerFacts {
+        target: target.to_string(),
         today,
         first_run_day: first_run_day(db, false).await?,
         joined_day: joined,

@@ -122,15 +122,15 @@ pub async fn declaring_entries(db: &Db, target: &str) -> DbResult<Vec<String>> {
         .collect()
 }
 
-/// The block items of `declared` packages, with their stored states.
-pub async fn items(db: &Db, declared: &[Package]) -> DbResult<Vec<PackageItem>> {
+/// The block items of `declared` packages on `today`, with their stored states.
+pub async fn items(db: &Db, declared: &[Package], today: &str) -> DbResult<Vec<PackageItem>> {
     let mut out = Vec::with_capacity(declared.len());
     for p in declared {
         let state = match PackageKey::of(p) {
             Ok(key) => state(db, &key).await?,
             Err(_) => None,
         };
-        out.push(item(p, state.as_ref()));
+        out.push(item(p, state.as_ref(), today));
     }
     Ok(out)
 }

@@ -3,8 +3,10 @@
 //! Registry's declaration and its changes; the declared packages; and, for an `npm:` or
 //! `pypi:` name, the Registry entries declaring it. All read from the answer.
 
-use lowdown_core::scanner::history::{RegistryBlock, ScannerBlock, ScannerDetail};
-use lowdown_core::scanner::packages::PackageItem;
+use lowdown_core::scanner::history::{
+    ObservationMethod, RegistryBlock, ScannerBlock, ScannerDetail, ScannerSeen,
+};
+use lowdown_core::scanner::packages::{PackageItem, FIRST_CHECK};
 
 use super::charts::{figure, label as s, strip_chart, table, yes, StripDay};
 use super::escape::{escape, path_segment};
@@ -12,7 +14,7 @@ use crate::routes::reputation::Answer;
 
 const SCANNER_SOURCE: &str = "Source: Lowdown Scanner observations (initialize and tools/list, once a day; tools are never called), kept apart from interactions and never in any rate.";
 
-fn strip(sc: &ScannerDetail) -> String {
+fn strip(seen: &ScannerSeen, sc: &ScannerDetail) -> String {
     let mut days: Vec<StripDay> = Vec::new();
     for d in &sc.daily_30d {
         days.push(StripDay {
@@ -52,24 +54,24 @@ fn strip(sc: &ScannerDetail) -> String {
     figure(
         "strip",
         &strip_chart("strip-chart", "The Scanner's last 30 days", "One cell per day: the highest level reached (2: initialize and tools/list, 1: initialize only, 0: neither) or – for a day without an observation; Δ marks a tool definition change.", &days),
-        &format!("Highest level reached per day: 2 initialize and tools/list, 1 initialize only, 0 neither, – no observation (the table says why); Δ tool definitions changed. {observed} observed days of {}; {} observations in 30 days. {SCANNER_SOURCE}", days.len(), sc.observations_30d),
+        &format!("Highest level reached per day: 2 initialize and tools/list, 1 initialize only, 0 neither, – no observation (the table says why); Δ tool definitions changed. {observed} observed days of {}; {} observations in 30 days. {SCANNER_SOURCE}", days.len(), seen.observations_30d),
         &table("The Scanner's last 30 days", &["day", "level", "HTTP status", "definitions changed", "why no observation"], &rows),
     )
 }
 
 fn scanner(block: &ScannerBlock) -> String {
     let mut out = String::from("<h2 id=\"scanner\">What the Scanner observed</h2>");
-    let Some(sc) = block.detail.as_ref().filter(|_| block.in_sample) else {
+    let (Some(seen), Some(sc)) = (block.seen.as_ref(), block.detail.as_ref()) else {
         out.push_str(&format!("<p>{}</p>", escape(&s(&block.note))));
         return out;
     };
     out.push_str(&format!(
         "<p>First observed {}, last observed {}.</p>",
         escape(&s(&sc.first_observed_at)),
-        escape(&s(&sc.last_observed_at))
+        escape(&s(&seen.last_observed_at))
     ));
-    out.push_str(&strip(sc));
-    if let Some(l) = &sc.latest {
+    out.push_str(&strip(seen, sc));
+    if let Some(l) = &seen.latest {
         out.push_str(&table(
             "Latest observation",
             &["field", "value"],
@@ -91,6 +93,21 @@ fn scanner(block: &ScannerBlock) -> String {
             ],
         ));
     }
+    let statuses: Vec<String> = seen
+        .status_distribution_30d
+        .iter()
+        .map(|(k, n)| format!("{} {n}", k.replace('_', " ")))
+        .collect();
+    out.push_str(&format!(
+        "<p>Last 30 days: {} distinct tool schema {}; HTTP statuses as observed: {}.</p>",
+        seen.schema_versions_30d,
+        if seen.schema_versions_30d == 1 {
+            "version"
+        } else {
+            "versions"
+        },
+        escape(&s(&statuses))
+    ));
     let dv = &sc.declared_vs_observed;
     out.push_str("<h3>Declared and observed</h3>");
     out.push_str(&table(
@@ -150,8 +167,24 @@ fn scanner(block: &ScannerBlock) -> String {
                 .join(", ")
         ));
     }
+    out.push_str(&method(&sc.observation_method));
     out.push_str(&format!("<p class=\"source\">{SCANNER_SOURCE}</p>"));
     out
+}
+
+fn method(m: &ObservationMethod) -> String {
+    let levels: Vec<String> = m.levels.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!(
+        "<h3>Observation method</h3><p>{}, {}: {}. Requests: {} (each within {} ms); tools called: {}. Levels: {}. HTTP status: {}.</p>",
+        escape(&m.observer),
+        escape(&m.schedule),
+        escape(&m.remotes),
+        escape(&m.requests.join(", ")),
+        m.request_timeout_ms,
+        yes(Some(m.calls_tools)),
+        escape(&levels.join("; ")),
+        escape(&m.http_status)
+    )
 }
 
 fn registry(r: &RegistryBlock) -> String {
@@ -212,7 +245,10 @@ fn packages(items: &[PackageItem]) -> String {
                 Some(f) if f.not_found => format!(
                     "not found ({}) since {}",
                     s(&f.not_found_kind).replace("—", "404"),
-                    s(&f.not_found_since)
+                    match f.not_found_since.as_deref() {
+                        Some(FIRST_CHECK) => "Lowdown's first check".to_owned(),
+                        since => s(&since),
+                    }
                 ),
                 _ => "found".to_owned(),
             };
@@ -236,17 +272,40 @@ fn packages(items: &[PackageItem]) -> String {
             ]
         })
         .collect();
+    let changes: Vec<Vec<String>> = items
+        .iter()
+        .filter_map(|i| Some((i, i.facts.as_ref()?)))
+        .flat_map(|(i, f)| {
+            f.changes_30d.iter().map(move |c| {
+                vec![
+                    c.day.clone(),
+                    format!("{}:{}", i.registry_type, i.identifier),
+                    c.field.clone(),
+                    s(&c.from),
+                    s(&c.to),
+                ]
+            })
+        })
+        .collect();
+    let changes = match changes.is_empty() {
+        true => "<p>No package change in the last 30 days.</p>".to_owned(),
+        false => table(
+            "Package changes, last 30 days",
+            &["day", "package", "field", "from", "to"],
+            &changes,
+        ),
+    };
     format!(
-        "<h2 id=\"packages\">Packages</h2>{}<p class=\"source\">Source: npm (package metadata) and PyPI (Index API with PEP 792 status, JSON API), checked daily with the scan; other registries are listed as declared.</p>",
+        "<h2 id=\"packages\">Packages</h2>{}{changes}<p class=\"source\">Source: npm (package metadata) and PyPI (Index API with PEP 792 status, JSON API), checked daily with the scan; other registries are listed as declared.</p>",
         table("Declared packages", &["package", "declared", "latest", "declared is latest", "latest deprecated or yanked", "project status", "found", "checked at"], &rows)
     )
 }
 
-/// The Scanner, Registry and package sections of an answer (empty for other targets).
+/// The Registry, package and Scanner sections of an answer, in its order (empty for
+/// other targets).
 pub(crate) fn sections(a: &Answer) -> String {
     let mut out = String::new();
     if let Some(b) = &a.registry {
-        out.push_str(&scanner(&b.scanner));
         out.push_str(&registry(&b.registry));
     }
     if let Some(p) = a
@@ -272,5 +331,8 @@ pub(crate) fn sections(a: &Answer) -> String {
         (None, None) => &[],
     };
     out.push_str(&packages(items));
+    if let Some(b) = &a.registry {
+        out.push_str(&scanner(&b.scanner));
+    }
     out
 }

@@ -304,19 +304,16 @@ pub(crate) fn body(asked: &str, a: &Answer, hist: &[(f64, u64)]) -> String {
             escape(asked)
         ));
     }
+    // In the answer's order: what the Registry, the package registries and the Scanner
+    // say, then the interactions, the source last.
+    out.push_str(&super::registry_view::sections(a));
+    out.push_str("<h2 id=\"interactions\">What agents recorded</h2>");
     out.push_str(&summary_facts(a));
-    out.push_str(&format!(
-        "<p class=\"source\">Source: {}. The same answer as JSON: <a href=\"/api/reputation/{}\">/api/reputation/{}</a>.</p>",
-        escape(&a.source.cite),
-        path_segment(name),
-        escape(name)
-    ));
     let none = BTreeMap::new();
     let (versions, hashes) = a.contributor.as_ref().map_or((&none, &none), |c| {
         (&c.by_server_version, &c.by_schema_hash)
     });
     if a.interactions > 0 || a.protocol_requests > 0 {
-        out.push_str("<h2 id=\"interactions\">What agents recorded</h2>");
         out.push_str("<h3>Success rate by day</h3>");
         out.push_str(&trends(a));
         out.push_str(&rows_chart(
@@ -341,10 +338,15 @@ pub(crate) fn body(asked: &str, a: &Answer, hist: &[(f64, u64)]) -> String {
         out.push_str(&failures(a));
         out.push_str(&tasks(a));
     } else {
-        out.push_str("<h2 id=\"interactions\">What agents recorded</h2><p>No agent-reported interactions.</p>");
+        out.push_str("<p>No agent-reported interactions.</p>");
     }
     out.push_str(&telemetry(a));
-    out.push_str(&super::registry_view::sections(a));
+    out.push_str(&format!(
+        "<p class=\"source\">Source: {}. The same answer as JSON: <a href=\"/api/reputation/{}\">/api/reputation/{}</a>.</p>",
+        escape(&a.source.cite),
+        path_segment(name),
+        escape(name)
+    ));
     out
 }
 

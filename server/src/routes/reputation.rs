@@ -49,8 +49,9 @@ pub(crate) struct Candidates {
     pub(crate) source: crate::services::source::Source,
 }
 
-/// What the network has seen of a target, serialised in this field order (`source` last,
-/// SPEC §5).
+/// What the network has seen of a target, serialised in the order of the printed answers
+/// (SPEC §5): the name, the message, what the Registry, the package registries and the
+/// Scanner say, then the interactions, `source` last.
 #[derive(Serialize, schemars::JsonSchema)]
 #[schemars(rename = "Reputation")]
 pub(crate) struct Answer {
@@ -63,6 +64,12 @@ pub(crate) struct Answer {
     pub(crate) task_type: Option<String>,
     /// The answer in a sentence, facts only.
     pub(crate) message: String,
+    /// `registry`, `packages` and `scanner`, for an MCP Registry entry.
+    #[serde(flatten)]
+    pub(crate) registry: Option<crate::scanner::answer::Blocks>,
+    /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
+    #[serde(flatten)]
+    pub(crate) package: Option<crate::scanner::answer::PackageBlocks>,
     /// Tool interactions of every source (all classes but protocol).
     pub(crate) interactions: u64,
     /// Organic success + partial + failure.
@@ -101,12 +108,6 @@ pub(crate) struct Answer {
     pub(crate) telemetry: Option<crate::db::telemetry::Block>,
     #[serde(flatten)]
     pub(crate) contributor: Option<Contributor>,
-    /// `registry`, `scanner` and `packages`, for an MCP Registry entry.
-    #[serde(flatten)]
-    pub(crate) registry: Option<crate::scanner::answer::Blocks>,
-    /// `registry_entries` and `packages`, for an `npm:`/`pypi:` package.
-    #[serde(flatten)]
-    pub(crate) package: Option<crate::scanner::answer::PackageBlocks>,
     pub(crate) source: crate::services::source::Source,
 }
 
@@ -230,7 +231,7 @@ pub(crate) async fn reply(
         tokio::try_join!(
             reads,
             crate::scanner::answer::blocks(db, &name, now).err_into(),
-            crate::scanner::answer::package_blocks(db, &name).err_into(),
+            crate::scanner::answer::package_blocks(db, &name, now).err_into(),
         )?;
     let s = aggregate::summarize(&counts, &who);
     Ok(Reply::Answer(Box::new(Answer {

@@ -24,10 +24,10 @@ use crate::db::{observations, Db, DbResult};
 pub struct Blocks {
     /// What the Registry declares.
     pub registry: RegistryBlock,
-    /// What the Scanner observed.
-    pub scanner: ScannerBlock,
     /// What npm and PyPI say about the declared packages (others listed as unchecked).
     pub packages: Vec<PackageItem>,
+    /// What the Scanner observed.
+    pub scanner: ScannerBlock,
     #[serde(skip)]
     facts: MessageFacts,
 }
@@ -69,7 +69,7 @@ pub fn answer_message(
 
 /// The [`PackageBlocks`] of `target` when it names an `npm:`/`pypi:` package that a
 /// Registry entry declares or that Lowdown checked.
-pub async fn package_blocks(db: &Db, target: &str) -> DbResult<Option<PackageBlocks>> {
+pub async fn package_blocks(db: &Db, target: &str, now: i64) -> DbResult<Option<PackageBlocks>> {
     let Some(key) = PackageKey::of_target(target) else {
         return Ok(None);
     };
@@ -86,7 +86,7 @@ pub async fn package_blocks(db: &Db, target: &str) -> DbResult<Option<PackageBlo
     Ok(Some(PackageBlocks {
         registry_entries,
         packages: state
-            .map(|s| vec![item(&asked, Some(&s))])
+            .map(|s| vec![item(&asked, Some(&s), &day_of(now))])
             .unwrap_or_default(),
     }))
 }
@@ -108,7 +108,7 @@ pub async fn blocks(db: &Db, target: &str, now: i64) -> DbResult<Option<Blocks>>
         baseline_day: observations::first_run_day(db, true).await?,
         changes: observations::registry_changes(db, name, &since).await?,
     });
-    let packages = crate::db::packages::items(db, &entry.packages).await?;
+    let packages = crate::db::packages::items(db, &entry.packages, &today).await?;
     let facts = observations::scanner_facts(db, target, today, &since, entry.declaration).await?;
     let scanner = scanner_block(&facts);
     let message_facts = MessageFacts {

@@ -220,14 +220,14 @@ async fn facts(state: &AppState, name: &str, now: i64) -> DbResult<Facts> {
     let s = aggregate::summarize(&counts, &who);
     let (scanner, packages) = match blocks {
         Some(b) => {
-            let detail = b.scanner.detail;
+            let seen = b.scanner.seen;
             (
                 ScannerFacts {
                     observed: b.scanner.observed,
                     in_sample: b.scanner.in_sample,
-                    last_observed_at: detail.as_ref().and_then(|d| d.last_observed_at.clone()),
-                    latest: detail.as_ref().and_then(|d| d.latest.clone()),
-                    definition_changes: detail.map(|d| d.definition_changes),
+                    last_observed_at: seen.as_ref().and_then(|s| s.last_observed_at.clone()),
+                    latest: seen.and_then(|s| s.latest),
+                    definition_changes: b.scanner.detail.map(|d| d.definition_changes),
                 },
                 b.packages,
             )

@@ -194,12 +194,13 @@ async fn the_packages_block_says_what_npm_and_pypi_said(t: &TestDb) {
             &item(&g, "npm")["not_found"],
             &item(&g, "npm")["not_found_since"]
         ),
-        (&json!(true), &json!(day(0)))
+        (&json!(true), &json!("first_check")),
+        "404 at every check since the first"
     );
-    assert!(g["message"].as_str().unwrap().starts_with(&format!(
-        "npm:@fixture/gone not found on npm (404 since {})",
-        day(0)
-    )));
+    assert!(g["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("npm:@fixture/gone not found on npm (404 since Lowdown's first check)"));
 
     // A 503 is not a 404: nothing is known yet, and the check says it failed.
     let f = item(&answer(t, "mcp:io.fixture/flaky").await, "npm").clone();
@@ -351,10 +352,28 @@ async fn not_found_since_and_a_failed_check_keep_what_was_known(t: &TestDb) {
         f["checked_at"].as_str().unwrap().starts_with(&day(-2)),
         "{f}"
     );
+    assert_eq!(
+        f["changes_30d"],
+        json!([]),
+        "the first answer is the baseline"
+    );
     let g = item(&answer(t, "mcp:io.fixture/gone").await, "npm").clone();
     assert_eq!(
         (&g["not_found"], &g["not_found_since"], &g["latest"]),
-        (&json!(true), &json!(day(0)), &Value::Null)
+        (&json!(true), &json!(day(0)), &Value::Null),
+        "once found, a 404 has a day"
+    );
+    assert_eq!(
+        g["changes_30d"],
+        json!([
+            {"day": day(-1), "field": "not_found", "from": true, "to": false},
+            {"day": day(0), "field": "not_found", "from": false, "to": true}
+        ])
+    );
+    let nopy = item(&answer(t, "mcp:io.fixture/nopy").await, "pypi").clone();
+    assert_eq!(
+        (&nopy["not_found_since"], &nopy["changes_30d"]),
+        (&json!("first_check"), &json!([]))
     );
 }
 on_both!(not_found_since_and_a_failed_check_keep_what_was_known);

@@ -101,7 +101,7 @@ async fn paging_retries_and_which_entries_count(t: &TestDb) {
     assert_eq!(old["registry"]["status"], "deprecated");
     assert_eq!(
         old["scanner"],
-        json!({"observed": false, "in_sample": false,
+        json!({"target": "mcp:io.fixture/old", "observed": false, "in_sample": false,
         "note": "not in the Lowdown Scanner sample: this says nothing about the server"})
     );
     assert_eq!(

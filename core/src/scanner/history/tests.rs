@@ -38,13 +38,14 @@ fn member(today: &str) -> ScannerFacts {
 #[test]
 fn outside_the_sample_the_block_says_nothing_about_the_server() {
     let b = scanner_block(&ScannerFacts {
+        target: "mcp:io.example/x".into(),
         today: "2026-10-10".into(),
         ..ScannerFacts::default()
     });
     let v = serde_json::to_value(&b).unwrap();
     assert_eq!(
         v,
-        serde_json::json!({"observed": false, "in_sample": false, "note": NOT_IN_SAMPLE_NOTE})
+        serde_json::json!({"target": "mcp:io.example/x", "observed": false, "in_sample": false, "note": NOT_IN_SAMPLE_NOTE})
     );
 }
 
@@ -64,12 +65,19 @@ fn a_member_gets_a_strip_missing_days_with_reasons_and_changes() {
     f.first_observed_at_ms = Some(f.observations[0].observed_at_ms);
     let b = scanner_block(&f);
     assert!(b.observed && b.in_sample);
+    let seen = b.seen.unwrap();
+    assert_eq!(seen.observations_30d, 3);
+    assert_eq!(seen.schema_versions_30d, 2, "s1 and s2");
+    assert_eq!(
+        seen.status_distribution_30d,
+        BTreeMap::from([("200".to_owned(), 3)])
+    );
     let d = b.detail.unwrap();
     assert_eq!(
         d.first_observed_at.as_deref(),
         Some("2026-10-01T06:00:00.000Z")
     );
-    assert_eq!(d.observations_30d, 3);
+    assert!(!d.observation_method.calls_tools);
     assert_eq!(
         d.daily_30d
             .iter()
@@ -141,16 +149,76 @@ fn several_remotes_show_the_days_best_and_its_status() {
     let mut down = obs("2026-10-01", 0, Some(503), "");
     down.remote_url = "https://b.example.com/mcp".into();
     down.observed_at_ms += 1000;
-    f.observations = vec![down, obs("2026-10-01", 1, Some(401), "")];
-    let d = scanner_block(&f).detail.unwrap();
+    let mut silent = obs("2026-10-01", 0, None, "");
+    silent.remote_url = "https://c.example.com/mcp".into();
+    f.observations = vec![down, obs("2026-10-01", 1, Some(401), ""), silent];
+    let b = scanner_block(&f);
+    let seen = b.seen.unwrap();
+    assert_eq!(
+        seen.status_distribution_30d,
+        BTreeMap::from([
+            ("401".to_owned(), 1),
+            ("503".to_owned(), 1),
+            ("no_response".to_owned(), 1)
+        ]),
+        "statuses as observed, one per observation"
+    );
+    assert_eq!(seen.schema_versions_30d, 0, "no tools/list answered");
+    let d = b.detail.unwrap();
     assert_eq!(d.daily_30d[0].reached_level, 1);
     assert_eq!(d.daily_30d[0].http_status, Some(401));
-    let latest = d.latest.unwrap();
+    let latest = seen.latest.unwrap();
     assert_eq!((latest.reached_level, latest.http_status), (1, Some(401)));
     assert_eq!(
         d.declared_vs_observed.observed_hosts,
         ["b.example.com", "mcp.example.com"]
     );
+}
+
+/// Where each of `keys` first appears in `json`, in order (none nested here repeats them).
+fn positions(json: &str, keys: &[&str]) -> Vec<usize> {
+    keys.iter()
+        .map(|k| {
+            json.find(&format!("\"{k}\":"))
+                .unwrap_or_else(|| panic!("{k} missing"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_members_block_keeps_the_order_of_both_printed_answers() {
+    let mut f = member("2026-10-01");
+    f.target = "mcp:io.example/x".into();
+    f.run_days = vec![("2026-10-01".into(), true)];
+    f.observations = vec![obs("2026-10-01", 2, Some(200), "s1")];
+    f.first_observed_at_ms = Some(f.observations[0].observed_at_ms);
+    let b = scanner_block(&f);
+    let json = serde_json::to_string(&b).unwrap();
+    // Seed 000 prints target, last_observed_at, observations_30d, latest,
+    // schema_versions_30d, status_distribution_30d; seed 001 prints last_observed_at,
+    // latest, in_sample, first_observed_at, daily_30d, missing_days, declared_vs_observed.
+    let order = [
+        "target",
+        "observed",
+        "last_observed_at",
+        "observations_30d",
+        "latest",
+        "schema_versions_30d",
+        "status_distribution_30d",
+        "in_sample",
+        "first_observed_at",
+        "daily_30d",
+        "tool_names",
+        "missing_days",
+        "declared_vs_observed",
+        "definition_changes",
+        "observation_method",
+    ];
+    let at = positions(&json, &order);
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{json}");
+    let v = serde_json::to_value(&b).unwrap();
+    assert_eq!(v.as_object().unwrap().len(), order.len());
+    assert_eq!(v["observation_method"]["requests"][2], "tools/list");
 }
 
 #[test]

@@ -22,19 +22,29 @@ import { apiBase } from '../api.js';
  *   server_version?: string | null, latency_ms?: number | null, www_authenticate?: boolean, observed_at?: string}} ScanDay
  */
 /**
+ * How the Scanner observes (`scanner.observation_method`).
+ * @typedef {{observer?: string, schedule?: string, remotes?: string, requests?: string[], calls_tools?: boolean,
+ *   request_timeout_ms?: number}} ObservationMethod
+ */
+/**
  * The `scanner` block.
  * @typedef {{in_sample?: boolean, note?: string, latest?: ScanDay | null, first_observed_at?: string | null,
- *   daily_30d?: ScanDay[], missing_days?: {reason: string}[], observations_30d?: number,
+ *   daily_30d?: ScanDay[], missing_days?: {reason: string}[], observations_30d?: number, schema_versions_30d?: number,
+ *   status_distribution_30d?: Record<string, number>, observation_method?: ObservationMethod | null,
  *   declared_vs_observed?: {declared_version?: string | null, observed_server_version?: string | null, declared_hosts?: string[], observed_hosts?: string[]} | null,
  *   definition_changes?: {pattern: string, last_change?: string | null, stable_days_before_last_change?: number} | null,
  *   tool_names?: string[]}} ScannerBlock
+ */
+/**
+ * One change of a declaration or a package (`changes_30d`).
+ * @typedef {{day: string, field: string, from: unknown, to: unknown}} DayChange
  */
 /**
  * One package the server checks (`packages`).
  * @typedef {{registry_type: string, identifier: string, checked?: boolean, unchecked_reason?: string, checked_at?: string | null,
  *   last_check_failed?: boolean, not_found?: boolean, not_found_kind?: string, not_found_since?: string, latest?: string | null,
  *   declared_version?: string | null, declared_is_latest?: boolean | null, latest_deprecated?: boolean, latest_yanked?: boolean,
- *   project_status?: string | null}} PackageFacts
+ *   project_status?: string | null, changes_30d?: DayChange[]}} PackageFacts
  */
 /**
  * `GET /api/reputation/{target}`; `candidates` instead of the rest when a short name is ambiguous.
@@ -210,6 +220,8 @@ export function scannerLines(sc) {
   const missing = Array.isArray(sc.missing_days) ? sc.missing_days : [];
   const levels = tally(days.map((d) => `level ${d.reached_level}`));
   lines.push(`Last 30 days: ${plural(days.length, 'observed day')}${levels ? ` (${levels})` : ''}, ${plural(sc.observations_30d ?? 0, 'observation')}; ${missing.length ? `${plural(missing.length, 'day')} without an observation (${tally(missing.map((m) => m.reason))})` : 'no day without an observation'}.`);
+  const statuses = Object.entries(sc.status_distribution_30d ?? {}).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`);
+  if (sc.schema_versions_30d != null) lines.push(`Tool schema versions in 30 days: ${sc.schema_versions_30d}; HTTP statuses as observed: ${statuses.length ? statuses.join(', ') : 'none'}.`);
   const dv = sc.declared_vs_observed;
   if (dv) lines.push(`Declared version ${version(dv.declared_version)}, observed server version ${version(dv.observed_server_version)}; declared hosts ${list(dv.declared_hosts)}, hosts that answered ${list(dv.observed_hosts)}.`);
   const dc = sc.definition_changes;
@@ -218,6 +230,8 @@ export function scannerLines(sc) {
     lines.push(`Tool definitions over 30 days: ${String(dc.pattern).replace(/_/g, ' ')}${last}.`);
   }
   if (Array.isArray(sc.tool_names) && sc.tool_names.length) lines.push(`Tools (${sc.tool_names.length}): ${list(sc.tool_names, 20, quoted)}.`);
+  const m = sc.observation_method;
+  if (m) lines.push(`Observation method: ${m.schedule}, ${(m.requests ?? []).join(', ')} to ${m.remotes}; ${m.calls_tools ? 'tools are called' : 'no tool is called'}; ${m.request_timeout_ms} ms per request.`);
   return lines;
 }
 
@@ -231,14 +245,24 @@ function packageLine(p) {
   const failed = p.last_check_failed ? `; the latest check failed, these facts are from ${p.checked_at}` : `; checked ${p.checked_at}`;
   if (p.not_found) {
     const kind = p.not_found_kind === 'no_releases' ? 'the project has no releases' : `not found (404${p.not_found_kind === 'no_project' ? ', no such project' : ''})`;
-    return `${name}: ${kind} since ${p.not_found_since}${failed}`;
+    const since = p.not_found_since === 'first_check' ? "Lowdown's first check" : p.not_found_since;
+    return `${name}: ${kind} since ${since}${failed}${changesOf(p)}`;
   }
   const bits = [`latest ${p.latest == null ? 'unknown' : quoted(p.latest)}`];
   if (p.declared_version) bits.push(`declared ${quoted(p.declared_version)}${p.declared_is_latest === false ? ', not the latest' : p.declared_is_latest ? ', the latest' : ''}`);
   if (p.latest_deprecated) bits.push('the latest version is deprecated');
   if (p.latest_yanked) bits.push('the latest version is yanked');
   if (p.project_status && p.project_status !== 'active') bits.push(`project ${p.project_status} (PEP 792)`);
-  return `${name}: ${bits.join('; ')}${failed}`;
+  return `${name}: ${bits.join('; ')}${failed}${changesOf(p)}`;
+}
+
+/**
+ * A package's changes over 30 days, as a clause.
+ * @param {PackageFacts} p
+ */
+function changesOf(p) {
+  const changes = Array.isArray(p.changes_30d) ? p.changes_30d : [];
+  return changes.length ? `; changes in 30 days: ${changes.map((c) => `${c.day} ${c.field} ${quoted(JSON.stringify(c.from))} → ${quoted(JSON.stringify(c.to))}`).join(', ')}` : '';
 }
 
 /**
@@ -273,6 +297,8 @@ export function reputationText(asked, rep, base = apiBase()) {
   const lines = [`Lowdown for ${name}${rep.resolved_target && rep.resolved_target !== asked ? ` (asked as "${asked}")` : ''}`];
   if (rep.message) lines.push(rep.message);
   lines.push(`Page with charts: ${pageUrl(base, name)}`);
+  // In the answer's order: the Registry, the packages and the Scanner, then the interactions.
+  lines.push(...registryLines(rep.registry), ...packageLines(rep), ...scannerLines(rep.scanner));
   lines.push(reputationLine(rep));
   const bs = rep.by_source;
   if (bs) lines.push(`By source: ${['organic', 'seeded', 'synthetic'].map((k) => `${k} ${sourceCounts(bs[k])}`).join('; ')} (only organic counts in the success rate)`);
@@ -289,7 +315,6 @@ export function reputationText(asked, rep, base = apiBase()) {
   }
   lines.push(...breakdown('By server version:', rep.by_server_version, (k) => (k === '(none)' ? k : quoted(k))), ...breakdown('By tool schema hash:', rep.by_schema_hash));
   if (rep.telemetry) lines.push(`Telemetry (reported apart, never mixed into the above): ${JSON.stringify(rep.telemetry)}`);
-  lines.push(...registryLines(rep.registry), ...scannerLines(rep.scanner), ...packageLines(rep));
   lines.push(QUOTED_NOTE);
   if (rep.source) lines.push(`Source: ${typeof rep.source === 'object' ? Object.entries(rep.source).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') : rep.source}`);
   return lines.join('\n');
