@@ -336,6 +336,21 @@ def _hanging_api() -> "tuple[Any, str]":
     return listener, f"http://127.0.0.1:{listener.getsockname()[1]}"
 
 
+def preflight_against_a_server() -> Dict[str, float]:
+    """[`preflight`] against a real lowdown-server of its own."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="prowl-bench-"))
+    api, api_url = _start_api(tmp)
+    try:
+        return preflight(api_url)
+    finally:
+        api.terminate()
+        api.wait(10)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def sessions(target_url: str) -> Dict[str, Dict[str, float]]:
     """Median ms from spawn to exit and from the end of the work to exit, per variant."""
     import tempfile
@@ -368,6 +383,36 @@ def sessions(target_url: str) -> Dict[str, Dict[str, float]]:
             for k, v in runs.items()}
 
 
+PREFLIGHT_RUNS = 15
+
+
+def preflight(api_url: str) -> Dict[str, float]:
+    """Median ms a PreToolUse hook process takes for one MCP tool call, as Claude Code waits
+    for it: an empty hook beside the preflight drop-in with its answer cached, the drop-in
+    asking the API each time, and the wheel's ``prowl-claude-hook preflight`` (cached)."""
+    import tempfile
+
+    hook = ROOT / "bindings-python" / "python" / "prowl" / "prowl_preflight_hook.py"
+    payload = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "mcp__weather__get_forecast",
+                          "tool_input": {"city": "Lisbon"}}).encode()
+    script = Path(sys.executable).with_name("prowl-claude-hook")
+    variants = {
+        "empty hook": ([sys.executable, "-I", "-c", "import sys; sys.stdin.buffer.read()"], {}),
+        "drop-in, cached": ([sys.executable, "-I", str(hook)], {}),
+        "drop-in, asking the API": ([sys.executable, "-I", str(hook)], {"PROWL_PREFLIGHT_CACHE_SECONDS": "0"}),
+        "prowl-claude-hook preflight, cached": ([str(script), "preflight"], {}),
+    }
+    runs: Dict[str, List[float]] = {k: [] for k in variants}
+    with tempfile.TemporaryDirectory(prefix="prowl-preflight-") as home:
+        for _ in range(PREFLIGHT_RUNS):
+            for name, (cmd, extra) in variants.items():
+                env = {**os.environ, "PROWL_API_URL": api_url, "LOWDOWN_HOME": home, **extra}
+                t0 = time.monotonic()
+                subprocess.run(cmd, input=payload, env=env, capture_output=True, timeout=30, check=True)
+                runs[name].append((time.monotonic() - t0) * 1000)
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
 def _row(label: str, r: Dict[str, float]) -> str:
     pa, oa = r["prowl"] - r["plain"], r["otel"] - r["plain"]
     r["prowl added"], r["otel added"] = pa, oa
@@ -398,6 +443,7 @@ def main() -> None:
         prowl.flush(5.0)
         results["prowl_stats"] = prowl.stats()
         results["sessions"] = sessions(url)
+        results["preflight"] = preflight_against_a_server()
         results["within budget, observations not sent"] = sum(unsent)
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
@@ -433,6 +479,13 @@ def main() -> None:
           f"| {ss['hanging API']['session']:.0f} | **{ss['hanging API']['session'] / ss['working API']['session']:.2f}×** (aim ≤ 1.2×) |")
     print(f"| work done to exit | {ss['plain']['exit']:.0f} | {ss['working API']['exit']:.0f} "
           f"| {ss['hanging API']['exit']:.0f} | **+{ss['hanging API']['exit'] - ss['working API']['exit']:.0f} ms** (aim ≤ 100 ms) |")
+    pf = results["preflight"]
+    print(f"\nPreflight hook (one PreToolUse for an MCP tool, a new process as Claude Code runs it, "
+          f"median of {PREFLIGHT_RUNS}, ms; answer from a real lowdown-server on loopback)")
+    print("| empty hook | drop-in, cached | drop-in, asking the API | prowl-claude-hook preflight, cached | added by the drop-in, cached |")
+    print("|---:|---:|---:|---:|---:|")
+    print(f"| {pf['empty hook']:.1f} | {pf['drop-in, cached']:.1f} | {pf['drop-in, asking the API']:.1f} "
+          f"| {pf['prowl-claude-hook preflight, cached']:.1f} | **+{pf['drop-in, cached'] - pf['empty hook']:.1f}** |")
     out = ROOT / "target" / "bench-prowl.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2))

@@ -208,7 +208,8 @@ class Collector:
     {"ok":true,"accepted":N,...}``); ``"close"`` answers and then
     closes the connection silently (a stale keep-alive); ``"429"`` answers rate-limited with
     ``Retry-After: 30``; ``"404"`` answers as a mistyped API URL does; ``"page"`` answers ``200``
-    with a page that is not the API's answer; ``"huge"`` answers as ``"ok"`` padded past the
+    with a page that is not the API's answer; ``"ask"`` answers a preflight ``ask`` whose
+    reason is 2,000 characters with control characters in it; ``"huge"`` answers as ``"ok"`` padded past the
     contract's ``ANSWER_MAX_BYTES``; ``"hang"`` reads and never answers; ``"slow"`` answers ``201``
     only once ``release`` is set, noting in ``answered`` (monotonic times) when it did.
     """
@@ -288,6 +289,10 @@ class Collector:
                         reply = b"<h1>Not Found</h1>" if self.mode == "404" else b"<h1>Welcome</h1>"
                         status = b"404 Not Found" if self.mode == "404" else b"200 OK"
                         conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s" % (status, len(reply), reply))
+                    elif self.mode == "ask":
+                        reply = json.dumps({"target": "weather", "resolved_target": "mcp:io.x/weather", "decision": "ask",
+                                            "reasons": ["a\u001b[31m\nb" + "x" * 2000, 7]}).encode()
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
                     elif self.mode == "429":
                         reply = b'{"error":"rate limited"}'
                         conn.sendall(b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))

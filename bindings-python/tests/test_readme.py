@@ -39,13 +39,16 @@ def test_python_blocks_run_and_report_to_lowdown(lowdown_server: LowdownServer, 
     assert tool["interactions"] >= 1
 
 
-def test_settings_json_snippet_is_valid_hook_config() -> None:
-    [snippet] = _blocks("json")
-    hooks = json.loads(snippet)["hooks"]
+def test_settings_json_snippets_are_valid_hook_configs() -> None:
+    report, preflight = _blocks("json")
+    hooks = json.loads(report)["hooks"]
     for event in ("PostToolUse", "PostToolUseFailure"):
         [entry] = hooks[event]
         assert entry["matcher"] == "WebFetch"
         assert entry["hooks"] == [{"type": "command", "command": "prowl-claude-hook", "timeout": 5}]
+    [entry] = json.loads(preflight)["hooks"]["PreToolUse"]
+    assert re.fullmatch(entry["matcher"], "mcp__weather__get_forecast") and not re.fullmatch(entry["matcher"], "WebFetch")
+    assert entry["hooks"] == [{"type": "command", "command": "prowl-claude-hook preflight", "timeout": 5}]
 
 
 def test_every_documented_variable_is_one_prowl_reads() -> None:

@@ -81,6 +81,7 @@ fn schemas() -> Value {
             generator.subschema_for::<crate::error::ErrorBody>();
             generator.subschema_for::<crate::routes::reputation::Answer>();
             generator.subschema_for::<crate::routes::reputation::Candidates>();
+            generator.subschema_for::<crate::routes::preflight::Answer>();
             generator.subschema_for::<crate::routes::compare::Answer>();
             generator.subschema_for::<crate::routes::interactions::Ingested>();
             generator.subschema_for::<crate::routes::node::NodeAnswer>();
@@ -146,6 +147,10 @@ fn base_document() -> Value {
                 "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
                     "description": "As recorded (a `/` raw or `%2F`); `pypi:` names also by PEP 503 and `npm:` names in any case; or a short name that matches one target."}, task_param.clone(), node_header],
                 "responses": {"200": ok("The answer, or `candidates` (never a substitute).", json!({"oneOf": [r("Reputation"), r("Candidates")]})), "400": bad.clone(), "500": internal.clone()}}},
+            "/api/preflight/{target}": {"get": {"operationId": "getPreflight", "summary": "Whether to ask the user before calling a tool of this server, with the facts why (the preflight hooks read it).",
+                "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
+                    "description": "Named as for /api/reputation; a name matching none or several targets gets `decision: none`."}],
+                "responses": {"200": ok("`ask` with one fact per reason (the Registry marks it deleted; a package deprecated, yanked or missing; tool definitions changed in the last 7 days after 7 stable days; the newest version 25 points below the others over at least 10 rated calls each), or `none`.", r("Preflight")), "400": bad.clone(), "500": internal.clone()}}},
             "/api/compare": {"get": {"operationId": "compareTargets", "summary": "Rank 2-5 targets by organic success rate.",
                 "parameters": [{"name": "targets", "in": "query", "required": true, "schema": {"type": "string"}, "description": "2 to 5 names, comma-separated."}, task_param],
                 "responses": {"200": ok("Ranked, with a recommendation only when the evidence allows.", r("Comparison")), "400": bad.clone(), "500": internal.clone()}}},

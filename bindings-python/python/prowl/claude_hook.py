@@ -1,4 +1,5 @@
-"""``prowl-claude-hook``: a Claude Code hook that reports WebFetch calls (SPEC §7).
+"""``prowl-claude-hook``: a Claude Code hook that reports WebFetch calls (SPEC §7);
+``prowl-claude-hook preflight`` is the preflight hook instead (:mod:`prowl.prowl_preflight_hook`).
 
 Claude Code runs it for ``PostToolUse`` and ``PostToolUseFailure`` with matcher ``WebFetch``
 and writes the hook JSON on stdin. The hook reports one observation: the host of
@@ -13,8 +14,11 @@ import json
 import sys
 from typing import Any, Dict, Optional
 
-from . import _core, config
-from .sender import OBSERVE_PATH, post_json
+# The reporting path's imports (the core, HTTP) wait for a report, so `preflight` starts
+# without them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from . import config
 
 #: Hook events this command reports.
 EVENTS = ("PostToolUse", "PostToolUseFailure")
@@ -57,6 +61,8 @@ def observation_from_hook(payload: Any, settings: config.Settings) -> Optional[D
         code = resp.get("code")
         if isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 599:
             status = code
+    from . import _core
+
     latency = _first_number(payload.get("duration_ms"), resp.get("duration_ms"), resp.get("durationMs"))
     nbytes = _number(resp.get("bytes"))
     return _core.prepare_observation(
@@ -73,6 +79,9 @@ def observation_from_hook(payload: Any, settings: config.Settings) -> Optional[D
 def run(stdin_bytes: bytes) -> Optional[Dict[str, Any]]:
     """Parse, filter and send; returns what was sent (``None`` when nothing was). Never raises."""
     try:
+        from . import config
+        from .sender import OBSERVE_PATH, post_json
+
         settings = config.current()
         if not settings.enabled:
             return None
@@ -87,7 +96,12 @@ def run(stdin_bytes: bytes) -> Optional[Dict[str, Any]]:
 
 
 def main() -> None:
-    """Console entry point: read stdin, report, exit 0 quietly."""
+    """Console entry point: read stdin, report, exit 0 quietly (``preflight``: the
+    preflight hook)."""
+    if sys.argv[1:2] == ["preflight"]:
+        from . import prowl_preflight_hook
+
+        prowl_preflight_hook.main()
     try:
         data = sys.stdin.buffer.read(MAX_STDIN + 1)
         if len(data) <= MAX_STDIN:

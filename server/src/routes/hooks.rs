@@ -14,6 +14,10 @@ pub const HOOKS: &[(&str, &str)] = &[
         include_str!("../../../bindings-python/python/prowl/prowl_telemetry_hook.py"),
     ),
     (
+        "prowl_preflight_hook.py",
+        include_str!("../../../bindings-python/python/prowl/prowl_preflight_hook.py"),
+    ),
+    (
         "prowl_provider_hook.py",
         include_str!("../../../bindings-python/python/prowl/prowl_provider_hook.py"),
     ),

@@ -15,6 +15,7 @@ pub(crate) mod hooks;
 pub(crate) mod interactions;
 pub(crate) mod meta;
 pub(crate) mod node;
+pub(crate) mod preflight;
 pub(crate) mod registry;
 pub(crate) mod reputation;
 pub(crate) mod telemetry;
@@ -24,6 +25,7 @@ pub(crate) mod telemetry;
 pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/api/interactions"),
     ("get", "/api/reputation/{target}"),
+    ("get", "/api/preflight/{target}"),
     ("get", "/api/compare"),
     ("get", "/api/node/{node_id}"),
     ("get", "/v0.1/servers"),
@@ -68,6 +70,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/interactions", post(interactions::post))
         // `{*target}` keeps raw slashes in names like `mcp:io.github.user/server`.
         .route("/api/reputation/{*target}", get(reputation::get))
+        .route("/api/preflight/{*target}", get(preflight::get))
         .route("/api/compare", get(compare::get))
         .route("/api/node/{node_id}", get(node::get))
         // The MCP Registry's own format; `{*name}` keeps the `/` of `io.github.user/server`.

@@ -25,6 +25,7 @@ mod mirror_path;
 mod openapi;
 mod packages;
 mod pages;
+mod preflight;
 mod printed_answers;
 mod provider_api;
 mod provider_checks;
