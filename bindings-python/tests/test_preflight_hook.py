@@ -163,3 +163,46 @@ def test_the_served_file_is_the_wheels_and_runs_on_the_standard_library(facts: L
     path.write_bytes(served)
     res = _run(PAYLOAD, facts.url, tmp_path, command=[sys.executable, "-I", str(path)])
     assert TARGET in _asked(res)["permissionDecisionReason"]
+
+
+def _claude(tmp: Path, facts: LowdownServer, mcp_url: str, extra: Dict[str, str]) -> Dict[str, Any]:
+    """The real Claude Code CLI (pinned in mk/prowl.mk) in print mode, with a stand-in model
+    that calls server-everything's echo once, the preflight drop-in as its PreToolUse hook
+    for MCP tools, and the MCP server named `weather` in its configuration."""
+    from provider_support import FakeAnthropic
+    from test_provider_claude_cli import cli
+
+    def reply(body: Dict[str, Any]) -> list:
+        if "tool_result" not in json.dumps(body.get("messages")):
+            return [{"type": "tool_use", "id": "toolu_1", "name": "mcp__weather__echo", "input": {"message": "hi"}}]
+        return [{"type": "text", "text": "done"}]
+
+    home = tmp / "home"
+    home.mkdir(parents=True)
+    (tmp / "mcp.json").write_text(json.dumps({"mcpServers": {"weather": {"type": "http", "url": mcp_url}}}))
+    command = f"{sys.executable} -I {Path(hook.__file__)}"
+    (tmp / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__.*", "hooks": [{"type": "command", "command": command, "timeout": 10}]}]}}))
+    api = FakeAnthropic(reply)
+    try:
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "ANTHROPIC_API_KEY": "sk-ant-test",
+               "ANTHROPIC_BASE_URL": api.url, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+               "PROWL_API_URL": facts.url, "LOWDOWN_HOME": str(tmp / "lowdown"), "MCP_TIMEOUT": "180000", **extra}
+        p = subprocess.run([cli(), "--print", "--output-format", "json", "--mcp-config", str(tmp / "mcp.json"),
+                            "--strict-mcp-config", "--setting-sources", "", "--settings", str(tmp / "settings.json"),
+                            "--tools", "", "--allowedTools", "mcp__weather", "--no-session-persistence",
+                            "--max-turns", "4"], input=b"Echo hi.", capture_output=True, cwd=tmp, env=env, timeout=240)
+    finally:
+        api.close()
+    results = [b for r in api.messages() for m in r.get("messages", []) if isinstance(m.get("content"), list)
+               for b in m["content"] if b.get("type") == "tool_result"]
+    return {"proc": p, "results": json.dumps(results)}
+
+
+def test_the_real_claude_cli_asks_before_the_call_and_runs_it_when_nothing_is_said(
+        facts: LowdownServer, everything: Any, tmp_path: Path) -> None:
+    asked = _claude(tmp_path / "a", facts, everything.url, {})
+    assert "version 2.0.0 succeeded in 25.0%" in asked["results"], (asked["results"], asked["proc"].stdout[-1500:])
+    assert "Echo: hi" not in asked["results"], "the tool ran although the hook asked"
+    ran = _claude(tmp_path / "b", facts, everything.url, {"PROWL_PREFLIGHT": "0"})
+    assert "Echo: hi" in ran["results"], (ran["results"], ran["proc"].stdout[-1500:])
