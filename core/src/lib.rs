@@ -6,6 +6,7 @@
 
 pub mod aggregate;
 pub mod benchmark;
+pub mod change_feed;
 pub mod classify;
 pub mod contract;
 pub mod days;

@@ -79,6 +79,15 @@ CREATE TABLE rollup_contributors (
     contributor TEXT NOT NULL,
     PRIMARY KEY (target, contributor)
 ) WITHOUT ROWID;
+-- When organic records first carried each server version and tool schema hash (kind
+-- `server_version` or `schema_hash`): the change feed's new versions and schemas.
+CREATE TABLE rollup_firsts (
+    target TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    first_seen BIGINT NOT NULL,
+    PRIMARY KEY (target, kind, value)
+) WITHOUT ROWID;
 -- The per-network cap's marks: the `interactions` rowids it capped (the main file's raw
 -- rows keep the class they arrived with; the roll applies these).
 CREATE TABLE capped_rows (

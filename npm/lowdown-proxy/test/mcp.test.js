@@ -146,6 +146,13 @@ test('get_lowdown reads the Registry, Scanner and package blocks in words and li
     const page = await fetch(`${server.url}/t/${entry}`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), new RegExp(`<h1>${entry}</h1>`));
+    assert.ok(!t.includes('Changes in the last 7 days'), 'a first scan is the baseline: nothing changed');
+    // A server version nodes record for the first time is a change of today, in words.
+    await server.post(records(entry, 2, { server_version: '9.9.9' }));
+    const changed = text(await c.callTool({ name: 'get_lowdown', arguments: { target: entry } })).split('\n');
+    const first = changed.indexOf(`Changes in the last 7 days (${server.url}/t/${entry}/changes):`);
+    assert.ok(first > 0, changed.join('\n'));
+    assert.equal(changed[first + 1], `  ${today} "new server version 9.9.9: 2 rated calls so far" (records of Lowdown nodes (organic))`);
     // With records of its own, the npm name answers for itself and names its Registry entry.
     await server.post(records('npm:@modelcontextprotocol/server-everything', 2));
     const own = await c.callTool({ name: 'get_lowdown', arguments: { target: 'npm:@modelcontextprotocol/server-everything' } });

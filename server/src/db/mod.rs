@@ -190,6 +190,12 @@ const ENGINE_MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../../migrations/0019_pending_rows.sqlite.sql"),
         include_str!("../../migrations/0019_pending_rows.postgres.sql"),
     ),
+    (
+        21,
+        "change_feed",
+        include_str!("../../migrations/0021_change_feed.sqlite.sql"),
+        include_str!("../../migrations/0021_change_feed.postgres.sql"),
+    ),
 ];
 
 /// The migrations through `version`, as SQLite (`sqlite`) or PostgreSQL runs them:

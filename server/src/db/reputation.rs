@@ -219,3 +219,22 @@ pub enum Dimension {
     /// The tools' schema hash ('' when none).
     SchemaHash,
 }
+
+/// When organic records first carried each server version and schema hash of `target`:
+/// `(kind, value, first_seen)`, kind `server_version` or `schema_hash`.
+pub async fn firsts(db: &Db, target: &str) -> DbResult<Vec<(String, String, i64)>> {
+    db.settle().await?;
+    let rows = sqlx::query("SELECT kind, value, first_seen FROM rollup_firsts WHERE target = $1")
+        .bind(target.to_owned())
+        .fetch_all(&db.pool)
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("kind")?,
+                r.try_get("value")?,
+                r.try_get("first_seen")?,
+            ))
+        })
+        .collect()
+}

@@ -85,6 +85,8 @@ impl Agg {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum When {
     Every,
+    /// Organic records (what nodes recorded first).
+    Organic,
     /// Rated organic records (what latency and independence count).
     Rated,
     /// Rated organic records with a latency.
@@ -140,6 +142,7 @@ impl Rule {
         let rated = rated_organic_sql("", "");
         let mut filter = match self.when {
             When::Every => String::new(),
+            When::Organic => " AND source = 'organic'".to_owned(),
             When::Rated => rated,
             When::Timed => format!(" AND latency_ms IS NOT NULL{rated}"),
         };
@@ -283,6 +286,29 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             vec![target(), source(), class()],
             When::Every,
             N,
+        ),
+        // When organic records first carried each server version and schema hash: the
+        // change feed's "new version" and "new schema" (kept on conflict: rolls come in
+        // order). The kind is a literal, so one table holds both.
+        rule(
+            "rollup_firsts",
+            vec![
+                target(),
+                text("kind", "'server_version'"),
+                opt_text("value", "server_version"),
+            ],
+            When::Organic,
+            &[Agg::First],
+        ),
+        rule(
+            "rollup_firsts",
+            vec![
+                target(),
+                text("kind", "'schema_hash'"),
+                opt_text("value", "schema_hash"),
+            ],
+            When::Organic,
+            &[Agg::First],
         ),
     ]
 });

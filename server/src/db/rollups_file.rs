@@ -20,7 +20,7 @@ use super::DbResult;
 pub(crate) const NAME: &str = "rollups";
 
 /// The version of [`SCHEMA`]; a file of another version is made again.
-const ROLLUPS_VERSION: i64 = 1;
+const ROLLUPS_VERSION: i64 = 2;
 
 /// The file's tables, as a fresh one holds them.
 const SCHEMA: &str = include_str!("../../migrations/rollups.sqlite.sql");

@@ -6,6 +6,7 @@
 //! Modules: [`layout`] (the shell), [`charts`] (SVG and tables), [`escape`] (the one
 //! escaping function), [`home`], [`target`] and [`registry_view`], [`daily`].
 
+pub mod changes;
 pub mod charts;
 pub mod daily;
 pub mod escape;

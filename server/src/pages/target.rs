@@ -15,6 +15,7 @@ use lowdown_core::aggregate::OrganicRow;
 use super::charts::{figure, label, pct, rate_chart, table, value_chart, RateBar, ValueBar};
 use super::escape::{escape, path_segment};
 use super::layout::{html, page};
+use crate::db::lookup::{resolve, Resolution};
 use crate::error::AppResult;
 use crate::routes::reputation::{reply, Answer, Candidates, Reply};
 use crate::state::AppState;
@@ -389,6 +390,24 @@ pub async fn get(State(state): State<AppState>, Path(target): Path<String>) -> A
         return Ok(html(StatusCode::BAD_REQUEST, body));
     }
     let now = state.now();
+    // `<target>/changes[.rss|.json]`, unless the whole path is a target of its own.
+    if let Some((name, view)) = super::changes::View::split(&target) {
+        let whole = resolve(&state.db, &target, state.allow_private_hosts).await?;
+        if !matches!(whole, Resolution::Found(_)) {
+            if let Resolution::Found(t) =
+                resolve(&state.db, name, state.allow_private_hosts).await?
+            {
+                let changes = crate::services::changes::of(&state.db, &t, now).await?;
+                return super::changes::render(
+                    &state,
+                    &t,
+                    view,
+                    &changes,
+                    &lowdown_core::scanner::days::day_of(now),
+                );
+            }
+        }
+    }
     match reply(&state, target.clone(), None, true, now).await? {
         Reply::Candidates(c) => Ok(html(
             StatusCode::OK,

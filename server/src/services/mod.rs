@@ -2,6 +2,7 @@
 //! reputation, a service's benchmark block, the `source` block of every answer.
 
 pub mod agents;
+pub mod changes;
 pub mod registry_view;
 pub mod scores;
 pub mod source;

@@ -7,6 +7,7 @@ mod provider_fixtures;
 mod scanner_fixtures;
 
 mod catalog_file;
+mod changes;
 mod daily_export;
 mod forgery;
 mod gateway_api;

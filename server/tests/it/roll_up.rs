@@ -267,6 +267,7 @@ async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
         ("node_days", "node_id, day"),
         ("node_targets", "node_id, target"),
         ("rollup_contributors", "target, contributor"),
+        ("rollup_firsts", "target, kind, value"),
         ("rollup_networks", "target, n, day, day_n"),
         ("targets", "target, name_key, lookup_key"),
     ];

@@ -148,10 +148,35 @@ export function reputationLine(rep) {
  * @returns {string}
  */
 export function pageUrl(base, target) {
+  return `${base.replace(/\/+$/, '')}${pagePath(target)}`;
+}
+
+/**
+ * The path of a target's page: `/t/{target}`, encoded as {@link pageUrl} says.
+ * @param {string} target
+ * @returns {string}
+ */
+export function pagePath(target) {
   const path = Array.from(new TextEncoder().encode(target))
     .map((b) => (/[A-Za-z0-9\-._~:@/]/.test(String.fromCharCode(b)) && b < 128 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
     .join('');
-  return `${base.replace(/\/+$/, '')}/t/${path}`;
+  return `/t/${path}`;
+}
+
+/**
+ * The change feed's items the server marks recent (the last 7 days), in words.
+ * @param {unknown} feed `GET /t/{target}/changes.json`, or null
+ * @param {string} page the target's page URL
+ * @returns {string[]}
+ */
+export function recentChangeLines(feed, page) {
+  const items = feed && typeof feed === 'object' && Array.isArray(/** @type {any} */ (feed).items) ? /** @type {any[]} */ (/** @type {any} */ (feed).items) : [];
+  const recent = items.filter((i) => i && i._lowdown && i._lowdown.recent === true && typeof i.title === 'string');
+  if (!recent.length) return [];
+  return [
+    `Changes in the last 7 days (${page}/changes):`,
+    ...recent.slice(0, 10).map((i) => `  ${String(i._lowdown.day)} ${quoted(i.title)} (${String(i._lowdown.source)})`),
+  ];
 }
 
 /** @type {Record<number, string>} */
@@ -284,9 +309,10 @@ export function packageLines(rep) {
  * @param {string} asked the target as the agent asked for it
  * @param {Reputation} rep the API's reputation answer
  * @param {string} [base] the API base URL the page is under (default `$LOWDOWN_API_URL`)
+ * @param {unknown} [feed] the target's change feed (`changes.json`), for its recent changes
  * @returns {string}
  */
-export function reputationText(asked, rep, base = apiBase()) {
+export function reputationText(asked, rep, base = apiBase(), feed = null) {
   if (Array.isArray(rep.candidates)) {
     return [
       `"${asked}" matches more than one target; ask again with one of these exact names:`,
@@ -297,6 +323,7 @@ export function reputationText(asked, rep, base = apiBase()) {
   const lines = [`Lowdown for ${name}${rep.resolved_target && rep.resolved_target !== asked ? ` (asked as "${asked}")` : ''}`];
   if (rep.message) lines.push(rep.message);
   lines.push(`Page with charts: ${pageUrl(base, name)}`);
+  lines.push(...recentChangeLines(feed, pageUrl(base, name)));
   // In the answer's order: the Registry, the packages and the Scanner, then the interactions.
   lines.push(...registryLines(rep.registry), ...packageLines(rep), ...scannerLines(rep.scanner));
   lines.push(reputationLine(rep));

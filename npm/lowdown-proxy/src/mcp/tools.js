@@ -3,7 +3,7 @@
 
 import { z } from './zod.js';
 import { ApiError } from '../api.js';
-import { reputationText, compareText, nodeText } from './format.js';
+import { reputationText, compareText, nodeText, pagePath } from './format.js';
 import { compareTargets } from './compare.js';
 import { InteractionRecord as RECORD_FIELDS } from '../contract.js';
 
@@ -121,7 +121,11 @@ export function registerTools(server, api, meta) {
     ({ target }) =>
       guarded(async () => {
         const rep = await api.request('GET', `/api/reputation/${enc(target)}`);
-        return { content: [{ type: 'text', text: reputationText(target, rep) }], structuredContent: { ...rep, target: rep.target ?? target } };
+        // The change feed's recent items; an older server without it (or any failure) only
+        // leaves them out.
+        const name = /** @type {{resolved_target?: string | null}} */ (rep).resolved_target;
+        const feed = name ? await api.request('GET', `${pagePath(name)}/changes.json`).catch(() => null) : null;
+        return { content: [{ type: 'text', text: reputationText(target, rep, undefined, feed) }], structuredContent: { ...rep, target: rep.target ?? target } };
       }),
   );
 

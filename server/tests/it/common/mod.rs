@@ -381,7 +381,7 @@ pub fn raw_interactions(t: &TestDb) -> &'static str {
     match t.kind {
         Kind::Sqlite => {
             "(SELECT target, task_type, day, source, server_version, schema_hash, \
-             failure_type, network, agent_id, node_id, trusted, latency_ms, \
+             failure_type, network, agent_id, node_id, trusted, latency_ms, created_at, \
              CASE WHEN rowid IN (SELECT id FROM capped_rows) THEN 'capped' \
              ELSE outcome_class END AS outcome_class FROM interactions)"
         }
@@ -445,6 +445,14 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
         (
             "SELECT target, contributor, 1 FROM rollup_contributors",
             format!("SELECT target, COALESCE(agent_id, node_id), 1 FROM {raw} AS i WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, COALESCE(agent_id, node_id)"),
+        ),
+        (
+            "SELECT target, kind, value, first_seen FROM rollup_firsts WHERE kind = 'server_version'",
+            format!("SELECT target, 'server_version', server_version, MIN(created_at) FROM {raw} AS i WHERE source = 'organic' AND server_version IS NOT NULL GROUP BY target, server_version"),
+        ),
+        (
+            "SELECT target, kind, value, first_seen FROM rollup_firsts WHERE kind = 'schema_hash'",
+            format!("SELECT target, 'schema_hash', schema_hash, MIN(created_at) FROM {raw} AS i WHERE source = 'organic' AND schema_hash IS NOT NULL GROUP BY target, schema_hash"),
         ),
         (
             "SELECT target, network, day, day_n FROM rollup_networks WHERE day_n > 0",
