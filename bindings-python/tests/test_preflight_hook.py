@@ -24,6 +24,8 @@ from servers import Collector, dead_url
 SAMPLES = Path(__file__).parent / "fixtures" / "claude_hook"
 PAYLOAD = (SAMPLES / "pretooluse_mcp.json").read_bytes()
 TARGET = "mcp:io.github.acme/weather"
+#: A target whose only "newer version" comes from one network.
+LONE = "mcp:io.github.acme/lonely"
 
 
 def _records(version: str, n: int, successes: int) -> list:
@@ -50,8 +52,11 @@ def facts() -> Iterator[LowdownServer]:
     try:
         for net in range(10):
             _post_from(s, net, _records("1.0.0", 10, 10 if net else 5))  # 95 of 100
-        for net in range(10, 12):
-            _post_from(s, net, _records("2.0.0", 10, 2 + (net - 10)))  # 5 of 20
+        for net, ok in ((10, 2), (11, 2), (12, 1)):
+            _post_from(s, net, _records("2.0.0", 10, ok))  # 5 of 30, from 3 networks
+        for net in (14, 15, 16):
+            _post_from(s, net, [dict(r, target=LONE) for r in _records("1.0.0", 10, 10)])
+        _post_from(s, 13, [dict(r, target=LONE) for r in _records("9.0.0", 15, 0)])  # under the cap
         healthy = [dict(r, target="mcp:io.github.acme/calendar") for r in _records("1.0.0", 10, 10)]
         _post_from(s, 20, healthy)
         yield s
@@ -83,7 +88,7 @@ def _silent(res: subprocess.CompletedProcess) -> None:
 def test_a_sharp_drop_of_the_newest_version_asks_with_the_facts(facts: LowdownServer, tmp_path: Path) -> None:
     reason = _asked(_run(PAYLOAD, facts.url, tmp_path))["permissionDecisionReason"]
     assert reason == (
-        f"Lowdown on {TARGET}: version 2.0.0 succeeded in 25.0% of 20 rated calls, other versions in 95.0% of 100"
+        f"Lowdown on {TARGET}: version 2.0.0 succeeded in 16.7% of 30 rated calls, other versions in 95.0% of 100"
         " (organic records). Recorded facts, not instructions."
     )
     # The answer it read is the server's, for the short name the tool's server has.
@@ -94,6 +99,10 @@ def test_a_sharp_drop_of_the_newest_version_asks_with_the_facts(facts: LowdownSe
 def test_a_healthy_server_an_unknown_one_and_other_tools_stay_silent(facts: LowdownServer, tmp_path: Path) -> None:
     calendar = PAYLOAD.replace(b"mcp__weather__", b"mcp__calendar__")
     _silent(_run(calendar, facts.url, tmp_path))
+    # One network claiming a broken version 9.0.0 is one participant's view: nothing said.
+    lonely = facts.get("/api/reputation/lonely")
+    assert lonely["rated_interactions"] == 45, lonely
+    _silent(_run(PAYLOAD.replace(b"mcp__weather__", b"mcp__lonely__"), facts.url, tmp_path))
     _silent(_run(PAYLOAD.replace(b"mcp__weather__", b"mcp__nothing-here__"), facts.url, tmp_path))
     _silent(_run((SAMPLES / "webfetch_pre.json").read_bytes(), facts.url, tmp_path))
     post = json.loads(PAYLOAD)
@@ -202,7 +211,7 @@ def _claude(tmp: Path, facts: LowdownServer, mcp_url: str, extra: Dict[str, str]
 def test_the_real_claude_cli_asks_before_the_call_and_runs_it_when_nothing_is_said(
         facts: LowdownServer, everything: Any, tmp_path: Path) -> None:
     asked = _claude(tmp_path / "a", facts, everything.url, {})
-    assert "version 2.0.0 succeeded in 25.0%" in asked["results"], (asked["results"], asked["proc"].stdout[-1500:])
+    assert "version 2.0.0 succeeded in 16.7%" in asked["results"], (asked["results"], asked["proc"].stdout[-1500:])
     assert "Echo: hi" not in asked["results"], "the tool ran although the hook asked"
     ran = _claude(tmp_path / "b", facts, everything.url, {"PROWL_PREFLIGHT": "0"})
     assert "Echo: hi" in ran["results"], (ran["results"], ran["proc"].stdout[-1500:])

@@ -10,10 +10,12 @@
 //! - The Scanner saw the tool definitions change in the last [`RECENT_DAYS`] days after at
 //!   least [`STABLE_DAYS`] stable days. A server whose definitions change most days is not
 //!   flagged: a change there is the usual.
-//! - The newest version with at least [`MIN_RATED`] rated organic calls succeeds at least
-//!   [`SHARP_DROP`] less often than the other versions together (also at least
-//!   [`MIN_RATED`]). The newest is the version the Registry declares or the Scanner last
-//!   saw when it has enough calls, else the highest version number.
+//! - The newest version with at least [`MIN_RATED`] rated organic calls from at least
+//!   [`MIN_NETWORKS`] client networks succeeds at least [`SHARP_DROP`] less often than the
+//!   other versions together (also at least [`MIN_RATED`]). The newest is the version the
+//!   Registry declares or the Scanner last saw when it has enough calls, else the highest
+//!   version number. The networks bound what one participant can claim: one network's
+//!   records (at most 20 rated a day per target) never make a version look broken alone.
 //!
 //! Anything else, including nothing recorded, is no decision: the hook stays silent.
 
@@ -28,6 +30,8 @@ pub const RECENT_DAYS: i64 = 7;
 pub const STABLE_DAYS: i64 = 7;
 /// Rated organic calls each side of a version comparison needs.
 pub const MIN_RATED: u64 = 10;
+/// Client networks behind the newest version's rated calls (as confidence needs).
+pub const MIN_NETWORKS: u64 = 3;
 /// The success-rate drop (as a fraction) that asks.
 pub const SHARP_DROP: f64 = 0.25;
 
@@ -40,6 +44,8 @@ pub struct VersionCalls {
     pub rated: u64,
     /// Organic successes.
     pub successes: u64,
+    /// Client networks behind the rated calls.
+    pub networks: u64,
 }
 
 /// What the host read for one target.
@@ -122,7 +128,11 @@ fn numbers(v: &str) -> Vec<u64> {
 }
 
 fn version_reason(f: &PreflightFacts) -> Option<String> {
-    let enough: Vec<&VersionCalls> = f.versions.iter().filter(|v| v.rated >= MIN_RATED).collect();
+    let enough: Vec<&VersionCalls> = f
+        .versions
+        .iter()
+        .filter(|v| v.rated >= MIN_RATED && v.networks >= MIN_NETWORKS)
+        .collect();
     let newest = f
         .current_version
         .as_deref()

@@ -16,3 +16,15 @@ INSERT INTO rollup_firsts (target, kind, value, first_seen)
 INSERT INTO rollup_firsts (target, kind, value, first_seen)
     SELECT target, 'schema_hash', schema_hash, MIN(created_at) FROM interactions
     WHERE source = 'organic' AND schema_hash IS NOT NULL GROUP BY target, schema_hash;
+-- The client networks behind each server version's rated organic records (the preflight
+-- verdict's independence rule), filled from the rows already rolled.
+CREATE TABLE rollup_version_networks (
+    target TEXT NOT NULL,
+    server_version TEXT NOT NULL,
+    network TEXT NOT NULL,
+    PRIMARY KEY (target, server_version, network)
+);
+INSERT INTO rollup_version_networks (target, server_version, network)
+    SELECT DISTINCT target, server_version, network FROM interactions
+    WHERE source = 'organic' AND outcome_class IN ('success', 'partial', 'failure')
+      AND server_version IS NOT NULL AND network IS NOT NULL;

@@ -88,6 +88,13 @@ CREATE TABLE rollup_firsts (
     first_seen BIGINT NOT NULL,
     PRIMARY KEY (target, kind, value)
 ) WITHOUT ROWID;
+-- The client networks behind each server version's rated organic records.
+CREATE TABLE rollup_version_networks (
+    target TEXT NOT NULL,
+    server_version TEXT NOT NULL,
+    network TEXT NOT NULL,
+    PRIMARY KEY (target, server_version, network)
+) WITHOUT ROWID;
 -- The per-network cap's marks: the `interactions` rowids it capped (the main file's raw
 -- rows keep the class they arrived with; the roll applies these).
 CREATE TABLE capped_rows (

@@ -150,7 +150,7 @@ fn base_document() -> Value {
             "/api/preflight/{target}": {"get": {"operationId": "getPreflight", "summary": "Whether to ask the user before calling a tool of this server, with the facts why (the preflight hooks read it).",
                 "parameters": [{"name": "target", "in": "path", "required": true, "schema": {"type": "string", "maxLength": MAX_TARGET},
                     "description": "Named as for /api/reputation; a name matching none or several targets gets `decision: none`."}],
-                "responses": {"200": ok("`ask` with one fact per reason (the Registry marks it deleted; a package deprecated, yanked or missing; tool definitions changed in the last 7 days after 7 stable days; the newest version 25 points below the others over at least 10 rated calls each), or `none`.", r("Preflight")), "400": bad.clone(), "500": internal.clone()}}},
+                "responses": {"200": ok("`ask` with one fact per reason (the Registry marks it deleted; a package deprecated, yanked or missing; tool definitions changed in the last 7 days after 7 stable days; the newest version 25 points below the others over at least 10 rated calls each, the newest's from at least 3 networks), or `none`.", r("Preflight")), "400": bad.clone(), "500": internal.clone()}}},
             "/api/compare": {"get": {"operationId": "compareTargets", "summary": "Rank 2-5 targets by organic success rate.",
                 "parameters": [{"name": "targets", "in": "query", "required": true, "schema": {"type": "string"}, "description": "2 to 5 names, comma-separated."}, task_param],
                 "responses": {"200": ok("Ranked, with a recommendation only when the evidence allows.", r("Comparison")), "400": bad.clone(), "500": internal.clone()}}},

@@ -5,6 +5,7 @@ fn calls(version: &str, rated: u64, successes: u64) -> VersionCalls {
         version: version.into(),
         rated,
         successes,
+        networks: 3,
     }
 }
 
@@ -104,6 +105,10 @@ fn a_sharp_drop_of_the_newest_version_asks_with_both_samples() {
     f.versions = vec![calls("1.0.0", 100, 95), calls("2.0.0", 9, 0)];
     assert_eq!(verdict("t", &f).decision, Decision::None);
     f.versions = vec![calls("1.0.0", 9, 9), calls("2.0.0", 100, 10)];
+    assert_eq!(verdict("t", &f).decision, Decision::None);
+    // One or two networks cannot make a version look broken, however many calls.
+    f.versions = vec![calls("1.0.0", 100, 100), calls("2.0.0", 100, 0)];
+    f.versions[1].networks = 2;
     assert_eq!(verdict("t", &f).decision, Decision::None);
     // A drop just under the threshold is not sharp.
     f.versions = vec![calls("1.0.0", 100, 100), calls("2.0.0", 100, 76)];

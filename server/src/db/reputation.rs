@@ -238,3 +238,26 @@ pub async fn firsts(db: &Db, target: &str) -> DbResult<Vec<(String, String, i64)
         })
         .collect()
 }
+
+/// How many client networks stand behind each server version's rated organic records of
+/// `target`.
+pub async fn version_networks(
+    db: &Db,
+    target: &str,
+) -> DbResult<std::collections::BTreeMap<String, u64>> {
+    db.settle().await?;
+    let rows = sqlx::query(
+        "SELECT server_version, COUNT(*) AS n FROM rollup_version_networks WHERE target = $1 GROUP BY server_version",
+    )
+    .bind(target.to_owned())
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok((
+                r.try_get("server_version")?,
+                r.try_get::<i64, _>("n")? as u64,
+            ))
+        })
+        .collect()
+}

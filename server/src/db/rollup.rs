@@ -287,6 +287,18 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             When::Every,
             N,
         ),
+        // The networks behind each server version's rated organic records: a version's
+        // figures in the preflight verdict need as many networks as confidence does.
+        rule(
+            "rollup_version_networks",
+            vec![
+                target(),
+                opt_text("server_version", "server_version"),
+                opt_text("network", "network"),
+            ],
+            When::Rated,
+            &[],
+        ),
         // When organic records first carried each server version and schema hash: the
         // change feed's "new version" and "new schema" (kept on conflict: rolls come in
         // order). The kind is a literal, so one table holds both.

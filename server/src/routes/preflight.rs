@@ -56,10 +56,11 @@ pub async fn get(
         }));
     };
     let db = &state.db;
-    let (entry, package, versions) = tokio::try_join!(
+    let (entry, package, versions, networks) = tokio::try_join!(
         blocks(db, &resolved, now),
         package_blocks(db, &resolved, now),
         store::grouped(db, Dimension::ServerVersion, &resolved, None, None),
+        store::version_networks(db, &resolved),
     )?;
     let mut facts = PreflightFacts {
         today: day_of(now),
@@ -72,6 +73,7 @@ pub async fn get(
                     version: v.clone(),
                     rated: row.rated_interactions,
                     successes: counts.organic.success,
+                    networks: networks.get(v).copied().unwrap_or(0),
                 })
             })
             .collect(),

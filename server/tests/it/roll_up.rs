@@ -225,6 +225,7 @@ async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
                 let mut r = common::record(target, outcome);
                 r["record_id"] = json!(format!("{network}-{i}"));
                 r["node_id"] = json!(format!("ld_{network}{:08}", i % 4));
+                r["server_version"] = json!(["1.0.0", "1.1.0"][i % 4 / 2]);
                 r
             })
             .collect()
@@ -268,6 +269,7 @@ async fn both_engines_roll_the_same_records_up_to_the_same_rows() {
         ("node_targets", "node_id, target"),
         ("rollup_contributors", "target, contributor"),
         ("rollup_firsts", "target, kind, value"),
+        ("rollup_version_networks", "target, server_version"),
         ("rollup_networks", "target, n, day, day_n"),
         ("targets", "target, name_key, lookup_key"),
     ];

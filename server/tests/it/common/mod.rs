@@ -447,6 +447,10 @@ pub async fn assert_rollups_match_raw(t: &TestDb) {
             format!("SELECT target, COALESCE(agent_id, node_id), 1 FROM {raw} AS i WHERE {rated} AND (agent_id IS NOT NULL OR node_id IS NOT NULL) GROUP BY target, COALESCE(agent_id, node_id)"),
         ),
         (
+            "SELECT target, server_version, network, 1 FROM rollup_version_networks",
+            format!("SELECT target, server_version, network, 1 FROM {raw} AS i WHERE {rated} AND server_version IS NOT NULL AND network IS NOT NULL GROUP BY target, server_version, network"),
+        ),
+        (
             "SELECT target, kind, value, first_seen FROM rollup_firsts WHERE kind = 'server_version'",
             format!("SELECT target, 'server_version', server_version, MIN(created_at) FROM {raw} AS i WHERE source = 'organic' AND server_version IS NOT NULL GROUP BY target, server_version"),
         ),
