@@ -66,6 +66,9 @@ pub enum PublishError {
     /// Writing the files failed.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// The publish's own task failed (a panic), reported instead of taking the caller down.
+    #[error("the publish stopped: {0}")]
+    Task(String),
     /// Writing a Parquet file failed.
     #[error("parquet {month}: {detail}")]
     Parquet {
@@ -230,13 +233,50 @@ fn open(dir: &Path) -> Result<git::Repo, PublishError> {
         std::fs::write(&exclude, text).map_err(io)?;
     }
     let changes = repo.changes()?;
-    if !changes.is_empty() {
+    let marker = repo.git_dir()?.join(MARKER);
+    // What a publish that was cut off left: files of its own only, under its marker.
+    let interrupted = marker.exists() && changes.iter().all(|l| ours(l));
+    if interrupted && !changes.is_empty() {
+        tracing::warn!(dir = %dir.display(), changes = changes.len(), "an earlier publish was cut off; its files are written again");
+        // Its temporary files would otherwise be committed; the others are written again.
+        for line in changes
+            .iter()
+            .filter(|l| l.starts_with("?? ") && l.ends_with(".tmp"))
+        {
+            let path = repo.dir.join(&line[3..]);
+            std::fs::remove_file(&path).map_err(|source| ExportError::Io { path, source })?;
+        }
+    } else if !changes.is_empty() {
         return Err(PublishError::Uncommitted {
             dir: dir.to_owned(),
             changes: changes.into_iter().take(5).collect(),
         });
     }
+    std::fs::write(&marker, "a publish is under way, or was cut off\n").map_err(|source| {
+        ExportError::Io {
+            path: marker.clone(),
+            source,
+        }
+    })?;
     Ok(repo)
+}
+
+/// The file in the repository's git directory that a publish holds from its first write
+/// to its commit: a publish cut off in between leaves it, and the next one takes the
+/// changes to its own files as its own instead of refusing them.
+pub const MARKER: &str = "lowdown-publish";
+
+/// Whether a `git status --porcelain` line is about a file a publish writes (the export's
+/// months, the report, the notice, or their temporary files), not about a rename.
+fn ours(line: &str) -> bool {
+    let path = line.get(3..).unwrap_or_default();
+    if path.contains(" -> ") || path.starts_with('"') {
+        return false;
+    }
+    let name = path.strip_prefix("scanner_observations/").unwrap_or(path);
+    let own =
+        path != name && !name.contains('/') && (name.ends_with(".csv") || name.ends_with(".tmp"));
+    own || matches!(path, "REPORT.md" | "REPORT.tmp" | "LICENSE" | "LICENSE.tmp")
 }
 
 /// Publishes the dataset of `db` into DIR for the deployment `deployment` (see the module
@@ -251,10 +291,7 @@ pub async fn publish(db: &Db, dir: &Path, deployment: &str) -> Result<Published,
     let dir_owned = dir.to_owned();
     let repo = tokio::task::spawn_blocking(move || open(&dir_owned))
         .await
-        .map_err(|e| PublishError::Git {
-            what: "open".into(),
-            detail: e.to_string(),
-        })??;
+        .map_err(|e| PublishError::Task(e.to_string()))??;
     let exported = export::export(db, &repo.dir, deployment).await?;
     let retrieved = crate::clock::iso(at_ms);
     write_whole(
@@ -278,15 +315,16 @@ pub async fn publish(db: &Db, dir: &Path, deployment: &str) -> Result<Published,
         ),
     );
     let who = identity(deployment, at_ms);
-    let (commit, action) = tokio::task::spawn_blocking(move || {
-        let commit = commit_day(&repo, &day, &message, &who)?;
-        Ok::<_, PublishError>(commit)
+    let (commit, action, marker) = tokio::task::spawn_blocking(move || {
+        let (commit, action) = commit_day(&repo, &day, &message, &who)?;
+        Ok::<_, PublishError>((commit, action, repo.git_dir()?.join(MARKER)))
     })
     .await
-    .map_err(|e| PublishError::Git {
-        what: "commit".into(),
-        detail: e.to_string(),
-    })??;
+    .map_err(|e| PublishError::Task(e.to_string()))??;
+    std::fs::remove_file(&marker).map_err(|source| ExportError::Io {
+        path: marker,
+        source,
+    })?;
     Ok(Published {
         day: run.day,
         action,
@@ -403,5 +441,22 @@ mod tests {
             ("lowdown", "lowdown@lowdown.invalid")
         );
         assert!(month_name("2026-11.parquet") && !month_name("notes.parquet"));
+        for line in [
+            " M REPORT.md",
+            "?? scanner_observations/2026-11.tmp",
+            "M  LICENSE",
+            " D scanner_observations/2026-10.csv",
+        ] {
+            assert!(ours(line), "{line}");
+        }
+        for line in [
+            "?? notes.txt",
+            " M scanner_observations/x/y.csv",
+            "R  REPORT.md -> R.md",
+            "?? \"REPORT.md\"",
+            "?? scanner_observations/notes.txt",
+        ] {
+            assert!(!ours(line), "{line}");
+        }
     }
 }

@@ -186,12 +186,7 @@ pub async fn publish_after(
     let done =
         tokio::spawn(async move { crate::publish::publish(&db, &to.dir, &to.deployment).await })
             .await
-            .unwrap_or_else(|e| {
-                Err(PublishError::Git {
-                    what: "publish".into(),
-                    detail: format!("the publish task failed: {e}"),
-                })
-            });
+            .unwrap_or_else(|e| Err(PublishError::Task(e.to_string())));
     match &done {
         Ok(p) => {
             tracing::info!(day = %p.day, action = ?p.action, commit = %p.commit, "dataset published")

@@ -473,6 +473,52 @@ async fn a_dir_that_cannot_be_used_is_refused_and_loses_nothing() {
     t.cleanup().await;
 }
 
+/// A publish cut off between its first write and its commit (its marker left in the git
+/// directory) is finished by the next one, which writes its files again; anything else
+/// changed beside them is still refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_publish_cut_off_is_finished_by_the_next_one() {
+    let t = TestDb::new(common::Kind::Sqlite).await.unwrap();
+    let (_mcp, registry) = fixtures().await;
+    let cfg = config(&registry.url, MapLookup::default());
+    assert_eq!(
+        run(&t.db, &on_day(&cfg, -1)).await.unwrap().status,
+        "completed"
+    );
+    let dir = fresh("cut");
+    let first = publish::publish(&t.db, &dir, "lowdown-test").await.unwrap();
+    let marker = dir.join(".git").join(publish::MARKER);
+    assert!(!marker.exists(), "a finished publish leaves no marker");
+    run(&t.db, &cfg).await.unwrap();
+    // Cut off: the report half written, a month's temporary file, the marker.
+    let month = &day(0)[..7];
+    let tmp = dir.join(format!("scanner_observations/{month}.tmp"));
+    std::fs::write(dir.join("REPORT.md"), "# Lowdown Scan").unwrap();
+    std::fs::write(&tmp, "id,scan").unwrap();
+    std::fs::write(&marker, "").unwrap();
+    // A file of the user's beside them: refused, all kept.
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let e = publish::publish(&t.db, &dir, "lowdown-test")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("?? notes.txt"), "{e}");
+    assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "id,scan");
+    std::fs::remove_file(dir.join("notes.txt")).unwrap();
+    let p = publish::publish(&t.db, &dir, "lowdown-test").await.unwrap();
+    assert_eq!((p.day, p.action), (day(0), Action::Committed));
+    assert_eq!(git(&dir, &["rev-parse", "HEAD^"]), first.commit);
+    assert_eq!(
+        git(&dir, &["status", "--porcelain", "--untracked-files=all"]),
+        ""
+    );
+    assert!(!tmp.exists() && !marker.exists());
+    let tree = git(&dir, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(!tree.contains(".tmp"), "{tree}");
+    assert!(git(&dir, &["show", "HEAD:REPORT.md"]).contains("## Source"));
+    let _ = std::fs::remove_dir_all(dir);
+    t.cleanup().await;
+}
+
 /// The daily job publishes after the day's scan; a publish that fails leaves the scan
 /// and the answers as they would be without it.
 async fn a_failing_publish_never_touches_the_scan(t: &TestDb) {
