@@ -264,6 +264,7 @@ def test_the_card_declares_the_licence_and_a_config_covering_every_month(publish
     matched = sorted(str(p.relative_to(hf)) for p in hf.glob(files["path"]))
     assert matched == published["said"]["parquet"]
     assert len(matched) >= 2, "40 days ago is another month"
+    assert (hf / "REPORT.md").read_bytes() == (published["dir"] / "REPORT.md").read_bytes(), "the daily report travels with the copy"
     text = (hf / "README.md").read_text()
     assert "CC BY 4.0" in text and "https://creativecommons.org/licenses/by/4.0/" in text
     # The card and the Parquet files are beside the repository, not in its commits.

@@ -84,7 +84,7 @@ pub fn card(deployment: &str, retrieved: &str, rows: u64, files: &[String]) -> S
          Lowdown Scanner, once a day (`initialize`, `notifications/initialized`, `tools/list`; \
          tools are never called). These are observations from one vantage point without \
          authentication, not agent-reported interactions; the scope, the sample and the \
-         limits are in the daily report (`REPORT.md`) of the dataset's git repository.\n\n",
+         limits are in the daily report, `REPORT.md`, beside this card.\n\n",
     );
     let _ = writeln!(
         out,

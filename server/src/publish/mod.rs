@@ -9,7 +9,7 @@
 //!   that changes nothing commits nothing. The day, the dates and the identity come from
 //!   the data and the deployment name ([`identity`]), never the clock, so the same database
 //!   gives the same commit ids.
-//! - `DIR/huggingface` ([`card`], [`parquet`]) is excluded from the repository (through
+//! - `DIR/huggingface` ([`card`], [`parquet`], and a copy of `REPORT.md`) is excluded from the repository (through
 //!   `.git/info/exclude`, which is not part of any commit): Parquet files change whole
 //!   every day and belong in a Hugging Face dataset repository, not in git history.
 //! - A DIR that cannot be used is refused before anything is written: a file, a non-empty
@@ -300,6 +300,13 @@ pub async fn publish(db: &Db, dir: &Path, deployment: &str) -> Result<Published,
     )?;
     let hf = repo.dir.join(HF_DIR);
     let parquet = huggingface(db, &hf, deployment, &retrieved, exported.rows).await?;
+    // The daily report travels with the Hugging Face copy, which the card points to.
+    let report = repo.dir.join(&exported.report);
+    let text = std::fs::read(&report).map_err(|source| ExportError::Io {
+        path: report,
+        source,
+    })?;
+    write_whole(&hf.join("REPORT.md"), &text)?;
 
     let day = run.day.clone();
     let message = format!(
