@@ -103,6 +103,15 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Publish the open dataset once, as `serve --publish DIR` does after each day's scan:
+    /// the export, REPORT.md and a CC BY 4.0 LICENSE committed in the git repository DIR
+    /// (made when DIR is missing or empty; one commit per UTC day; never pushed), and a
+    /// Hugging Face dataset layout in DIR/huggingface. What was done as JSON on stdout.
+    Publish {
+        /// The git repository to write into.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 /// `lowdown-server catalog ...`.

@@ -23,6 +23,7 @@ pub mod names;
 pub mod openapi;
 pub mod pages;
 pub mod provider;
+pub mod publish;
 pub mod retention;
 pub mod routes;
 pub mod scanner;

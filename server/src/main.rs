@@ -1,6 +1,7 @@
 //! The `lowdown-server` binary: `lowdown-server [serve] [--listen ADDR] [--db URL|PATH]
 //! [--catalog FILE] [--gateway-listen ADDR] [--scan-at HH:MM]`, `lowdown-server scan [...]`,
-//! `lowdown-server catalog add|list`, or `lowdown-server export --out DIR`.
+//! `lowdown-server catalog add|list`, `lowdown-server export --out DIR`, or
+//! `lowdown-server publish --out DIR`.
 
 // Ingest allocates many small strings per record on several threads; mimalloc spends
 // far less time in them than the system allocator (a third of ingest CPU in profiles).
@@ -41,7 +42,7 @@ async fn main() -> anyhow::Result<()> {
     let limits = config::limits(&cli.quotas).map_err(anyhow::Error::msg)?;
     if cli.command.is_some() && cli.serve.any_given() {
         anyhow::bail!(
-            "serve options (--gateway-listen, --gateway-timeout, --scan-at, --registry-url, \
+            "serve options (--gateway-listen, --gateway-timeout, --scan-at, --publish, --registry-url, \
              --cohort, --cohort-size, --modern, --concurrency, --per-host-concurrency, \
              --unsafe-allow-loopback, --local-node, \
              --idle-exit) go with no \
@@ -64,7 +65,11 @@ async fn main() -> anyhow::Result<()> {
     let (serve_args, scan) = match cli.command {
         Some(Command::Catalog(cmd)) => return catalog_command(cmd, &catalog_path, explicit),
         Some(Command::Export { out }) => {
-            export_to = Some(out);
+            export_to = Some(Written::Export(out));
+            (cli.serve.clone(), None)
+        }
+        Some(Command::Publish { out }) => {
+            export_to = Some(Written::Publish(out));
             (cli.serve.clone(), None)
         }
         Some(Command::Serve(args)) => (args, None),
@@ -119,12 +124,27 @@ async fn main() -> anyhow::Result<()> {
         tracing::warn!("{w}");
     }
     let db = Db::open(&url, 16).await?;
-    if let Some(out) = export_to {
-        let done = lowdown_server::export::export(&db, &out, &cli.name).await;
-        db.close().await;
-        let done = done.with_context(|| format!("export to {}", out.display()))?;
-        println!("{}", serde_json::to_string_pretty(&done)?);
-        return Ok(());
+    match export_to {
+        Some(Written::Export(out)) => {
+            let done = lowdown_server::export::export(&db, &out, &cli.name).await;
+            db.close().await;
+            let done = done.with_context(|| format!("export to {}", out.display()))?;
+            println!("{}", serde_json::to_string_pretty(&done)?);
+            return Ok(());
+        }
+        Some(Written::Publish(out)) => {
+            let done = lowdown_server::publish::publish(&db, &out, &cli.name).await;
+            db.close().await;
+            let done = done.with_context(|| format!("publish to {}", out.display()))?;
+            println!("{}", serde_json::to_string_pretty(&done)?);
+            return Ok(());
+        }
+        None => {}
+    }
+    // A --publish DIR that can never work stops the server now, not at the first scan.
+    if let Some(dir) = &serve_args.publish {
+        lowdown_server::publish::check(dir)
+            .with_context(|| format!("--publish {}", dir.display()))?;
     }
     if !services.is_empty() {
         catalog::upsert(
@@ -158,6 +178,14 @@ async fn main() -> anyhow::Result<()> {
         claim,
     };
     serve(db, served, services, serve_args).await
+}
+
+/// What a one-shot command writes.
+enum Written {
+    /// `export --out DIR`.
+    Export(std::path::PathBuf),
+    /// `publish --out DIR`.
+    Publish(std::path::PathBuf),
 }
 
 /// The options of `serve` that every server has (the rest are in [`ServeArgs`]).
@@ -220,7 +248,14 @@ async fn serve(
     let daily = args.scan_at.map(|at| {
         tracing::info!(at = %format!("{:02}:{:02}", at.hour, at.minute), "daily scan enabled (UTC)");
         let cfg = args.scan.config(scanner::progress::Mode::Log);
-        tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg))
+        let publish = args.publish.clone().map(|dir| {
+            tracing::info!(dir = %dir.display(), "the dataset is published after each day's scan");
+            scanner::schedule::PublishTo {
+                dir,
+                deployment: name.clone(),
+            }
+        });
+        tokio::spawn(scanner::schedule::daily(db.clone(), at, cfg, publish))
     });
     let admin_token = lowdown_server::provider::auth::admin_token_from_env(
         std::env::var("LOWDOWN_ADMIN_TOKEN").ok(),

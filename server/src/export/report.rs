@@ -11,7 +11,10 @@ use serde_json::Value;
 
 use super::{Exported, HEADER, OBSERVATIONS_DIR};
 use crate::db::{Db, DbResult};
-use crate::services::source::{LICENSE, LICENSE_URL};
+use crate::services::source::{cite, dataset_of, LICENSE, LICENSE_URL};
+
+/// What the dataset is about, in its attribution line.
+pub const SUBJECT: &str = "Scanner observations";
 
 struct RunRow {
     id: String,
@@ -194,10 +197,11 @@ pub async fn report(db: &Db, deployment: &str, exported: &Exported) -> DbResult<
         }
     }
     let retrieved = retrieved.unwrap_or_else(|| "—".to_owned());
-    let dataset = format!("Lowdown records: {deployment}");
+    let dataset = dataset_of(deployment);
+    let cite = cite(&dataset, SUBJECT, &retrieved);
     let _ = write!(
         out,
-        "\n## Source\n\n- Dataset: {dataset}, Scanner observations\n- License: {LICENSE}, {LICENSE_URL}\n- Retrieved at: {retrieved} (the latest run)\n- Cite: {dataset}, Scanner observations, retrieved {retrieved}. {LICENSE}, {LICENSE_URL}\n"
+        "\n## Source\n\n- Dataset: {dataset}, {SUBJECT}\n- License: {LICENSE}, {LICENSE_URL}\n- Retrieved at: {retrieved} (the latest run)\n- Cite: {cite}\n"
     );
     Ok(out)
 }

@@ -101,6 +101,11 @@ pub struct ServeArgs {
     /// day that already has a completed scan is not scanned again.
     #[arg(long, value_name = "HH:MM")]
     pub scan_at: Option<ScanAt>,
+    /// After each day's scan, publish the dataset: a git repository at DIR (made when DIR
+    /// is missing or empty; one commit per UTC day; never pushed) and a Hugging Face
+    /// dataset layout in DIR/huggingface (see server/README.md, Publishing the dataset).
+    #[arg(long, value_name = "DIR", requires = "scan_at")]
+    pub publish: Option<std::path::PathBuf>,
     /// Options of the daily scan (its `--unsafe-allow-loopback` also lets services.toml
     /// name loopback http upstreams for the gateway).
     #[command(flatten)]
@@ -121,6 +126,7 @@ impl ServeArgs {
     pub fn any_given(&self) -> bool {
         let s = &self.scan;
         self.scan_at.is_some()
+            || self.publish.is_some()
             || s.registry_url != DEFAULT_REGISTRY_URL
             || s.cohort != CohortMode::Fixed
             || s.cohort_size.is_some()

@@ -10,7 +10,13 @@
 //! that starts after HH:MM on a day whose run was left unfinished tries at once. A database
 //! that cannot be used is tried again every minute that day; any other failure is logged
 //! and the schedule goes on to the next day.
+//!
+//! With `--publish DIR`, every attempt that finds the day's scan done (it ran here, or
+//! another server or a manual `scan` ran it) publishes the dataset ([`publish_after`]);
+//! the bytes depend on the database only, so every server publishing gets the same
+//! commits, and a publish that fails is logged and changes nothing else.
 
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -19,6 +25,7 @@ use lowdown_core::scanner::days::{day_of, DAY_MS};
 use super::{run_daily, ScanConfig, ScanError, Summary};
 use crate::db::lease::{self, SCAN_LEASE};
 use crate::db::Db;
+use crate::publish::{PublishError, Published};
 
 /// A time of day, UTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,8 +162,45 @@ fn retries(attempt: &Attempt) -> bool {
     matches!(attempt, Attempt::Held(_) | Attempt::Unavailable)
 }
 
-/// Runs [`attempt`] every day at `at`, forever (abort the task to stop it).
-pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig) {
+/// Where `serve --publish DIR` publishes the dataset, and as which deployment.
+#[derive(Debug, Clone)]
+pub struct PublishTo {
+    /// The git repository (the Hugging Face layout goes in its `huggingface/`).
+    pub dir: PathBuf,
+    /// The deployment name (`--name`).
+    pub deployment: String,
+}
+
+/// After `attempt`: when the day's scan is done (this server ran it, or it had run),
+/// publishes the dataset into `to` and logs what happened; `None` when the day is not
+/// done. The publish runs as a task of its own, so even a panic in it is only logged.
+pub async fn publish_after(
+    db: &Db,
+    attempt: &Attempt,
+    to: &PublishTo,
+) -> Option<Result<Published, PublishError>> {
+    if !matches!(attempt, Attempt::Ran(_) | Attempt::Done) {
+        return None;
+    }
+    let (db, to) = (db.clone(), to.clone());
+    let done =
+        tokio::spawn(async move { crate::publish::publish(&db, &to.dir, &to.deployment).await })
+            .await
+            .unwrap_or_else(|e| Err(PublishError::Task(e.to_string())));
+    match &done {
+        Ok(p) => {
+            tracing::info!(day = %p.day, action = ?p.action, commit = %p.commit, "dataset published")
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "dataset not published; the scan and the server go on")
+        }
+    }
+    Some(done)
+}
+
+/// Runs [`attempt`] every day at `at`, forever (abort the task to stop it), publishing
+/// after each into `publish` when given.
+pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig, publish: Option<PublishTo>) {
     let mut next = first_attempt(&db, at, crate::clock::now_ms()).await;
     // The day an attempt is for: a retry after a held lease stays on it, never starting
     // the next day's scan early.
@@ -166,6 +210,9 @@ pub async fn daily(db: Db, at: ScanAt, cfg: ScanConfig) {
         let now = crate::clock::now_ms();
         tokio::time::sleep(Duration::from_millis(next.saturating_sub(now).max(0) as u64)).await;
         let tried = attempt(&db, &cfg, &day).await;
+        if let Some(to) = &publish {
+            publish_after(&db, &tried, to).await;
+        }
         let now = crate::clock::now_ms();
         next = next_attempt(at, &tried, now);
         if retries(&tried) {

@@ -13,7 +13,18 @@ pub const LICENSE_URL: &str = "https://creativecommons.org/licenses/by/4.0/";
 
 /// The dataset an answer of this deployment comes from: `Lowdown records: <deployment>`.
 pub fn dataset(state: &AppState) -> String {
-    format!("Lowdown records: {}", state.deployment)
+    dataset_of(&state.deployment)
+}
+
+/// `Lowdown records: <deployment>`, for a deployment name.
+pub fn dataset_of(deployment: &str) -> String {
+    format!("Lowdown records: {deployment}")
+}
+
+/// The attribution line: `<dataset>, <subject>, retrieved <at>. CC BY 4.0, <licence URL>`
+/// (an answer's `cite`, and the dataset's `REPORT.md`, `LICENSE` and dataset card).
+pub fn cite(dataset: &str, subject: &str, at: &str) -> String {
+    format!("{dataset}, {subject}, retrieved {at}. {LICENSE}, {LICENSE_URL}")
 }
 
 /// Always the answer's last field: where the numbers come from and how to cite them
@@ -39,7 +50,7 @@ pub fn block(state: &AppState, now: i64, subject: &str) -> Source {
     let dataset = dataset(state);
     let at = clock::iso(now);
     Source {
-        cite: format!("{dataset}, {subject}, retrieved {at}. {LICENSE}, {LICENSE_URL}"),
+        cite: cite(&dataset, subject, &at),
         dataset,
         license: LICENSE,
         retrieved_at: at,

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("scanner", Layer::Service),
     ("daily", Layer::Service),
     ("export", Layer::Service),
+    ("publish", Layer::Service),
     ("retention", Layer::Service),
     ("gateway", Layer::Service),
     ("gateway::api", Layer::Handler),

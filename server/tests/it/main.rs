@@ -33,6 +33,7 @@ mod provider_checks;
 mod provider_everything;
 mod provider_local_code;
 mod provider_race;
+mod publish;
 mod quotas;
 mod registry_view;
 mod reputation;
