@@ -15,6 +15,7 @@ pub(crate) mod hooks;
 pub(crate) mod interactions;
 pub(crate) mod meta;
 pub(crate) mod node;
+pub(crate) mod otlp;
 pub(crate) mod registry;
 pub(crate) mod reputation;
 pub(crate) mod telemetry;
@@ -29,6 +30,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v0.1/servers"),
     ("get", "/v0.1/servers/{name}"),
     ("post", "/v1/telemetry/observe"),
+    ("post", "/v1/traces"),
+    ("post", "/v1/metrics"),
     ("post", "/v1/auth/agents/register"),
     ("post", "/v1/sampling/verify"),
     ("get", "/v1/sampling/salt"),
@@ -74,6 +77,9 @@ pub fn app(state: AppState) -> Router {
         .route("/v0.1/servers", get(registry::list))
         .route("/v0.1/servers/{*name}", get(registry::one))
         .route("/v1/telemetry/observe", post(telemetry::post))
+        // OTLP/HTTP in: MCP spans from any OpenTelemetry SDK (issue 27).
+        .route("/v1/traces", post(otlp::traces))
+        .route("/v1/metrics", post(otlp::metrics))
         .route("/v1/auth/agents/register", post(agents::register))
         .merge(gateway_api())
         .merge(crate::pages::routes())

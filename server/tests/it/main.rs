@@ -23,6 +23,7 @@ mod migrate;
 mod migrate_rollups;
 mod mirror_path;
 mod openapi;
+mod otlp;
 mod packages;
 mod pages;
 mod printed_answers;
