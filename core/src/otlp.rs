@@ -300,8 +300,11 @@ pub enum Refusal {
     #[error("more than {MAX_SPANS} spans in one request")]
     TooMany,
     /// The record the span maps to breaks a record rule.
-    #[error("{0}")]
-    Invalid(String),
+    #[error("{detail}")]
+    Invalid {
+        /// `field: what is wrong`, as `POST /api/interactions` words it.
+        detail: String,
+    },
 }
 
 /// The record of every span of `traces`, in order (resource by resource, span by span),
@@ -384,14 +387,18 @@ pub fn span_record(span: &Span, resource: &ResourceFacts) -> Result<InteractionR
         tools_has_more: None,
     };
     // The API's own rule, so no OTLP record is one `POST /api/interactions` would refuse.
-    let value = serde_json::to_value(&record).map_err(|e| Refusal::Invalid(e.to_string()))?;
+    let value = serde_json::to_value(&record).map_err(|e| Refusal::Invalid {
+        detail: format!("record: {e}"),
+    })?;
     validate_record(&value).map_err(|e| {
         let field = if e.field.is_empty() {
             "record"
         } else {
             &e.field
         };
-        Refusal::Invalid(format!("{field}: {}", e.message))
+        Refusal::Invalid {
+            detail: format!("{field}: {}", e.message),
+        }
     })
 }
 

@@ -199,8 +199,14 @@ fn long_and_hostile_values_are_cut_or_refused_never_echoed() {
     a.push(("lowdown.target", &long));
     let e = one(&a).unwrap_err();
     assert!(
-        matches!(e, Refusal::Invalid(ref m) if m.starts_with("target:")),
+        matches!(e, Refusal::Invalid { ref detail } if detail.starts_with("target:")),
         "{e}"
+    );
+    // Refusals serialise with their stable kind.
+    assert_eq!(serde_json::to_value(&e).unwrap()["type"], "invalid");
+    assert_eq!(
+        serde_json::to_value(Refusal::NotMcp).unwrap(),
+        json!({"type": "not_mcp"})
     );
     assert!(!e.to_string().contains("xxxx"));
     let mut a = CALL.to_vec();
