@@ -72,7 +72,7 @@ pub async fn post(
         .map(|a| a.agent_id);
     let mut screened = screened;
     let rejected = std::mem::take(&mut screened.rejected);
-    let stored = records::store(&state, &origin, agent_id, screened).await?;
+    let stored = records::store(&state, &super::client(&origin), agent_id, screened).await?;
     let mut body = Ingested {
         accepted: stored.accepted,
         duplicates: stored.duplicates,

@@ -116,14 +116,13 @@ async fn method_not_allowed() -> AppError {
     AppError::MethodNotAllowed
 }
 
-/// The error of an item refused for naming a private or special-use host:
-/// `host: a private or special-use host (loopback) is never stored`.
-pub(crate) fn private_host_error(
-    field: &str,
-    reason: lowdown_core::telemetry::BlockReason,
-) -> String {
-    format!(
-        "{field}: a private or special-use host ({}) is never stored",
-        crate::names::enum_str(&reason)
-    )
+pub(crate) use crate::services::records::private_host_error;
+
+/// The sender of a write as the records service takes it.
+pub(crate) fn client(origin: &crate::extract::Origin) -> crate::services::records::Client {
+    crate::services::records::Client {
+        ip: origin.ip,
+        network: origin.network.clone(),
+        trusted: origin.trusted,
+    }
 }

@@ -233,7 +233,7 @@ pub async fn traces(
             .await
             .map_err(fail)?
             .map(|a| a.agent_id);
-        let stored = records::store(&state, &origin, agent_id, screened)
+        let stored = records::store(&state, &super::client(&origin), agent_id, screened)
             .await
             .map_err(fail)?;
         if let Some((e, secs)) = stored.refusal {

@@ -4,6 +4,7 @@
 //! is a side path around them.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 
 use lowdown_core::record::validate::Rejection;
 use lowdown_core::record::InteractionRecord;
@@ -12,8 +13,27 @@ use lowdown_core::telemetry::unlisted_target;
 use crate::db::ingest::{Fate, Sender};
 use crate::db::quota::{Draws, Quota};
 use crate::error::{AppError, AppResult};
-use crate::extract::Origin;
 use crate::state::AppState;
+
+/// Where a write comes from, as the handler found it (`crate::extract::Origin`).
+#[derive(Debug, Clone, Default)]
+pub struct Client {
+    /// The client address.
+    pub ip: Option<IpAddr>,
+    /// The keyed id of its network.
+    pub network: Option<String>,
+    /// Inside `--trusted-network`.
+    pub trusted: bool,
+}
+
+/// The error of an item refused for naming a private or special-use host:
+/// `host: a private or special-use host (loopback) is never stored`.
+pub fn private_host_error(field: &str, reason: lowdown_core::telemetry::BlockReason) -> String {
+    format!(
+        "{field}: a private or special-use host ({}) is never stored",
+        crate::names::enum_str(&reason)
+    )
+}
 
 /// Valid records a request brought, with their positions in it, and what was refused.
 #[derive(Debug, Default)]
@@ -39,7 +59,7 @@ pub fn screen(state: &AppState, items: Vec<Result<InteractionRecord, Rejection>>
                 }
                 Some(reason) => out.rejected.push(Rejection {
                     index,
-                    error: crate::routes::private_host_error("target", reason),
+                    error: private_host_error("target", reason),
                 }),
             },
             Err(r) => out.rejected.push(Rejection { index, ..r }),
@@ -61,16 +81,16 @@ pub struct Stored {
     pub refusal: Option<(AppError, u64)>,
 }
 
-/// Stores `screened.valid` for the sender (`origin`, and the agent of the request's key):
+/// Stores `screened.valid` for the sender (`client`, and the agent of the request's key):
 /// each new record draws on its node id's, the key's and the network's hourly budget
 /// (none from a trusted network); a duplicate draws on nothing.
 pub async fn store(
     state: &AppState,
-    origin: &Origin,
+    client: &Client,
     agent_id: Option<String>,
     screened: Screened,
 ) -> AppResult<Stored> {
-    let sender = sender(state, origin, agent_id, &screened.valid);
+    let sender = sender(state, client, agent_id, &screened.valid);
     let ingested = crate::db::ingest::store_interactions(
         &state.db,
         screened.valid,
@@ -105,7 +125,7 @@ pub async fn store(
 /// key's and the network's (none from a trusted network).
 fn sender(
     state: &AppState,
-    origin: &Origin,
+    origin: &Client,
     agent_id: Option<String>,
     records: &[InteractionRecord],
 ) -> Sender {
