@@ -66,6 +66,7 @@ async fn llms_txt_and_healthz_answer(t: &TestDb) {
         "/api/reputation/",
         "/api/interactions",
         "/v1/telemetry/observe",
+        "/v1/traces",
         "/api/compare",
         "/v0.1/servers",
     ] {
