@@ -116,6 +116,7 @@ mod session;
 mod swar;
 mod text;
 
+pub use outcome::error_code_class;
 pub use pending::MAX_PENDING;
 pub use session::Classifier;
 

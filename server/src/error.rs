@@ -160,7 +160,7 @@ impl AppError {
     }
 
     /// Seconds a client should wait before sending this again, when that helps.
-    fn retry_after(&self) -> Option<u64> {
+    pub(crate) fn retry_after(&self) -> Option<u64> {
         match self {
             AppError::RateLimited(q) => Some(q.retry_after_secs),
             AppError::Refused { retry_after, .. } => *retry_after,

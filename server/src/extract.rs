@@ -22,30 +22,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = AppError;
 
     async fn from_request(req: Request<Body>, _state: &S) -> Result<Self, Self::Rejection> {
-        let too_large = AppError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        };
-        let declared = req
-            .headers()
-            .get(axum::http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
-            return Err(too_large);
-        }
-        let bytes = match axum::body::to_bytes(req.into_body(), MAX_BODY_BYTES).await {
-            Ok(b) => b,
-            Err(e) => {
-                let limit_hit =
-                    std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
-                        .any(|e| e.to_string().contains("length limit exceeded"));
-                return Err(if limit_hit {
-                    too_large
-                } else {
-                    AppError::bad_request("could not read the request body")
-                });
-            }
-        };
+        let bytes = read_body(req, MAX_BODY_BYTES).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(AppError::bad_request(
                 "body: expected JSON, got an empty body",
@@ -55,6 +32,36 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .map(JsonBody)
             // serde_json's message names line and column and never echoes the input.
             .map_err(|e| AppError::bad_request(format!("body: malformed JSON ({e})")))
+    }
+}
+
+/// The body of `req`, at most `limit` bytes: a declared or actual length past it is a 413
+/// and the body is not read further.
+pub(crate) async fn read_body(
+    req: Request<Body>,
+    limit: usize,
+) -> Result<axum::body::Bytes, AppError> {
+    let too_large = AppError::PayloadTooLarge { limit };
+    let declared = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large);
+    }
+    match axum::body::to_bytes(req.into_body(), limit).await {
+        Ok(b) => Ok(b),
+        Err(e) => {
+            let limit_hit =
+                std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                    .any(|e| e.to_string().contains("length limit exceeded"));
+            Err(if limit_hit {
+                too_large
+            } else {
+                AppError::bad_request("could not read the request body")
+            })
+        }
     }
 }
 

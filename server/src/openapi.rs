@@ -118,7 +118,52 @@ pub fn document() -> Value {
     crate::gateway::openapi::extend(&mut doc);
     crate::pages::openapi::extend(&mut doc);
     crate::provider::openapi::extend(&mut doc);
+    otlp_paths(&mut doc);
     doc
+}
+
+/// `POST /v1/traces` and `POST /v1/metrics`: OTLP/HTTP, whose bodies are the
+/// `opentelemetry-proto` messages (protobuf, or their OTLP/JSON form), not this document's
+/// JSON; errors are a `google.rpc.Status` in the request's encoding, not `Error`.
+fn otlp_paths(doc: &mut Value) {
+    let bodies = |what: &str| {
+        json!({"required": true, "description": format!("An OTLP `{what}`, protobuf or OTLP/JSON, optionally `Content-Encoding: gzip`; at most 1 MiB as sent and 4 MiB gunzipped."),
+            "content": {"application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"type": "object"}}}})
+    };
+    let answer = |description: &str, rejected: &str| {
+        json!({"description": description,
+            "content": {"application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"type": "object", "properties": {"partialSuccess": {"type": "object", "properties": {
+                    rejected: {"type": "string", "pattern": "^[0-9]+$"}, "errorMessage": {"type": "string"}}}}}}}})
+    };
+    let status = |description: &str| {
+        json!({"description": description,
+            "content": {"application/x-protobuf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}}}})
+    };
+    let errors = |op: &mut Value| {
+        op["responses"]["400"] = status(
+            "Not an OTLP message of this type, or not valid gzip (`google.rpc.Status`, code 3).",
+        );
+        op["responses"]["413"] = status("Over 1 MiB as sent, or over 4 MiB gunzipped (code 8).");
+        op["responses"]["415"] =
+            status("Another content type or content encoding (code 3, in JSON).");
+        op["responses"]["500"] =
+            status("Internal error (code 13; details are logged, never returned).");
+    };
+    let mut traces = json!({"operationId": "otlpTraces", "summary": "OTLP/HTTP traces: MCP client spans become interaction records (see server/README.md, OpenTelemetry (OTLP) in).",
+        "parameters": [{"name": "X-Agent-Key", "in": "header", "required": false, "schema": {"type": "string"}, "description": "Makes the records that agent's, as for POST /api/interactions."}],
+        "requestBody": bodies("ExportTraceServiceRequest"),
+        "responses": {"200": answer("`ExportTraceServiceResponse`: `partialSuccess` counts the spans that made no record and says why (not an MCP span, no target, over a quota, …); absent when every span was taken.", "rejectedSpans"),
+            "429": status("Every MCP span was over a budget (code 8); `Retry-After` says when to send them again.")}});
+    errors(&mut traces);
+    let mut metrics = json!({"operationId": "otlpMetrics", "summary": "OTLP/HTTP metrics: decoded and acknowledged; no data point becomes a record (calls are counted from spans).",
+        "requestBody": bodies("ExportMetricsServiceRequest"),
+        "responses": {"200": answer("`ExportMetricsServiceResponse`, empty.", "rejectedDataPoints")}});
+    errors(&mut metrics);
+    doc["paths"]["/v1/traces"] = json!({"post": traces});
+    doc["paths"]["/v1/metrics"] = json!({"post": metrics});
 }
 
 fn base_document() -> Value {

@@ -40,13 +40,21 @@ impl Verdict {
 
     /// A JSON-RPC error with this code (or none).
     pub fn error(code: Option<i64>) -> Verdict {
-        let (layer, failure) = match code {
-            Some(-32602) => (ErrorLayer::Request, FailureType::InvalidArguments),
-            Some(-32700 | -32600 | -32601) => (ErrorLayer::Request, FailureType::Unknown),
-            Some(-32001) => (ErrorLayer::Server, FailureType::Timeout),
-            _ => (ErrorLayer::Server, FailureType::ServerError),
-        };
+        let (layer, failure) = error_code_class(code);
         Verdict::failure(layer, failure, code)
+    }
+}
+
+/// Where a JSON-RPC error with this code (or none) failed, and why (SPEC §3.1): -32700,
+/// -32600, -32601 and -32602 are the caller's (request layer; -32602 is
+/// `invalid_arguments`), -32001 is the TypeScript SDK's timeout, everything else is the
+/// server's. OTLP spans (`crate::otlp`) use it for their `error.type` codes.
+pub fn error_code_class(code: Option<i64>) -> (ErrorLayer, FailureType) {
+    match code {
+        Some(-32602) => (ErrorLayer::Request, FailureType::InvalidArguments),
+        Some(-32700 | -32600 | -32601) => (ErrorLayer::Request, FailureType::Unknown),
+        Some(-32001) => (ErrorLayer::Server, FailureType::Timeout),
+        _ => (ErrorLayer::Server, FailureType::ServerError),
     }
 }
 

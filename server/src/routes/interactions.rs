@@ -5,14 +5,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use lowdown_core::record::validate::{check_records, Rejection};
-use lowdown_core::record::InteractionRecord;
-use lowdown_core::telemetry::unlisted_target;
 use serde::Serialize;
 
-use crate::db::ingest::{Fate, Sender};
-use crate::db::quota::{Draws, Quota};
 use crate::error::{AppError, AppResult};
 use crate::extract::{JsonBody, Origin};
+use crate::services::records;
 use crate::state::AppState;
 
 /// Checks every record on its own with the core and stores the valid ones in one
@@ -60,59 +57,33 @@ pub async fn post(
 ) -> AppResult<Response> {
     let checked = check_records(&body).map_err(|e| AppError::bad_request(e.to_string()))?;
     let single = checked.single;
-    let mut valid = Vec::with_capacity(checked.items.len());
-    let mut indices = Vec::with_capacity(checked.items.len());
-    let mut rejected = Vec::new();
-    for (index, item) in checked.items.into_iter().enumerate() {
-        match item {
-            Ok(record) => match unlisted_target(&record.target, state.allow_private_hosts) {
-                None => {
-                    valid.push(record);
-                    indices.push(index);
-                }
-                Some(reason) => rejected.push(Rejection {
-                    index,
-                    error: super::private_host_error("target", reason),
-                }),
-            },
-            Err(e) => rejected.push(Rejection::new(index, "record", &e)),
-        }
-    }
-    if valid.is_empty() {
-        return Err(AppError::none_valid("record", single, rejected));
+    let items = checked
+        .items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| item.map_err(|e| Rejection::new(index, "record", &e)))
+        .collect();
+    let screened = records::screen(&state, items);
+    if screened.valid.is_empty() {
+        return Err(AppError::none_valid("record", single, screened.rejected));
     }
     let agent_id = super::telemetry::agent(&state, &headers)
         .await?
         .map(|a| a.agent_id);
-    let sender = sender(&state, &origin, agent_id, &valid);
-    let ingested =
-        crate::db::ingest::store_interactions(&state.db, valid, sender.clone(), state.now())
-            .await?;
-    let (mut accepted, mut duplicates, mut limited) = (0, 0, Vec::new());
-    for (fate, index) in ingested.fates.iter().zip(&indices) {
-        match fate {
-            Fate::Stored => accepted += 1,
-            Fate::Duplicate => {
-                accepted += 1;
-                duplicates += 1;
-            }
-            Fate::RateLimited(_) => limited.push(*index),
-        }
-    }
-    crate::db::quota::prune_if_due(&state.db, state.now()).await;
+    let mut screened = screened;
+    let rejected = std::mem::take(&mut screened.rejected);
+    let stored = records::store(&state, &super::client(&origin), agent_id, screened).await?;
     let mut body = Ingested {
-        accepted,
-        duplicates,
+        accepted: stored.accepted,
+        duplicates: stored.duplicates,
         error: None,
-        ok: accepted > 0,
-        rate_limited: limited,
+        ok: stored.accepted > 0,
+        rate_limited: stored.rate_limited,
         reason: None,
         rejected,
     };
-    let refusal = ingested.refusal(&sender);
-    let status = match (&refusal, accepted) {
-        (Some((q, retry)), 0) => {
-            let e = crate::error::AppError::from(q.refusal(*retry));
+    let status = match (&stored.refusal, stored.accepted) {
+        (Some((e, _)), 0) => {
             body.error = Some(e.to_string());
             body.reason = Some(e.reason());
             StatusCode::TOO_MANY_REQUESTS
@@ -120,45 +91,8 @@ pub async fn post(
         _ => StatusCode::CREATED,
     };
     let mut response = (status, Json(body)).into_response();
-    if let Some((_, retry)) = refusal {
+    if let Some((_, retry)) = stored.refusal {
         crate::error::set_retry_after(response.headers_mut(), retry);
     }
     Ok(response)
-}
-
-/// Who sends `records`, and the budgets each of them draws on: its node id's, the agent
-/// key's and the network's (none from a trusted network).
-fn sender(
-    state: &AppState,
-    origin: &Origin,
-    agent_id: Option<String>,
-    records: &[InteractionRecord],
-) -> Sender {
-    let (secret, limits) = (state.db.caller_secret(), &state.limits);
-    let mut draws = Draws::default();
-    if !origin.trusted {
-        let mut shared = Vec::new();
-        if let Some(a) = &agent_id {
-            shared.push(draws.quota(Quota::key_records(secret, limits, a)));
-        }
-        shared.push(draws.quota(Quota::network_records(secret, limits, origin.ip)));
-        // A batch usually comes from one node: its quota (an HMAC) is made once.
-        let mut nodes: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for r in records {
-            let mut item = shared.clone();
-            if let Some(node) = &r.node_id {
-                let q = *nodes
-                    .entry(node)
-                    .or_insert_with(|| draws.quota(Quota::node_records(secret, limits, node)));
-                item.push(q);
-            }
-            draws.item(item);
-        }
-    }
-    Sender {
-        network: origin.network.clone(),
-        agent_id,
-        trusted: origin.trusted,
-        draws,
-    }
 }

@@ -15,6 +15,7 @@ pub(crate) mod hooks;
 pub(crate) mod interactions;
 pub(crate) mod meta;
 pub(crate) mod node;
+pub(crate) mod otlp;
 pub(crate) mod preflight;
 pub(crate) mod registry;
 pub(crate) mod reputation;
@@ -31,6 +32,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v0.1/servers"),
     ("get", "/v0.1/servers/{name}"),
     ("post", "/v1/telemetry/observe"),
+    ("post", "/v1/traces"),
+    ("post", "/v1/metrics"),
     ("post", "/v1/auth/agents/register"),
     ("post", "/v1/sampling/verify"),
     ("get", "/v1/sampling/salt"),
@@ -77,6 +80,9 @@ pub fn app(state: AppState) -> Router {
         .route("/v0.1/servers", get(registry::list))
         .route("/v0.1/servers/{*name}", get(registry::one))
         .route("/v1/telemetry/observe", post(telemetry::post))
+        // OTLP/HTTP in: MCP spans from any OpenTelemetry SDK (issue 27).
+        .route("/v1/traces", post(otlp::traces))
+        .route("/v1/metrics", post(otlp::metrics))
         .route("/v1/auth/agents/register", post(agents::register))
         .merge(gateway_api())
         .merge(crate::pages::routes())
@@ -113,14 +119,13 @@ async fn method_not_allowed() -> AppError {
     AppError::MethodNotAllowed
 }
 
-/// The error of an item refused for naming a private or special-use host:
-/// `host: a private or special-use host (loopback) is never stored`.
-pub(crate) fn private_host_error(
-    field: &str,
-    reason: lowdown_core::telemetry::BlockReason,
-) -> String {
-    format!(
-        "{field}: a private or special-use host ({}) is never stored",
-        crate::names::enum_str(&reason)
-    )
+pub(crate) use crate::services::records::private_host_error;
+
+/// The sender of a write as the records service takes it.
+pub(crate) fn client(origin: &crate::extract::Origin) -> crate::services::records::Client {
+    crate::services::records::Client {
+        ip: origin.ip,
+        network: origin.network.clone(),
+        trusted: origin.trusted,
+    }
 }

@@ -24,6 +24,7 @@ mod migrate;
 mod migrate_rollups;
 mod mirror_path;
 mod openapi;
+mod otlp;
 mod packages;
 mod pages;
 mod preflight;
