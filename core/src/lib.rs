@@ -15,6 +15,7 @@ pub mod gateway;
 pub mod identity;
 pub mod local_node;
 pub mod logdiff;
+pub mod otel_export;
 pub mod quota;
 pub mod record;
 pub mod redact;
