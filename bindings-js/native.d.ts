@@ -93,6 +93,11 @@ export declare class OtelExporter {
   batch(signal: 'traces' | 'metrics', nowMs: number, closing: boolean): Buffer | null
   /** What became of `signal`'s request: its HTTP `status`, or `null` when no answer came. */
   done(signal: 'traces' | 'metrics', status: number | null, nowMs: number): void
+  /**
+   * The session ended and every last `batch` was asked for: what is still queued (a
+   * signal paused after a failure) is dropped and counted.
+   */
+  close(nowMs: number): void
   /** Milliseconds until `batch` should be asked again (0: now), or -1 when nothing waits. */
   nextDueMs(nowMs: number): number
   /**

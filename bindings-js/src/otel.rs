@@ -103,6 +103,14 @@ impl JsOtelExporter {
         Ok(())
     }
 
+    /// The session ended and every last `batch` was asked for: what is still queued (a
+    /// signal paused after a failure) is dropped and counted.
+    #[cfg_attr(not(target_arch = "wasm32"), napi)]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+    pub fn close(&mut self, now_ms: f64) {
+        self.inner.close(now_ms);
+    }
+
     /// Milliseconds until `batch` should be asked again (0: now), or -1 when nothing waits.
     #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "nextDueMs"))]
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "nextDueMs"))]

@@ -17,7 +17,7 @@
 //! - `OTEL_SERVICE_NAME`, else `service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else
 //!   `lowdown-proxy`; `OTEL_RESOURCE_ATTRIBUTES` (`k=v,...`, percent-decoded) is the resource.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The Lowdown switch.
 pub const SWITCH_ENV: &str = "LOWDOWN_OTEL";
@@ -29,7 +29,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 pub const DEFAULT_SERVICE_NAME: &str = "lowdown-proxy";
 
 /// OTLP/HTTP's two encodings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Protocol {
     /// `http/protobuf`: `application/x-protobuf`.
     #[serde(rename = "http/protobuf")]
@@ -50,7 +50,7 @@ impl Protocol {
 }
 
 /// Where one signal goes and how.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SignalConfig {
     /// The full URL to `POST` to.
     pub url: String,
@@ -63,7 +63,7 @@ pub struct SignalConfig {
 }
 
 /// Export's configuration; at least one signal is on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExportConfig {
     /// Spans, when on.
     pub traces: Option<SignalConfig>,

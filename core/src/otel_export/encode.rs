@@ -4,8 +4,6 @@
 //! keys). Only the fields the proxy fills are written; no protobuf library is needed, so the
 //! WebAssembly fallback stays small.
 
-use serde_json::{json, Value};
-
 use super::span::ExchangeSpan;
 use super::Protocol;
 use super::{DURATION_BUCKETS, DURATION_DESCRIPTION, DURATION_METRIC, DURATION_UNIT};
@@ -68,7 +66,7 @@ const CUMULATIVE: u64 = 2;
 /// The body of a traces export.
 pub fn traces(origin: &Origin, spans: &[SpanOut<'_>], protocol: Protocol) -> Vec<u8> {
     match protocol {
-        Protocol::Json => json_bytes(&traces_json(origin, spans)),
+        Protocol::Json => traces_json(origin, spans),
         Protocol::Protobuf => {
             let mut scope_spans = Pb::default();
             scope_spans.msg(1, &scope(origin));
@@ -95,7 +93,7 @@ pub fn metrics(
 ) -> Vec<u8> {
     let (start, now) = (nanos(start_ms), nanos(now_ms));
     match protocol {
-        Protocol::Json => json_bytes(&metrics_json(origin, points, start, now)),
+        Protocol::Json => metrics_json(origin, points, start, now),
         Protocol::Protobuf => {
             let mut hist = Pb::default();
             for p in points {
@@ -224,81 +222,157 @@ impl Pb {
     }
 }
 
-fn json_bytes(v: &Value) -> Vec<u8> {
-    // A tree of strings and numbers: serialising it cannot fail.
-    serde_json::to_vec(v).unwrap_or_default()
-}
+/// OTLP JSON, written straight into a string: no `serde_json::Value` tree (smaller in the
+/// WebAssembly build, and one pass).
+#[derive(Default)]
+struct Js(String);
 
-fn attrs_json<K: AsRef<str>>(attrs: &[(K, String)]) -> Value {
-    Value::Array(
-        attrs
-            .iter()
-            .map(|(k, v)| json!({"key": k.as_ref(), "value": {"stringValue": v}}))
-            .collect(),
-    )
-}
-
-fn origin_json(origin: &Origin) -> (Value, Value) {
-    (
-        json!({"attributes": attrs_json(&origin.resource)}),
-        json!({"name": origin.scope_name, "version": origin.scope_version}),
-    )
-}
-
-fn traces_json(origin: &Origin, spans: &[SpanOut<'_>]) -> Value {
-    let (resource, scope) = origin_json(origin);
-    let spans: Vec<Value> = spans
-        .iter()
-        .map(|s| {
-            let sp = s.span;
-            let mut v = json!({
-                "traceId": hex::encode(s.trace_id),
-                "spanId": hex::encode(s.span_id),
-                "name": sp.name(),
-                "kind": SPAN_KIND_CLIENT,
-                "startTimeUnixNano": nanos(sp.start_ms).to_string(),
-                "endTimeUnixNano": nanos(sp.start_ms + sp.latency_ms).to_string(),
-                "attributes": attrs_json(&sp.attributes()),
-            });
-            if sp.is_error() {
-                v["status"] = json!({"code": STATUS_ERROR});
+impl Js {
+    fn raw(&mut self, s: &str) -> &mut Self {
+        self.0.push_str(s);
+        self
+    }
+    fn string(&mut self, s: &str) -> &mut Self {
+        self.0.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => self.0.push_str("\\\""),
+                '\\' => self.0.push_str("\\\\"),
+                c if (c as u32) < 0x20 => self.0.push_str(&format!("\\u{:04x}", c as u32)),
+                c => self.0.push(c),
             }
-            v
-        })
-        .collect();
-    json!({"resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": spans}]}]})
+        }
+        self.0.push('"');
+        self
+    }
+    /// `,"key":` (or `"key":` first in an object: `first`).
+    fn key(&mut self, key: &str, first: bool) -> &mut Self {
+        if !first {
+            self.0.push(',');
+        }
+        self.string(key).raw(":")
+    }
+    fn number(&mut self, v: f64) -> &mut Self {
+        let v = if v.is_finite() { v } else { 0.0 };
+        self.raw(&v.to_string())
+    }
+    /// A 64-bit integer as the OTLP JSON mapping writes it: a decimal string.
+    fn long(&mut self, v: u64) -> &mut Self {
+        self.raw("\"").raw(&v.to_string()).raw("\"")
+    }
+    fn attributes<K: AsRef<str>>(&mut self, attrs: &[(K, String)]) -> &mut Self {
+        self.raw("[");
+        for (i, (k, v)) in attrs.iter().enumerate() {
+            if i > 0 {
+                self.raw(",");
+            }
+            self.raw("{\"key\":").string(k.as_ref());
+            self.raw(",\"value\":{\"stringValue\":").string(v).raw("}}");
+        }
+        self.raw("]")
+    }
+    /// `{"resource":{...},"scope<kind>":[{"scope":{...},"<items>":` — the caller writes the
+    /// items and closes with [`Js::close_origin`].
+    fn open_origin(&mut self, origin: &Origin, kind: &str, items: &str) -> &mut Self {
+        self.raw("{\"resource\":{\"attributes\":")
+            .attributes(&origin.resource)
+            .raw("},")
+            .string(kind)
+            .raw(":[{\"scope\":{\"name\":")
+            .string(&origin.scope_name)
+            .raw(",\"version\":")
+            .string(&origin.scope_version)
+            .raw("},")
+            .string(items)
+            .raw(":[")
+    }
+    fn close_origin(&mut self) -> &mut Self {
+        self.raw("]}]}]}")
+    }
 }
 
-fn metrics_json(origin: &Origin, points: &[HistPoint], start: u64, now: u64) -> Value {
-    let (resource, scope) = origin_json(origin);
-    let points: Vec<Value> = points
-        .iter()
-        .map(|p| {
-            json!({
-                "attributes": attrs_json(&p.attributes),
-                "startTimeUnixNano": start.to_string(),
-                "timeUnixNano": now.to_string(),
-                "count": p.count.to_string(),
-                "sum": p.sum,
-                "bucketCounts": p.buckets.iter().map(u64::to_string).collect::<Vec<_>>(),
-                "explicitBounds": DURATION_BUCKETS,
-                "min": p.min,
-                "max": p.max,
-            })
-        })
-        .collect();
-    json!({"resourceMetrics": [{"resource": resource, "scopeMetrics": [{"scope": scope, "metrics": [{
-        "name": DURATION_METRIC,
-        "description": DURATION_DESCRIPTION,
-        "unit": DURATION_UNIT,
-        "histogram": {"dataPoints": points, "aggregationTemporality": CUMULATIVE},
-    }]}]}]})
+fn traces_json(origin: &Origin, spans: &[SpanOut<'_>]) -> Vec<u8> {
+    let mut j = Js::default();
+    j.raw("{\"resourceSpans\":[")
+        .open_origin(origin, "scopeSpans", "spans");
+    for (i, s) in spans.iter().enumerate() {
+        let sp = s.span;
+        if i > 0 {
+            j.raw(",");
+        }
+        j.raw("{")
+            .key("traceId", true)
+            .string(&hex::encode(s.trace_id));
+        j.key("spanId", false).string(&hex::encode(s.span_id));
+        j.key("name", false).string(&sp.name());
+        j.key("kind", false).raw(&SPAN_KIND_CLIENT.to_string());
+        j.key("startTimeUnixNano", false).long(nanos(sp.start_ms));
+        j.key("endTimeUnixNano", false)
+            .long(nanos(sp.start_ms + sp.latency_ms));
+        j.key("attributes", false).attributes(&sp.attributes());
+        if sp.is_error() {
+            j.key("status", false)
+                .raw("{\"code\":")
+                .raw(&STATUS_ERROR.to_string())
+                .raw("}");
+        }
+        j.raw("}");
+    }
+    j.close_origin();
+    j.0.into_bytes()
+}
+
+fn metrics_json(origin: &Origin, points: &[HistPoint], start: u64, now: u64) -> Vec<u8> {
+    let mut j = Js::default();
+    j.raw("{\"resourceMetrics\":[")
+        .open_origin(origin, "scopeMetrics", "metrics")
+        .raw("{");
+    j.key("name", true).string(DURATION_METRIC);
+    j.key("description", false).string(DURATION_DESCRIPTION);
+    j.key("unit", false).string(DURATION_UNIT);
+    j.key("histogram", false).raw("{\"dataPoints\":[");
+    for (i, p) in points.iter().enumerate() {
+        if i > 0 {
+            j.raw(",");
+        }
+        j.raw("{");
+        j.key("attributes", true).attributes(&p.attributes);
+        j.key("startTimeUnixNano", false).long(start);
+        j.key("timeUnixNano", false).long(now);
+        j.key("count", false).long(p.count);
+        j.key("sum", false).number(p.sum);
+        j.key("bucketCounts", false).raw("[");
+        for (k, b) in p.buckets.iter().enumerate() {
+            if k > 0 {
+                j.raw(",");
+            }
+            j.long(*b);
+        }
+        j.raw("]");
+        j.key("explicitBounds", false).raw("[");
+        for (k, b) in DURATION_BUCKETS.iter().enumerate() {
+            if k > 0 {
+                j.raw(",");
+            }
+            j.number(*b);
+        }
+        j.raw("]");
+        j.key("min", false).number(p.min);
+        j.key("max", false).number(p.max);
+        j.raw("}");
+    }
+    j.raw("],\"aggregationTemporality\":")
+        .raw(&CUMULATIVE.to_string())
+        .raw("}}");
+    j.close_origin();
+    j.0.into_bytes()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::record::Outcome;
+    use serde_json::Value;
 
     fn span() -> ExchangeSpan {
         ExchangeSpan {
@@ -354,6 +428,14 @@ mod tests {
         let mut end = vec![0x41];
         end.extend_from_slice(&nanos(1_700_000_000_002.75).to_le_bytes());
         assert!(needle(&end));
+    }
+
+    #[test]
+    fn json_strings_are_escaped() {
+        let mut j = Js::default();
+        j.string("a\"b\\c\nd\u{1}é");
+        let back: String = serde_json::from_str(&j.0).unwrap();
+        assert_eq!(back, "a\"b\\c\nd\u{1}é");
     }
 
     #[test]

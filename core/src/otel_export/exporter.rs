@@ -13,7 +13,9 @@
 //!   [`BACKOFF_MS`] (spans keep queueing, bounded). No retries: a collector that is down or
 //!   hangs costs a count, never memory or time.
 //! - At the end every queued span goes in one last batch per signal, even while a request is
-//!   in flight or the signal is paused: the host's exit budget bounds it.
+//!   in flight (the collector may only be slow): the host's exit budget bounds it. A signal
+//!   paused after a failure gets no last batch: its spans are dropped and counted
+//!   ([`Exporter::close`]), so a collector that is down costs the exit nothing.
 //! - Trace and span ids come from a generator seeded by the host (the core has no
 //!   randomness); each exchange is its own trace, as the proxy has no parent context.
 
@@ -74,8 +76,9 @@ struct Hist {
 #[derive(Debug, Clone)]
 struct Lane {
     protocol: Protocol,
-    /// Spans (or 1 for metrics) in the request in flight.
-    inflight: Option<usize>,
+    /// Spans (1 for metrics) of each request in flight, oldest first: one at a time, and at
+    /// the end one more beside it (answers are credited in the order the requests went).
+    inflight: VecDeque<usize>,
     paused_until: f64,
 }
 
@@ -102,7 +105,7 @@ impl Exporter {
         let lane = |s: &Option<super::config::SignalConfig>| {
             s.as_ref().map(|s| Lane {
                 protocol: s.protocol,
-                inflight: None,
+                inflight: VecDeque::new(),
                 paused_until: 0.0,
             })
         };
@@ -238,7 +241,7 @@ impl Exporter {
                     .collect();
                 let body = encode::traces(&self.origin, &out, protocol);
                 if let Some(lane) = self.traces.as_mut() {
-                    lane.inflight = Some(lane.inflight.unwrap_or(0) + n);
+                    lane.inflight.push_back(n);
                 }
                 Some(body)
             }
@@ -259,7 +262,7 @@ impl Exporter {
                 self.dirty = false;
                 self.last_metrics_ms = now_ms;
                 if let Some(lane) = self.metrics.as_mut() {
-                    lane.inflight = Some(1);
+                    lane.inflight.push_back(1);
                 }
                 Some(encode::metrics(
                     &self.origin,
@@ -294,9 +297,10 @@ impl Exporter {
             return None;
         }
         if closing {
-            return Some(0.0);
+            // A collector that just failed is not given the exit budget again.
+            return (now_ms >= lane.paused_until).then_some(0.0);
         }
-        if lane.inflight.is_some() {
+        if !lane.inflight.is_empty() {
             return None;
         }
         Some((ready_at.max(lane.paused_until) - now_ms).max(0.0))
@@ -320,7 +324,7 @@ impl Exporter {
             Signal::Metrics => self.metrics.as_mut(),
         };
         let Some(lane) = lane else { return };
-        let n = lane.inflight.take().unwrap_or(0) as u64;
+        let n = lane.inflight.pop_front().unwrap_or(0) as u64;
         if !ok {
             lane.paused_until = now_ms + BACKOFF_MS;
         }
@@ -333,6 +337,14 @@ impl Exporter {
                 self.dirty = true;
             }
         }
+    }
+
+    /// The session ended at `now_ms` and every last batch was asked for: what is still queued
+    /// (its signal paused after a failure) is dropped and counted.
+    pub fn close(&mut self, _now_ms: f64) {
+        self.stats.spans_dropped += self.queue.len() as u64;
+        self.queue.clear();
+        self.first_queued_ms = None;
     }
 
     /// What export came to so far.
@@ -414,13 +426,23 @@ mod tests {
         assert!(e.batch(Signal::Traces, 0.0, false).is_none());
         e.done(Signal::Traces, Some(500), 10.0);
         assert_eq!(e.stats().spans_dropped, 3 + BATCH_MAX as u64);
-        // paused for the backoff, but not at the end
+        // paused for the backoff, also at the end: what waits is dropped and counted
         assert!(e.batch(Signal::Traces, 20.0, false).is_none());
         assert_eq!(e.next_due_ms(20.0), Some(BACKOFF_MS - 10.0));
-        assert!(e.batch(Signal::Traces, 20.0, true).is_some());
-        e.done(Signal::Traces, None, 30.0);
+        assert!(e.batch(Signal::Traces, 20.0, true).is_none());
+        e.close(20.0);
         assert_eq!(e.stats().spans_dropped, QUEUE_MAX as u64 + 3);
         assert_eq!(e.stats().spans_queued, 0);
+        // past the pause, the end sends everything, even with a request in flight
+        let mut e = exporter(&[]);
+        for _ in 0..BATCH_MAX + 1 {
+            e.add(span(1.0), 0.0);
+        }
+        assert!(e.batch(Signal::Traces, 0.0, false).is_some());
+        assert!(e.batch(Signal::Traces, 5.0, true).is_some());
+        e.done(Signal::Traces, Some(200), 6.0);
+        e.done(Signal::Traces, Some(200), 7.0);
+        assert_eq!(e.stats().spans_sent, BATCH_MAX as u64 + 1);
     }
 
     #[test]
@@ -446,8 +468,9 @@ mod tests {
         assert_eq!(p["count"], "4");
         assert_eq!(p["min"], 0.005);
         e.done(Signal::Metrics, Some(503), 30.0);
-        // cumulative: the totals go again with the next export
-        let body = json(e.batch(Signal::Metrics, 40.0, true).unwrap());
+        // cumulative: the totals go again with the next export, after the pause
+        assert!(e.batch(Signal::Metrics, 40.0, true).is_none());
+        let body = json(e.batch(Signal::Metrics, 30.0 + BACKOFF_MS, true).unwrap());
         let p = &body["resourceMetrics"][0]["scopeMetrics"][0]["metrics"][0]["histogram"]
             ["dataPoints"][0];
         assert_eq!(p["count"], "4");

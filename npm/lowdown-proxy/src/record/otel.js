@@ -144,6 +144,8 @@ export class OtelExport {
     this.timer = null;
     this.closed = true;
     this.#pump(true, budgetMs);
+    // What the core held back (a signal paused after a failure) is dropped and counted.
+    this.core.close(this.now());
     if (this.pending.size === 0) return;
     let timer;
     const late = new Promise((resolve) => (timer = setTimeout(resolve, budgetMs)));
