@@ -253,8 +253,10 @@ impl Js {
         self.string(key).raw(":")
     }
     fn number(&mut self, v: f64) -> &mut Self {
+        // ryu-js (JavaScript's shortest form, already in the core) rather than `f64`'s
+        // `Display`, whose float formatting would add kilobytes to the WebAssembly build.
         let v = if v.is_finite() { v } else { 0.0 };
-        self.raw(&v.to_string())
+        self.raw(ryu_js::Buffer::new().format_finite(v))
     }
     /// A 64-bit integer as the OTLP JSON mapping writes it: a decimal string.
     fn long(&mut self, v: u64) -> &mut Self {
