@@ -46,7 +46,8 @@ export class RecordPipeline {
       // LOWDOWN_RECORD=0 with export on: no identity, records, spool or node.
       this.sender = null;
       this.recorder = new Recorder(JSON.stringify({ ...ctx, target: ctx.target ?? safeLabel(targetLabel, argv, debug) }), 'x');
-      this.recorder.collectSpans();
+      // Spans only when something takes them (the core may have said no after all).
+      if (this.otel) this.recorder.collectSpans();
       return;
     }
     const where = whereTo(env);
