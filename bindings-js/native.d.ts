@@ -76,6 +76,38 @@ export declare class NodeIdentityLoad {
 }
 export type JsNodeIdentityLoad = NodeIdentityLoad
 
+/** One session's OpenTelemetry export: add spans, ask for bodies to post, say what came back. */
+export declare class OtelExporter {
+  /**
+   * An exporter for the environment `envJson` (as `otelConfig` reads it), as
+   * `lowdown-proxy/<version>`, with `seed` (16 random bytes) for the trace ids, for a
+   * session that starts at `nowMs`. Throws `invalid_argument` when export is off.
+   */
+  constructor(envJson: string, version: string, seed: Bytes, nowMs: number)
+  /** Takes spans given as JSON lines (`Recorder.takeSpans`) at `nowMs`. */
+  add(lines: string, nowMs: number): void
+  /**
+   * The body to `POST` for `signal` (`"traces"` or `"metrics"`) now, or `null` when none is
+   * due; `closing`: the session ended, send everything. Report with `done`.
+   */
+  batch(signal: 'traces' | 'metrics', nowMs: number, closing: boolean): Buffer | null
+  /** What became of `signal`'s request: its HTTP `status`, or `null` when no answer came. */
+  done(signal: 'traces' | 'metrics', status: number | null, nowMs: number): void
+  /**
+   * The session ended and every last `batch` was asked for: what is still queued (a
+   * signal paused after a failure) is dropped and counted.
+   */
+  close(nowMs: number): void
+  /** Milliseconds until `batch` should be asked again (0: now), or -1 when nothing waits. */
+  nextDueMs(nowMs: number): number
+  /**
+   * What export came to, as JSON text `{spans_sent, spans_dropped, spans_queued,
+   * metric_exports, metric_failures}`.
+   */
+  stats(): string
+}
+export type JsOtelExporter = OtelExporter
+
 /**
  * Records one MCP stdio session: feed it the bytes of both directions as they arrive, with
  * your clock; it returns the finished interaction records as JSON lines, ready to send.
@@ -100,6 +132,16 @@ export declare class Recorder {
    * lines.
    */
   close(nowMs: number, reason: 'client_ended' | 'server_ended'): string
+  /**
+   * From now on also builds each finished client request's OpenTelemetry span, for
+   * `takeSpans` (the core's `otel_export::exchange_span`).
+   */
+  collectSpans(): void
+  /**
+   * The spans built since the last call, as JSON lines (`""` when none), for an
+   * `OtelExporter` (`add`), which may live on another thread.
+   */
+  takeSpans(): string
   /**
    * Bits about the last feed: 1 = it finished a client's `tools/call` whose result has a
    * `content` array (the `--watch-log` block may be appended to that line).
@@ -228,6 +270,14 @@ export declare function expandPath(path: string, envJson: string, home?: string 
  * (SPEC §2).
  */
 export declare function localNode(text: string): string | null
+
+/**
+ * Whether OpenTelemetry export is on for the environment `envJson` (an object of strings),
+ * as JSON text: `{"export": "on", traces, metrics, service_name, resource}` (each signal
+ * `{url, protocol, headers: [[name, value]], timeout_ms}` or `null`) or `{"export": "off",
+ * reason}`.
+ */
+export declare function otelConfig(envJson: string): string
 
 /**
  * The observation to send for one HTTP request as JSON text, or `null` when nothing may be

@@ -7,14 +7,19 @@
 // off. Prints one table. BENCH_SEQ and BENCH_PIPELINED change the counts. On Linux, the
 // table also shows how long each relay's main thread ran per sequential call: on a busy
 // machine latency swings by tens of µs between runs, that CPU time much less.
+// A sixth way is the proxy with OpenTelemetry export on (LOWDOWN_OTEL=1, OTLP/HTTP protobuf
+// to a local receiver in this process that decodes nothing and answers 200): the export's
+// cost per exchange beside the proxy without it.
 // Then whole sessions (spawn, handshake, BENCH_SESSION_CALLS calls, stdin closed, exit)
-// with the API working and with an API that accepts connections and never answers: the
-// session time and the time from closing stdin to exit, side by side.
+// with the API working and with an API that accepts connections and never answers (and with
+// OpenTelemetry export to such a collector): the session time and the time from closing
+// stdin to exit, side by side.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -196,10 +201,27 @@ async function hangingApi() {
   };
 }
 
+/** A local OTLP/HTTP receiver: reads each export, answers 200, counts requests and bytes. */
+async function otlpReceiver() {
+  const stats = { requests: 0, bytes: 0 };
+  const server = http.createServer((req, res) => {
+    req.on('data', (c) => (stats.bytes += c.length));
+    req.on('end', () => {
+      stats.requests += 1;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, stats, close: () => server.close() };
+}
+
+/** OpenTelemetry export on, to `url` (OTLP/HTTP protobuf). */
+const otelOn = (env, url) => ({ ...env, LOWDOWN_OTEL: '1', OTEL_EXPORTER_OTLP_ENDPOINT: url });
+
 /** Sessions through the bare relay and through the proxy to a working and a hanging API, alternating. */
 async function wholeSessions(env, tmp) {
   const hanging = await hangingApi();
-  const runs = { bare: [], working: [], hanging: [], first: [] };
+  const runs = { bare: [], working: [], hanging: [], first: [], otelHanging: [] };
   try {
     for (let i = 0; i < SESSIONS; i += 1) {
       // A fresh home each time, so no spool from an earlier run is sent at start.
@@ -208,6 +230,7 @@ async function wholeSessions(env, tmp) {
       runs.working.push(await session([PROXY, '--', node, RESPONDER], home('working')));
       runs.hanging.push(await session([PROXY, '--', node, RESPONDER], { ...home('hanging'), LOWDOWN_API_URL: hanging.url }));
       runs.first.push(await firstSession(env, home('first').LOWDOWN_HOME));
+      runs.otelHanging.push(await session([PROXY, '--', node, RESPONDER], otelOn(home('otel'), hanging.url)));
     }
   } finally {
     hanging.close();
@@ -249,6 +272,7 @@ async function main() {
   const rows = [];
   let starts;
   let whole;
+  const receiver = await otlpReceiver();
   try {
     starts = await startup(env);
     whole = server ? await wholeSessions(env, tmp) : null;
@@ -260,12 +284,14 @@ async function main() {
       await start('lowdown-proxy (recording on)', node, [PROXY, '--', node, RESPONDER], env),
       await start('lowdown-proxy + --watch-log', node, [PROXY, '--watch-log', logFile, '--', node, RESPONDER], env, logFile),
       await start('lowdown-proxy, LOWDOWN_RECORD=0', node, [PROXY, '--', node, RESPONDER], { ...env, LOWDOWN_RECORD: '0' }),
+      await start('lowdown-proxy + OTel export', node, [PROXY, '--', node, RESPONDER], otelOn(env, receiver.url)),
     ];
     const ROUND = 100;
     for (let done = 0; done < SEQ; done += ROUND) for (const s of sessions) await sequential(s, Math.min(ROUND, SEQ - done));
     for (const s of sessions) rows.push(await finish(s));
   } finally {
     server?.kill('SIGTERM');
+    receiver.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   const d = rows[0];
@@ -295,12 +321,15 @@ async function main() {
   console.log(`\nproxy overhead / bare-relay overhead: p50 ${ratio('p50')}, p99 ${ratio('p99')} (aim ≤ 1.2×)`);
   console.log(`recording on vs LOWDOWN_RECORD=0, per call: p50 ${(proxy.p50 - rows[4].p50).toFixed(0)} µs`);
   console.log(`watch-log on vs off, per call: p50 ${(rows[3].p50 - proxy.p50).toFixed(0)} µs (aim ≤ 50 µs)`);
+  const otel = rows[5];
+  console.log(`OTel export on vs off, per call: p50 ${(otel.p50 - proxy.p50).toFixed(0)} µs, p99 ${(otel.p99 - proxy.p99).toFixed(0)} µs${otel.cpuUs !== null && proxy.cpuUs !== null ? `, relay-thread CPU ${(otel.cpuUs - proxy.cpuUs).toFixed(1)} µs` : ''}; pipelined ${((otel.rps / proxy.rps) * 100).toFixed(0)}% of the proxy's msg/s; the receiver took ${receiver.stats.requests} export requests (${(receiver.stats.bytes / 1024).toFixed(0)} KiB)`);
   console.log(`start to exit, \`-- /bin/true\`, median of ${STARTS}: bare relay ${starts.bare.toFixed(1)} ms, lowdown-proxy (recording on) ${starts.proxy.toFixed(1)} ms: ${(starts.proxy / starts.bare).toFixed(2)}× (aim ≤ 1.2×)`);
   if (whole) {
-    const { bare: b, working: w, hanging: h, first: f } = whole;
+    const { bare: b, working: w, hanging: h, first: f, otelHanging: o } = whole;
     console.log(`\nwhole sessions (handshake + ${SESSION_CALLS} calls, stdin closed), median of ${SESSIONS}, ms:`);
     console.log(`  session: bare relay ${b.total.toFixed(0)}, proxy + working API ${w.total.toFixed(0)}, proxy + hanging API ${h.total.toFixed(0)}: hanging / working ${(h.total / w.total).toFixed(2)}× (aim ≤ 1.2×)`);
     console.log(`  stdin closed to exit: bare relay ${b.exit.toFixed(0)}, working API ${w.exit.toFixed(0)}, hanging API ${h.exit.toFixed(0)}: +${(h.exit - w.exit).toFixed(0)} ms with the API hanging (aim ≤ 100 ms)`);
+    console.log(`  OTel export to a hanging collector (and a working API): session ${o.total.toFixed(0)} (${(o.total / w.total).toFixed(2)}× without export), stdin closed to exit ${o.exit.toFixed(0)}: +${(o.exit - w.exit).toFixed(0)} ms (aim ≤ 100 ms)`);
     console.log(`  a user's first session (nothing configured: the proxy starts the local node): spawn to first answer ${f.first.toFixed(1)} ms, against ${w.first.toFixed(1)} through the proxy with a working API and ${b.first.toFixed(1)} through the bare relay (${(f.first / b.first).toFixed(2)}× the relay), session ${f.total.toFixed(0)}, stdin closed to exit ${f.exit.toFixed(0)} (aim: the start costs the relay nothing)`);
   }
   if (proxy.cpuUs !== null) {

@@ -16,8 +16,8 @@ const methods = (cls) =>
 
 it('both builds export the same names', () => {
   assert.deepEqual(names(wasm), names(native));
-  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'NodeIdentityLoad', 'Recorder', 'Router', 'SpoolClaim', 'SpoolWrite', 'TelemetryBudget',
-    'appendTextItem', 'delivery', 'destination', 'expandPath', 'localNode', 'prepareObservation', 'settingsFromEnv', 'spoolTally', 'storedGet',
+  assert.deepEqual(names(native), ['HostPolicy', 'LogDiff', 'NodeIdentityLoad', 'OtelExporter', 'Recorder', 'Router', 'SpoolClaim', 'SpoolWrite', 'TelemetryBudget',
+    'appendTextItem', 'delivery', 'destination', 'expandPath', 'localNode', 'otelConfig', 'prepareObservation', 'settingsFromEnv', 'spoolTally', 'storedGet',
     'storedSet', 'targetLabel']);
 });
 

@@ -17,6 +17,8 @@ pub mod gateway;
 #[cfg(feature = "observe")]
 pub mod observe;
 #[cfg(feature = "proxy")]
+pub mod otel;
+#[cfg(feature = "proxy")]
 pub mod plans;
 #[cfg(feature = "proxy")]
 pub mod proxy;

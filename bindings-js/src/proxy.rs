@@ -18,19 +18,19 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 /// Bytes from JavaScript (a `Uint8Array` or `Buffer`).
 #[cfg(not(target_arch = "wasm32"))]
-type Bytes = napi::bindgen_prelude::Uint8Array;
+pub(crate) type Bytes = napi::bindgen_prelude::Uint8Array;
 /// Bytes from JavaScript (a `Uint8Array` or `Buffer`).
 #[cfg(target_arch = "wasm32")]
-type Bytes = Vec<u8>;
+pub(crate) type Bytes = Vec<u8>;
 
 /// Optional bytes to JavaScript: a `Buffer` natively, a `Uint8Array` in WebAssembly, `null`
 /// when absent in both.
 #[cfg(not(target_arch = "wasm32"))]
-type OptBytes = Option<napi::bindgen_prelude::Buffer>;
+pub(crate) type OptBytes = Option<napi::bindgen_prelude::Buffer>;
 /// Optional bytes to JavaScript: a `Buffer` natively, a `Uint8Array` in WebAssembly, `null`
 /// when absent in both.
 #[cfg(target_arch = "wasm32")]
-type OptBytes = wasm_bindgen::JsValue;
+pub(crate) type OptBytes = wasm_bindgen::JsValue;
 
 fn direction(name: &str) -> Result<Direction> {
     match name {
@@ -129,6 +129,22 @@ impl JsRecorder {
             }
         };
         Ok(self.inner.close(now_ms, reason))
+    }
+
+    /// From now on also builds each finished client request's OpenTelemetry span, for
+    /// `takeSpans` (the core's `otel_export::exchange_span`).
+    #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "collectSpans"))]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "collectSpans"))]
+    pub fn collect_spans(&mut self) {
+        self.inner.collect_spans();
+    }
+
+    /// The spans built since the last call, as JSON lines (`""` when none), for an
+    /// `OtelExporter` (`add`), which may live on another thread.
+    #[cfg_attr(not(target_arch = "wasm32"), napi(js_name = "takeSpans"))]
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = "takeSpans"))]
+    pub fn take_spans(&mut self) -> String {
+        self.inner.take_spans()
     }
 
     /// Bits about the last feed: 1 = it finished a client's `tools/call` whose result has a
@@ -312,11 +328,11 @@ pub fn js_append_text_item(message: Bytes, text: String) -> OptBytes {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn opt_bytes(bytes: Option<Vec<u8>>) -> OptBytes {
+pub(crate) fn opt_bytes(bytes: Option<Vec<u8>>) -> OptBytes {
     bytes.map(Into::into)
 }
 #[cfg(target_arch = "wasm32")]
-fn opt_bytes(bytes: Option<Vec<u8>>) -> OptBytes {
+pub(crate) fn opt_bytes(bytes: Option<Vec<u8>>) -> OptBytes {
     bytes.map_or(wasm_bindgen::JsValue::NULL, |b| {
         js_sys::Uint8Array::from(b.as_slice()).into()
     })

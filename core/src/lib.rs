@@ -16,6 +16,7 @@ pub mod gateway;
 pub mod identity;
 pub mod local_node;
 pub mod logdiff;
+pub mod otel_export;
 pub mod otlp;
 pub mod preflight;
 pub mod quota;

@@ -22,6 +22,9 @@ pub struct Recorder {
     id_prefix: String,
     seq: u64,
     flags: u32,
+    /// With OpenTelemetry export on: the spans of exchanges finished since the last
+    /// [`Recorder::take_spans`], as JSON lines of [`crate::otel_export::ExchangeSpan`].
+    spans: Option<String>,
 }
 
 impl Recorder {
@@ -34,7 +37,21 @@ impl Recorder {
             id_prefix: id_prefix.chars().take(40).collect(),
             seq: 0,
             flags: 0,
+            spans: None,
         }
+    }
+
+    /// Also builds each finished client request's OpenTelemetry span
+    /// ([`crate::otel_export::exchange_span`]), for [`Recorder::take_spans`].
+    pub fn collect_spans(&mut self) {
+        self.spans.get_or_insert_with(String::new);
+    }
+
+    /// The spans built since the last call, as JSON lines (empty when none, or when
+    /// [`Recorder::collect_spans`] was never called), for an
+    /// [`crate::otel_export::Exporter`] that may live on another thread.
+    pub fn take_spans(&mut self) -> String {
+        self.spans.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Feeds bytes that travelled `direction` at the host's `now_ms`; returns the records they
@@ -70,6 +87,16 @@ impl Recorder {
     fn records(&mut self, exchanges: &[Exchange]) -> String {
         let mut out = String::new();
         for e in exchanges {
+            if let Some(spans) = self.spans.as_mut() {
+                let facts = self.classifier.facts();
+                if let Some(span) = crate::otel_export::exchange_span(e, facts, &self.ctx.target) {
+                    if !spans.is_empty() {
+                        spans.push('\n');
+                    }
+                    // Strings, numbers and enums: serialising cannot fail.
+                    spans.push_str(&serde_json::to_string(&span).unwrap_or_default());
+                }
+            }
             let id = format!("{}-{:x}", self.id_prefix, self.seq);
             let Some(record) = build_record(e, self.classifier.facts(), &self.ctx, Some(id)) else {
                 continue;
@@ -119,6 +146,21 @@ mod tests {
         assert_eq!(r.flags(), 0);
         assert!(out.contains(r#""record_id":"abc-1""#), "{out}");
         assert!(!out.contains('\n'));
+    }
+
+    #[test]
+    fn spans_only_when_asked_and_once() {
+        let mut r = Recorder::new(RecordContext::default(), "p");
+        r.feed(Direction::ClientToServer, CALL, 0.0);
+        r.feed(Direction::ServerToClient, RESULT, 1.0);
+        assert_eq!(r.take_spans(), "");
+        r.collect_spans();
+        r.feed(Direction::ClientToServer, CALL, 2.0);
+        r.feed(Direction::ServerToClient, RESULT, 3.0);
+        let line = r.take_spans();
+        let span: crate::otel_export::ExchangeSpan = serde_json::from_str(&line).unwrap();
+        assert_eq!(span.name(), "tools/call echo");
+        assert_eq!(r.take_spans(), "");
     }
 
     #[test]

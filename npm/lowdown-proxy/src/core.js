@@ -11,6 +11,20 @@ export const kind = core.kind;
 /** Records one MCP session: `feed(direction, bytes, nowMs)` → finished records as JSON lines. */
 export const Recorder = core.Recorder;
 
+/**
+ * Whether OpenTelemetry export is on (the core's `otel_export::decide`): `{export: 'on',
+ * traces, metrics, service_name, resource}` (each signal `{url, protocol, headers, timeout_ms}`
+ * or null) or `{export: 'off', reason}`.
+ * @param {Record<string, string|undefined>} env
+ */
+export function otelConfig(env) {
+  const strings = Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === 'string'));
+  return JSON.parse(core.otelConfig(JSON.stringify(strings)));
+}
+
+/** One session's OpenTelemetry export: spans in, OTLP bodies out (see record/otel.js). */
+export const OtelExporter = core.OtelExporter;
+
 /** SPEC §3.2 target label from a command line (`string[]`), or null. */
 export const targetLabel = core.targetLabel;
 

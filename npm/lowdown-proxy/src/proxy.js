@@ -44,6 +44,9 @@ export async function main(argv, env = process.env) {
   }
 
   const recording = env.LOWDOWN_RECORD !== '0';
+  // The core decides whether OpenTelemetry export is on (record/otel.js); an unset switch
+  // spares loading anything for it.
+  const otelAsked = Boolean(env.LOWDOWN_OTEL);
   const argvOfChild = [/** @type {string} */ (opts.command), ...opts.commandArgs];
   // The core is loaded on the relay thread only for --watch-log, which must classify before
   // relaying; plain recording loads it on the recording thread, off the start path.
@@ -71,6 +74,9 @@ export async function main(argv, env = process.env) {
   const ctx = { actor: opts.actor ?? 'anonymous', target: opts.target ?? null, source: opts.source, node_id: null, recorder_version: RECORDERS.PROXY_RECORDER };
   // `watch` is set only once the core loaded.
   if (watch && ctx.target === null) ctx.target = safeLabel(/** @type {typeof import('./core.js')} */ (core).targetLabel, argvOfChild, debug);
+  // With --watch-log the records (and spans) are built here, so the core says here whether
+  // export is on.
+  const spans = Boolean(watch && otelAsked && /** @type {typeof import('./core.js')} */ (core).otelConfig(env).export === 'on');
   if (watch && recording) {
     // --watch-log builds the records here, on the relay thread, so it needs the node id here.
     try {
@@ -81,13 +87,13 @@ export async function main(argv, env = process.env) {
     }
   }
   let recorder = null;
-  if (recording && (core || opts.watchLogs.length === 0)) {
+  if ((recording || (otelAsked && (!watch || spans))) && (core || opts.watchLogs.length === 0)) {
     try {
       const { Recorder } = await import('./record/recorder.js');
       // The state dir, node id and API address are worked out where the records are built,
       // off the start path; only the environment's own variables cross.
-      const lowdownEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('LOWDOWN_')));
-      recorder = new Recorder({ ctx, argv: argvOfChild, env: lowdownEnv, apiUrl: opts.apiUrl ?? null, version: VERSION, debug, debugOn,
+      const lowdownEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('LOWDOWN_') || k.startsWith('OTEL_')));
+      recorder = new Recorder({ ctx, argv: argvOfChild, env: lowdownEnv, apiUrl: opts.apiUrl ?? null, version: VERSION, debug, debugOn, records: recording,
         unavailable: (why) => noCore(why, true) });
     } catch (err) {
       // Recording is never worth breaking the relay for.
@@ -98,7 +104,7 @@ export async function main(argv, env = process.env) {
 
   /** @type {import('./relay/relay.js').Observer} */
   let session = PASS_THROUGH;
-  if (watch) session = new (await import('./session.js')).Session({ recorder, ctx, watch, debug });
+  if (watch) session = new (await import('./session.js')).Session({ recorder, ctx, watch, debug, spans });
   else if (recorder) session = new (await import('./record/observer.js')).RecordingObserver(recorder);
   debug(`recording ${recorder ? 'on' : 'off'}`);
 

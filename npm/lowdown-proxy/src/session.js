@@ -16,15 +16,18 @@ const wallClock = () => performance.timeOrigin + performance.now();
 export class Session {
   /**
    * @param {object} p
-   * @param {{addRecords: (lines: string) => void} | null} p.recorder where finished records
-   *   go (see record/recorder.js); null = recording off
+   * @param {{addRecords: (lines: string) => void, addSpans: (lines: string) => void} | null} p.recorder where
+   *   finished records (and OpenTelemetry spans) go (see record/recorder.js); null = recording off
    * @param {import('./record/pipeline.js').RecordContext} p.ctx the records' context
    * @param {import('./watchlog/watcher.js').LogWatcher} p.watch (the proxy makes a Session only with --watch-log)
    * @param {(msg: string) => void} p.debug
    * @param {() => number} [p.now] clock in ms
+   * @param {boolean} [p.spans] OpenTelemetry export is on: build the spans here too
    */
-  constructor({ recorder, ctx, watch, debug, now = wallClock }) {
+  constructor({ recorder, ctx, watch, debug, now = wallClock, spans = false }) {
     this.core = new Recorder(JSON.stringify(ctx), crypto.randomUUID().replaceAll('-', ''));
+    this.spans = spans && Boolean(recorder);
+    if (this.spans) this.core.collectSpans();
     this.recorder = recorder;
     this.watch = watch;
     this.debug = debug;
@@ -148,5 +151,9 @@ export class Session {
    */
   #handle(lines) {
     if (lines !== '' && this.recorder) this.recorder.addRecords(lines);
+    if (this.spans) {
+      const spans = this.core.takeSpans();
+      if (spans !== '') this.recorder?.addSpans(spans);
+    }
   }
 }

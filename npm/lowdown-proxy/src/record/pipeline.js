@@ -13,6 +13,7 @@ import { loadNodeIdentity } from './home.js';
 import { startingLocalNode, whereTo } from './node.js';
 import { FILES } from '../contract.js';
 import { pageUrl } from '../mcp/format.js';
+import { startOtel } from './otel.js';
 
 /**
  * What every record of a session carries (the core's Recorder context); `target` null until labelled.
@@ -25,12 +26,30 @@ export class RecordPipeline {
   #starting = null;
 
   /**
-   * @param {{ctx: RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void}} opts
-   *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_*
-   *   variables (the state dir and API address come from them, `apiUrl` overriding)
+   * @param {{ctx: RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string, debug: (m: string) => void,
+   *   records?: boolean}} opts
+   *   `ctx.target` null: label the target from `argv` (SPEC §3.2); `env`: the LOWDOWN_* and
+   *   OTEL_* variables (the state dir and API address come from them, `apiUrl` overriding;
+   *   OpenTelemetry export from LOWDOWN_OTEL and OTEL_*); `records` false
+   *   (LOWDOWN_RECORD=0): no records, only OpenTelemetry export
    */
-  constructor({ ctx, argv, env, apiUrl, version, debug }) {
+  constructor({ ctx, argv, env, apiUrl, version, debug, records = true }) {
     this.debug = debug;
+    /** @type {import('./otel.js').OtelExport|null} */
+    this.otel = null;
+    try {
+      this.otel = startOtel(env, version, debug);
+    } catch (err) {
+      debug(`OpenTelemetry export off: ${/** @type {Error} */ (err).message}`);
+    }
+    if (!records) {
+      // LOWDOWN_RECORD=0 with export on: no identity, records, spool or node.
+      this.sender = null;
+      this.recorder = new Recorder(JSON.stringify({ ...ctx, target: ctx.target ?? safeLabel(targetLabel, argv, debug) }), 'x');
+      // Spans only when something takes them (the core may have said no after all).
+      if (this.otel) this.recorder.collectSpans();
+      return;
+    }
     const where = whereTo(env);
     const { home } = where;
     let nodeId = ctx.node_id;
@@ -49,15 +68,17 @@ export class RecordPipeline {
     if (url === null) process.stderr.write(`lowdown-proxy: ${where.problem}; records wait in ${path.join(home, FILES.SPOOL_DIR)} (set LOWDOWN_API_URL to the deployment's base URL)\n`);
     this.sender = new Sender({ apiUrl: url, home, nodeId, version, debug, startApi });
     this.sender.drainSpoolSoon();
+    if (this.otel) this.recorder.collectSpans();
     debug(`recording ${target} with the ${kind} core`);
   }
 
   /**
    * Applies queued items in order: `['c', direction, bytes, nowMs]` (bytes to record),
    * `['r', lines]` (records the relay thread built, as JSON lines), `['end', nowMs, reason]`
-   * (the session ended, `client_ended` or `server_ended`: pending requests are recorded).
+   * (the session ended, `client_ended` or `server_ended`: pending requests are recorded),
+   * `['s', lines]` (OpenTelemetry spans the relay thread built, as JSON lines).
    * @param {Array<['c', 'client_to_server'|'server_to_client', Buffer, number] | ['r', string]
-   *   | ['end', number, 'client_ended'|'server_ended']>} items
+   *   | ['end', number, 'client_ended'|'server_ended'] | ['s', string]>} items
    */
   apply(items) {
     for (const item of items) {
@@ -66,7 +87,12 @@ export class RecordPipeline {
         if (item[0] === 'c') lines = this.recorder.feed(item[1], item[2], item[3]);
         else if (item[0] === 'r') lines = item[1];
         else if (item[0] === 'end') lines = this.recorder.close(item[1], item[2]);
-        if (lines !== '') this.sender.addLines(lines);
+        else if (item[0] === 's') this.otel?.add(item[1]);
+        if (this.otel && item[0] !== 'r' && item[0] !== 's') {
+          const spans = this.recorder.takeSpans();
+          if (spans !== '') this.otel.add(spans);
+        }
+        if (lines !== '' && this.sender) this.sender.addLines(lines);
       } catch (err) {
         this.debug(`recording: ${/** @type {Error} */ (err).message}`);
       }
@@ -101,7 +127,8 @@ export class RecordPipeline {
 
   /** Delivers or spools everything within `budgetMs`. @param {number} budgetMs */
   async shutdown(budgetMs) {
-    const out = await this.sender.shutdown(budgetMs);
+    // OpenTelemetry's last batches are pending deliveries like the records: same budget, in parallel.
+    const [out] = await Promise.all([this.sender?.shutdown(budgetMs), this.otel?.shutdown(budgetMs)]);
     // A session shorter than the node's start: the node is left starting (it takes the spool
     // when it runs), and where the records are is said once.
     const starting = this.#starting;

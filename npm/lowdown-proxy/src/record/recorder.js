@@ -22,14 +22,15 @@ export const HANDOFF_BYTES = 4 * 1024 * 1024;
 export class Recorder {
   /**
    * @param {{ctx: import('./pipeline.js').RecordContext, argv: string[], env: Record<string, string|undefined>, apiUrl: string|null, version: string,
-   *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void}} opts
-   *   `env`: the LOWDOWN_* variables; `apiUrl`: --api-url, else null (the environment's)
+   *   debug: (m: string) => void, debugOn: boolean, unavailable: (why: string) => void, records?: boolean}} opts
+   *   `env`: the LOWDOWN_* and OTEL_* variables; `apiUrl`: --api-url, else null (the
+   *   environment's); `records` false: OpenTelemetry export only (LOWDOWN_RECORD=0)
    *   `unavailable` is called once if the core cannot load (recording is then off)
    */
   constructor(opts) {
     this.opts = opts;
     this.debug = opts.debug;
-    /** @type {Array<['c', 'client_to_server'|'server_to_client', Buffer, number] | ['r', string] | ['end', number, 'client_ended'|'server_ended']>} */
+    /** @type {Array<['c', 'client_to_server'|'server_to_client', Buffer, number] | ['r', string] | ['end', number, 'client_ended'|'server_ended'] | ['s', string]>} */
     this.items = [];
     this.bytes = 0;
     this.timer = null;
@@ -48,9 +49,9 @@ export class Recorder {
     if (this.started) return;
     this.started = true;
     try {
-      const { ctx, argv, env, apiUrl, version, debugOn } = this.opts;
+      const { ctx, argv, env, apiUrl, version, debugOn, records } = this.opts;
       const { Worker } = require('node:worker_threads');
-      this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, env, apiUrl, version, debugOn } });
+      this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: { ctx, argv, env, apiUrl, version, debugOn, records } });
       this.worker.unref();
       this.worker.on('message', (m) => m.type === 'unavailable' && this.#unavailable(m.message));
       this.worker.on('error', (err) => this.#fallback(`recording thread failed: ${err.message}`));
@@ -117,6 +118,17 @@ export class Recorder {
     if (this.off) return;
     this.#start();
     this.items.push(['r', lines]);
+    this.#schedule();
+  }
+
+  /**
+   * Queues OpenTelemetry spans the relay thread built itself (--watch-log mode).
+   * @param {string} lines their JSON lines (`Recorder.takeSpans`), sent unparsed
+   */
+  addSpans(lines) {
+    if (this.off) return;
+    this.#start();
+    this.items.push(['s', lines]);
     this.#schedule();
   }
 
