@@ -29,6 +29,9 @@ use crate::scanner::WINDOW_DAYS;
 
 /// Rated organic calls a version needs before its success rate is stated.
 pub const MIN_RATED: u64 = 10;
+/// First sightings listed per kind (`version`, `schema`), newest first: anyone can send
+/// records with made-up versions, so how many the feed shows is bounded.
+pub const MAX_FIRSTS: usize = 20;
 /// Days within which `get_lowdown` calls a change recent.
 pub const RECENT_DAYS: i64 = 7;
 
@@ -225,6 +228,16 @@ pub fn changes(target: &str, f: &ChangeFacts) -> Vec<Change> {
     out.retain(|(day, ..)| day_number(day).is_some_and(|d| d >= start));
     out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)).then(a.2.cmp(&b.2)));
     out.dedup_by(|a, b| (&a.0, a.1, &a.2) == (&b.0, b.1, &b.2));
+    let (mut versions_kept, mut schemas_kept) = (0, 0);
+    out.retain(|(_, kind, ..)| {
+        let kept = match *kind {
+            "version" => &mut versions_kept,
+            "schema" => &mut schemas_kept,
+            _ => return true,
+        };
+        *kept += 1;
+        *kept <= MAX_FIRSTS
+    });
     out.into_iter()
         .map(|(day, kind, subject, title, source)| Change {
             id: format!("lowdown-change:{target}:{day}:{kind}:{subject}"),

@@ -123,3 +123,33 @@ fn nothing_recorded_is_no_change() {
     )
     .is_empty());
 }
+
+#[test]
+fn made_up_versions_cannot_flood_the_feed() {
+    let f = ChangeFacts {
+        today: "2026-12-07".into(),
+        registry: vec![change(
+            "2026-12-01",
+            "status",
+            json!("active"),
+            json!("deleted"),
+        )],
+        versions: (0..500)
+            .map(|i| seen(&format!("0.0.{i}"), i % 20, 1, 0))
+            .collect(),
+        schemas: (0..500).map(|i| seen(&format!("h{i}"), 3, 1, 1)).collect(),
+        ..ChangeFacts::default()
+    };
+    let c = changes("t", &f);
+    let count = |k: &str| c.iter().filter(|c| c.kind == k).count();
+    assert_eq!(
+        (count("version"), count("schema"), count("registry")),
+        (MAX_FIRSTS, MAX_FIRSTS, 1)
+    );
+    assert!(
+        c.iter()
+            .filter(|c| c.kind == "version")
+            .all(|c| c.day.as_str() >= "2026-12-06"),
+        "the newest kept"
+    );
+}
