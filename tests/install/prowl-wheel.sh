@@ -106,6 +106,34 @@ assert (st["mode"], st["open"], st.get("last_error")) == ("scout", 0, None), st
 assert sys.argv[2] not in text, "the agent key never reaches the state"
 print("the downloaded prowl_provider_hook.py, on the standard library alone: registered, one scout pass of", st["api_url"])
 PY
+# The preflight hook: the file the server serves is the wheel's; the installed console script
+# stays silent for a server Lowdown knows nothing bad of, and prints Claude Code's `ask`
+# decision when the API answers `ask`.
+FHOOK="$("$WORK/venv/bin/python" -c 'import prowl.prowl_preflight_hook as h; print(h.__file__)')"
+curl -sf "http://127.0.0.1:$PORT/hooks/prowl_preflight_hook.py" -o "$WORK/preflight_hook.py"
+cmp "$FHOOK" "$WORK/preflight_hook.py"
+PAYLOAD='{"hook_event_name":"PreToolUse","tool_name":"mcp__hook-install__search","tool_input":{"q":"CANARY_input"}}'
+out="$(echo "$PAYLOAD" | LOWDOWN_HOME="$WORK/pf-home" PROWL_API_URL="http://127.0.0.1:$PORT" "$WORK/venv/bin/prowl-claude-hook" preflight)"
+[ -z "$out" ] || { echo "preflight printed for a server with nothing against it: $out" >&2; exit 1; }
+"$WORK/venv/bin/python" - "$WORK" <<'PY'
+import http.server, json, os, subprocess, sys, threading
+class Ask(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        body = json.dumps({"target": "hook-install", "resolved_target": "mcp:io.x/hook-install", "decision": "ask",
+                           "reasons": ["the MCP Registry marks mcp:io.x/hook-install deleted"]}).encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+srv = http.server.HTTPServer(("127.0.0.1", 0), Ask)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+env = dict(os.environ, LOWDOWN_HOME=sys.argv[1] + "/pf-home2", PROWL_API_URL=f"http://127.0.0.1:{srv.server_port}")
+cmd = [os.path.join(os.path.dirname(sys.executable), "prowl-claude-hook"), "preflight"]
+r = subprocess.run(cmd, input=b'{"hook_event_name":"PreToolUse","tool_name":"mcp__hook-install__search","tool_input":{}}', env=env, capture_output=True, timeout=30)
+out = json.loads(r.stdout)["hookSpecificOutput"]
+assert (r.returncode, out["permissionDecision"]) == (0, "ask"), r
+assert "deleted" in out["permissionDecisionReason"], out
+print("the installed prowl-claude-hook preflight: silent for a known-good server, asks when the API says ask")
+PY
+
 # The daemon's console script: without an agent key it says so and exits 2.
 rc=0; env -u PROWL_AGENT_KEY "$WORK/venv/bin/prowl-provider" daemon 2>"$WORK/daemon.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "PROWL_AGENT_KEY is not set" "$WORK/daemon.err" || { echo "prowl-provider daemon: exit $rc" >&2; cat "$WORK/daemon.err" >&2; exit 1; }
